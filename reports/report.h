@@ -1,0 +1,186 @@
+// The report model: what a run measured, free of CUDA and of the other libraries, so that the CLI,
+// the renderers and the viewer read reports on any machine. The JSON form is documented in
+// docs/report-schema.md; every field here has a key there.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace flashscope::reports {
+
+inline constexpr int kSchemaVersion = 1;
+
+// Measured once per run on the GPU; `*_source` says how each peak was measured.
+struct MeasuredPeaks {
+  double matmul_fp16_tflops = 0;  // dense fp16 GEMM through cuBLAS, random data
+  double matmul_bf16_tflops = 0;
+  double copy_gbps = 0;  // device-to-device copy, bytes read + written per second (GB/s)
+  std::string matmul_source;  // e.g. "cublasGemmEx 8192x8192x8192, median of 20, fp32 accum"
+  std::string copy_source;
+};
+
+struct Environment {
+  std::string gpu_name;  // "" when no GPU was used (e.g. a merged or synthetic report)
+  int sm_count = 0;
+  int compute_capability = 0;  // 90 for sm_90
+  int64_t l2_bytes = 0;
+  int64_t memory_bytes = 0;
+  int sm_clock_mhz = 0;      // maximum SM clock the device reports
+  int memory_clock_mhz = 0;  // 0 when the runtime no longer reports it
+  std::string driver_version;        // "580.159.04" or the CUDA driver API version "13.0"
+  std::string cuda_runtime_version;  // "13.0"
+  MeasuredPeaks peaks;
+  std::string git_revision;
+  std::string host;
+  std::string started_at;  // ISO 8601 UTC
+  std::string finished_at;
+  std::string flashscope_version;
+  std::string command_line;
+};
+
+struct TimingPolicyRecord {
+  bool cold = true;  // L2 flushed before each sample
+  int warmup = 0;
+  int min_samples = 0;
+  int max_samples = 0;
+  double noise_target = 0;  // relative standard error of the median at which sampling stops
+  double time_cap_s = 0;
+};
+
+struct TimingRecord {
+  std::string mode;       // "cold" or "hot"
+  int warmup_runs = 0;
+  int samples_rejected_throttled = 0;
+  double median_ms = 0;
+  double mean_ms = 0;
+  double min_ms = 0;
+  double max_ms = 0;
+  double stdev_ms = 0;
+  double p10_ms = 0;
+  double p90_ms = 0;
+  double noise = 0;  // relative standard error of the median (0.005 = 0.5 %)
+  bool converged = false;  // stopped because noise <= target (not by cap)
+  std::string stop_reason;  // "noise 0.31% <= 0.50% after 40 samples", "time cap 2.0 s", ...
+  double median_sm_clock_mhz = 0;  // SM clock measured beside the samples (throttle check)
+  std::vector<double> samples_ms;   // accepted samples, in order taken
+};
+
+struct ThroughputRecord {
+  double flops = 0;  // FLOPs of the problem (attention: 4·B·H·Sq·Sk·D, halved when causal)
+  double bytes = 0;  // minimal bytes: each input read once, each output written once
+  double tflops = 0;
+  double gbps = 0;
+  double pct_peak_flops = 0;      // against the measured matmul peak of the problem's dtype
+  double pct_peak_bandwidth = 0;  // against the measured copy bandwidth
+};
+
+struct MetricRecord {
+  std::string name;      // friendly name ("tensor_pipe_pct")
+  std::string hw_name;   // hardware metric ("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_...")
+  std::string unit;      // "%", "bytes", "count", ...
+  double value = 0;
+};
+
+struct ProfileRecord {
+  bool available = false;
+  std::string unavailable_reason;  // when !available: why, and the fix
+  std::vector<MetricRecord> metrics;
+  int passes = 0;
+  double wall_s = 0;
+  std::vector<std::pair<std::string, double>> kernel_durations_ms;  // CUPTI activity records
+};
+
+struct ResourceRecord {
+  std::string function;  // kernel (device function) name
+  int registers = 0;
+  int static_smem_bytes = 0;
+  int dynamic_smem_bytes = 0;
+  int local_bytes = 0;  // per thread; > 0 means spills or stack
+  int block_threads = 0;
+  double theoretical_occupancy = 0;  // 0..1, from the CUDA occupancy API
+};
+
+struct ErrorStatsRecord {
+  int64_t elements = 0;
+  double max_abs = 0;
+  double mean_abs = 0;
+  double nrmse = 0;  // ||out - ref||_2 / ||ref||_2
+  double max_rel = 0;
+  int64_t bad = 0;  // |out - ref| > atol + rtol·|ref|
+  int64_t nan = 0;
+  int64_t inf = 0;
+  int64_t never_written = 0;  // still holding the poison pattern after the launch
+  int64_t worst_index = -1;   // flat index of max_abs
+};
+
+// Error downsampled onto a grid: row-major rows × cols, each cell aggregating a block of the
+// source (src_rows × src_cols) by max and by mean.
+struct HeatmapRecord {
+  std::string kind;  // "position_x_dim", "sequence_profile", "tile_fold", "per_head"
+  std::string row_axis;
+  std::string col_axis;
+  int64_t src_rows = 0;
+  int64_t src_cols = 0;
+  int rows = 0;
+  int cols = 0;
+  std::vector<float> max;
+  std::vector<float> mean;
+};
+
+struct VerificationRecord {
+  bool ran = false;
+  bool passed = false;
+  std::string rule;    // the rule that decided the verdict, in words with its numbers
+  std::string reference;  // "gpu fp32", "gpu fp64"
+  double atol = 0;
+  double rtol = 0;
+  ErrorStatsRecord stats;
+  double baseline_max_abs = 0;  // naive same-precision implementation against the reference
+  double ratio_to_baseline = 0;  // stats.max_abs / baseline_max_abs
+  std::vector<HeatmapRecord> heatmaps;
+  std::string dump_dir;  // where .npy files were written, if asked
+};
+
+enum class CaseStatus { kPassed, kFailed, kSkipped, kError, kTimeout };
+const char* CaseStatusName(CaseStatus s);
+std::optional<CaseStatus> ParseCaseStatus(const std::string& s);
+
+struct CaseResult {
+  std::string kernel_id;
+  std::string family;       // "attention_fwd" | "gemm"
+  std::string problem_key;  // common/problem.h ProblemKey
+  std::map<std::string, std::string> params;  // the problem's axes, for filtering and tables
+  std::string input_kind;   // "normal", "uniform", "local_band", ...
+  uint64_t seed = 0;
+  CaseStatus status = CaseStatus::kSkipped;
+  std::string reason;  // skipped: why; error/timeout: the message (CUDA error name etc.)
+  std::optional<TimingRecord> timing;
+  std::optional<ThroughputRecord> throughput;
+  std::optional<VerificationRecord> verification;
+  std::optional<ProfileRecord> profile;
+  std::vector<ResourceRecord> resources;
+  double wall_s = 0;  // wall time spent on the case, all phases
+
+  std::string Key() const { return kernel_id + " " + problem_key; }
+};
+
+struct SuiteRecord {
+  std::string name;
+  std::string path;
+  std::string description;
+  std::string kernels_filter;  // --kernels GLOB if any
+  TimingPolicyRecord timing;
+};
+
+struct Report {
+  int schema_version = kSchemaVersion;
+  Environment environment;
+  SuiteRecord suite;
+  std::vector<CaseResult> cases;
+  bool complete = false;  // false for a report recovered from a journal of an interrupted run
+};
+
+}  // namespace flashscope::reports

@@ -1,0 +1,24 @@
+// FLOP and minimal byte counts of each family's problems: the numerators of every TFLOPS and GB/s
+// figure flashscope prints.
+#pragma once
+
+#include "common/problem.h"
+
+namespace flashscope::verify {
+
+// FlashAttention's convention: 4·B·H·Sq·Sk·D (two matmuls of 2 FLOPs per multiply-add), halved
+// when causal. For Sq != Sk the causal count is still halved, as FlashAttention's benchmarks do,
+// so that numbers stay comparable with theirs.
+double Flops(const AttentionProblem& p);
+// 2·M·N·K.
+double Flops(const GemmProblem& p);
+double Flops(const Problem& p);
+
+// Each input read once and each output written once: Q, K, V and O in the problem's dtype, plus
+// the fp32 log-sum-exp when requested.
+double MinimalBytes(const AttentionProblem& p);
+// A and B in the input dtype, C in fp32.
+double MinimalBytes(const GemmProblem& p);
+double MinimalBytes(const Problem& p);
+
+}  // namespace flashscope::verify
