@@ -15,11 +15,13 @@ function(flashscope_add_test name)
   cmake_parse_arguments(T "GPU" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE FLASHSCOPE_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   if(T_GPU)
     set(labels gpu)
   else()
     set(labels cpu)
   endif()
-  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES LABELS "${labels}"
+  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_MODE PRE_TEST
+                       PROPERTIES LABELS "${labels}"
                        WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()

@@ -9,12 +9,67 @@ namespace flashscope::kernels {
 using KernelMaker = KernelEntry (*)();
 
 // --- attention_fwd ladder ---
+KernelEntry MakeA01Scalar();
+KernelEntry MakeA02SmemTiled();
+KernelEntry MakeA03Wmma();
+KernelEntry MakeA04Vectorized();
+KernelEntry MakeA05MmaLdmatrix();
+KernelEntry MakeA06InregSoftmax();
+KernelEntry MakeA07DirectRescale();
+KernelEntry MakeA08CpAsync();
+KernelEntry MakeA09Swizzle();
+KernelEntry MakeA10Fa2();
+KernelEntry MakeA11Fa4CondRescale();
+KernelEntry MakeA11Fa4PolyExp();
+KernelEntry MakeA11Fa4Softmax();
 // --- gemm ladder ---
+KernelEntry MakeG01Naive();
+KernelEntry MakeG02SmemTiled();
+KernelEntry MakeG03RegisterTiled();
+KernelEntry MakeG04Mma();
 // --- peers ---
+KernelEntry MakeCublasGemm();
+KernelEntry MakeCublasUnfused();
+#ifdef FLASHSCOPE_HAVE_CUDNN
+KernelEntry MakeCudnnSdpa();
+#endif
 // --- test-only ---
+KernelEntry MakeTestOobWrite();
+KernelEntry MakeTestInfiniteLoop();
+KernelEntry MakeTestNanOutput();
+KernelEntry MakeTestHalfOutput();
 
 inline constexpr KernelMaker kKernelMakers[] = {
-    nullptr,  // placeholder removed once the first kernel is listed
+    // attention_fwd ladder
+    &MakeA01Scalar,
+    &MakeA02SmemTiled,
+    &MakeA03Wmma,
+    &MakeA04Vectorized,
+    &MakeA05MmaLdmatrix,
+    &MakeA06InregSoftmax,
+    &MakeA07DirectRescale,
+    &MakeA08CpAsync,
+    &MakeA09Swizzle,
+    &MakeA10Fa2,
+    &MakeA11Fa4CondRescale,
+    &MakeA11Fa4PolyExp,
+    &MakeA11Fa4Softmax,
+    // gemm ladder
+    &MakeG01Naive,
+    &MakeG02SmemTiled,
+    &MakeG03RegisterTiled,
+    &MakeG04Mma,
+    // peers
+    &MakeCublasGemm,
+    &MakeCublasUnfused,
+#ifdef FLASHSCOPE_HAVE_CUDNN
+    &MakeCudnnSdpa,
+#endif
+    // test-only
+    &MakeTestOobWrite,
+    &MakeTestInfiniteLoop,
+    &MakeTestNanOutput,
+    &MakeTestHalfOutput,
 };
 
 }  // namespace flashscope::kernels

@@ -41,16 +41,16 @@ struct TileShape {
 };
 
 struct KernelInfo {
-  std::string id;       // stable: "attn.a01_scalar", "gemm.g02_smem_tiled", "peer.cublas_gemm"
+  std::string id;  // stable: "attn.a01_scalar", "gemm.g02_smem_tiled", "peer.cublas_gemm"
   Family family = Family::kAttentionFwd;
   int revision = 0;     // order within the family's ladder; peers use 1000+
   std::string title;    // "Scalar FP32, one thread per query row"
   std::string changed;  // one line: what this revision changed against the previous one
   int min_sm = 80;      // minimum compute capability × 10
   TileShape tile;
-  bool is_peer = false;     // a library implementation (cuBLAS, cuDNN), not one of our rungs
-  bool idempotent = true;   // relaunching gives the same output and touches only its outputs
-  bool test_only = false;   // deliberately faulty kernels for the runner's own tests
+  bool is_peer = false;    // a library implementation (cuBLAS, cuDNN), not one of our rungs
+  bool idempotent = true;  // relaunching gives the same output and touches only its outputs
+  bool test_only = false;  // deliberately faulty kernels for the runner's own tests
 };
 
 // Returns an empty string when the kernel supports the problem, else the reason it does not.

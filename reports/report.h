@@ -17,19 +17,22 @@ inline constexpr int kSchemaVersion = 1;
 struct MeasuredPeaks {
   double matmul_fp16_tflops = 0;  // dense fp16 GEMM through cuBLAS, random data
   double matmul_bf16_tflops = 0;
-  double copy_gbps = 0;  // device-to-device copy, bytes read + written per second (GB/s)
+  double copy_gbps = 0;       // device-to-device copy, bytes read + written per second (GB/s)
   std::string matmul_source;  // e.g. "cublasGemmEx 8192x8192x8192, median of 20, fp32 accum"
   std::string copy_source;
 };
 
 struct Environment {
   std::string gpu_name;  // "" when no GPU was used (e.g. a merged or synthetic report)
+  // True for reports made up by hand or by tests (reports/testdata/): never a GPU measurement.
+  // Renderers say so on every output so that such a file is never mistaken for a real run.
+  bool synthetic = false;
   int sm_count = 0;
   int compute_capability = 0;  // 90 for sm_90
   int64_t l2_bytes = 0;
   int64_t memory_bytes = 0;
-  int sm_clock_mhz = 0;      // maximum SM clock the device reports
-  int memory_clock_mhz = 0;  // 0 when the runtime no longer reports it
+  int sm_clock_mhz = 0;              // maximum SM clock the device reports
+  int memory_clock_mhz = 0;          // 0 when the runtime no longer reports it
   std::string driver_version;        // "580.159.04" or the CUDA driver API version "13.0"
   std::string cuda_runtime_version;  // "13.0"
   MeasuredPeaks peaks;
@@ -51,7 +54,7 @@ struct TimingPolicyRecord {
 };
 
 struct TimingRecord {
-  std::string mode;       // "cold" or "hot"
+  std::string mode;  // "cold" or "hot"
   int warmup_runs = 0;
   int samples_rejected_throttled = 0;
   double median_ms = 0;
@@ -61,11 +64,11 @@ struct TimingRecord {
   double stdev_ms = 0;
   double p10_ms = 0;
   double p90_ms = 0;
-  double noise = 0;  // relative standard error of the median (0.005 = 0.5 %)
-  bool converged = false;  // stopped because noise <= target (not by cap)
-  std::string stop_reason;  // "noise 0.31% <= 0.50% after 40 samples", "time cap 2.0 s", ...
+  double noise = 0;                // relative standard error of the median (0.005 = 0.5 %)
+  bool converged = false;          // stopped because noise <= target (not by cap)
+  std::string stop_reason;         // "noise 0.31% <= 0.50% after 40 samples", "time cap 2.0 s", ...
   double median_sm_clock_mhz = 0;  // SM clock measured beside the samples (throttle check)
-  std::vector<double> samples_ms;   // accepted samples, in order taken
+  std::vector<double> samples_ms;  // accepted samples, in order taken
 };
 
 struct ThroughputRecord {
@@ -78,9 +81,9 @@ struct ThroughputRecord {
 };
 
 struct MetricRecord {
-  std::string name;      // friendly name ("tensor_pipe_pct")
-  std::string hw_name;   // hardware metric ("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_...")
-  std::string unit;      // "%", "bytes", "count", ...
+  std::string name;     // friendly name ("tensor_pipe_pct")
+  std::string hw_name;  // hardware metric ("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_...")
+  std::string unit;     // "%", "bytes", "count", ...
   double value = 0;
 };
 
@@ -133,12 +136,12 @@ struct HeatmapRecord {
 struct VerificationRecord {
   bool ran = false;
   bool passed = false;
-  std::string rule;    // the rule that decided the verdict, in words with its numbers
+  std::string rule;       // the rule that decided the verdict, in words with its numbers
   std::string reference;  // "gpu fp32", "gpu fp64"
   double atol = 0;
   double rtol = 0;
   ErrorStatsRecord stats;
-  double baseline_max_abs = 0;  // naive same-precision implementation against the reference
+  double baseline_max_abs = 0;   // naive same-precision implementation against the reference
   double ratio_to_baseline = 0;  // stats.max_abs / baseline_max_abs
   std::vector<HeatmapRecord> heatmaps;
   std::string dump_dir;  // where .npy files were written, if asked
@@ -150,10 +153,10 @@ std::optional<CaseStatus> ParseCaseStatus(const std::string& s);
 
 struct CaseResult {
   std::string kernel_id;
-  std::string family;       // "attention_fwd" | "gemm"
-  std::string problem_key;  // common/problem.h ProblemKey
+  std::string family;                         // "attention_fwd" | "gemm"
+  std::string problem_key;                    // common/problem.h ProblemKey
   std::map<std::string, std::string> params;  // the problem's axes, for filtering and tables
-  std::string input_kind;   // "normal", "uniform", "local_band", ...
+  std::string input_kind;                     // "normal", "uniform", "local_band", ...
   uint64_t seed = 0;
   CaseStatus status = CaseStatus::kSkipped;
   std::string reason;  // skipped: why; error/timeout: the message (CUDA error name etc.)

@@ -1,0 +1,20 @@
+// The subcommands of `flashscope`; each returns the process exit code
+// (0 success, 1 a result the user should look at, 2 bad input or usage).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace flashscope::cli {
+
+// The folder holding suite files: --suites_dir, else ./suites, else the source tree's.
+std::string SuitesDir();
+
+int CmdList(const std::vector<std::string>& args);
+int CmdRun(const std::vector<std::string>& args, const std::string& command_line);
+int CmdWorker(const std::vector<std::string>& args);
+int CmdShow(const std::vector<std::string>& args);
+int CmdCompare(const std::vector<std::string>& args);
+int CmdMetrics(const std::vector<std::string>& args);
+
+}  // namespace flashscope::cli

@@ -1,0 +1,22 @@
+// Flags shared by the subcommands (defined in main.cc).
+#pragma once
+
+#include <string>
+
+#include "absl/flags/declare.h"
+
+ABSL_DECLARE_FLAG(std::string, kernels);
+ABSL_DECLARE_FLAG(std::string, out);
+ABSL_DECLARE_FLAG(std::string, dump);
+ABSL_DECLARE_FLAG(std::string, metrics);
+ABSL_DECLARE_FLAG(std::string, resume);
+ABSL_DECLARE_FLAG(double, case_timeout_s);
+ABSL_DECLARE_FLAG(std::string, suites_dir);
+ABSL_DECLARE_FLAG(bool, color);
+ABSL_DECLARE_FLAG(bool, quiet);
+ABSL_DECLARE_FLAG(bool, all);
+ABSL_DECLARE_FLAG(int, cc);
+// Worker-only plumbing (set by the supervisor).
+ABSL_DECLARE_FLAG(std::string, suite);
+ABSL_DECLARE_FLAG(std::string, journal);
+ABSL_DECLARE_FLAG(int, progress_fd);

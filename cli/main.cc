@@ -1,0 +1,67 @@
+// flashscope: verify, time and profile GPU kernels; compare and show the reports.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_join.h"
+#include "cli/commands.h"
+
+ABSL_FLAG(std::string, kernels, "", "run: comma list of kernel ids or globs narrowing the suite");
+ABSL_FLAG(std::string, out, "", "run: report path (default reports/runs/<utc time>-<suite>.json)");
+ABSL_FLAG(std::string, dump, "",
+          "run: write output, reference and inputs of every verified case as .npy under DIR");
+ABSL_FLAG(std::string, metrics, "",
+          "run: hardware metrics to collect: basic, full, or a comma list (`flashscope metrics`)");
+ABSL_FLAG(std::string, resume, "", "run: continue the interrupted run of this journal file");
+ABSL_FLAG(double, case_timeout_s, 0,
+          "run: kill a case that runs longer than this many seconds (0 = the suite's limit)");
+ABSL_FLAG(std::string, suites_dir, "", "where suite files live (default ./suites)");
+ABSL_FLAG(bool, color, true, "colour terminal output when stdout is a terminal");
+ABSL_FLAG(bool, quiet, false, "run: no per-case progress lines");
+ABSL_FLAG(bool, all, false, "list: also the test-only (deliberately faulty) kernels");
+ABSL_FLAG(int, cc, 0, "metrics: compute capability x10 to show (default: the GPU's, else 90)");
+ABSL_FLAG(std::string, suite, "", "internal (worker)");
+ABSL_FLAG(std::string, journal, "", "internal (worker)");
+ABSL_FLAG(int, progress_fd, -1, "internal (worker)");
+
+namespace {
+
+constexpr const char* kUsage = R"(flashscope: verify, time and profile GPU kernels.
+
+usage:
+  flashscope list [--all]                      kernels (with what they support) and suites
+  flashscope run SUITE [--kernels GLOB] [--out FILE] [--dump DIR] [--metrics SET]
+                       [--resume JOURNAL] [--case_timeout_s N]
+                                               run a suite (a name in suites/ or a path)
+  flashscope show REPORT                       summary and case table of a report or journal
+  flashscope compare BASE NEW                  median time deltas, case by case
+  flashscope metrics [--cc 90]                 the hardware-metric catalogue
+
+exit codes: 0 success; 1 a case failed, errored or timed out (run); 2 bad input or usage.
+docs: README.md, docs/suites.md, docs/report-schema.md)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(kUsage);
+  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> args(positional.begin() + 1, positional.end());
+  if (args.empty() || args[0] == "help") {
+    std::printf("%s\n", kUsage);
+    return args.empty() ? 2 : 0;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  std::vector<std::string> all(argv, argv + argc);
+  if (command == "list") return flashscope::cli::CmdList(args);
+  if (command == "run") return flashscope::cli::CmdRun(args, absl::StrJoin(all, " "));
+  if (command == "__worker") return flashscope::cli::CmdWorker(args);
+  if (command == "show") return flashscope::cli::CmdShow(args);
+  if (command == "compare") return flashscope::cli::CmdCompare(args);
+  if (command == "metrics") return flashscope::cli::CmdMetrics(args);
+  std::fprintf(stderr, "flashscope: unknown command '%s'\n\n%s\n", command.c_str(), kUsage);
+  return 2;
+}

@@ -1,0 +1,228 @@
+// Registry contract checks. No CUDA call is made here (CI has no GPU): only the entries' metadata,
+// supports() and the addresses of their device functions are inspected.
+#include "kernels/registry.h"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <map>
+#include <set>
+#include <string>
+
+namespace flashscope::kernels {
+namespace {
+
+const char* const kOurAttention[] = {"attn.a01_scalar", "attn.a02_smem_tiled", "attn.a03_wmma",
+                                     "attn.a04_vectorized"};
+const char* const kOurGemm[] = {"gemm.g01_naive", "gemm.g02_smem_tiled", "gemm.g03_register_tiled",
+                                "peer.cublas_gemm"};
+const char* const kTestOnly[] = {"test.oob_write", "test.infinite_loop", "test.nan_output",
+                                 "test.half_output"};
+
+AttentionProblem Attn(int64_t d, DType t = DType::kF16) {
+  AttentionProblem p;
+  p.batch = 2;
+  p.heads = 3;
+  p.seq_q = 17;
+  p.seq_k = 1000;
+  p.head_dim = d;
+  p.dtype = t;
+  p.causal = true;
+  return p;
+}
+
+const KernelEntry& Get(const char* id) {
+  const KernelEntry* e = FindKernel(id);
+  EXPECT_NE(e, nullptr) << id << " is not registered; add it to kernels/kernel_list.h";
+  static const KernelEntry kEmpty;
+  return e != nullptr ? *e : kEmpty;
+}
+
+TEST(Registry, IdsAreUniqueAndNonEmpty) {
+  std::set<std::string> seen;
+  for (const auto& e : AllKernels(/*include_test_only=*/true)) {
+    EXPECT_FALSE(e.info.id.empty());
+    EXPECT_TRUE(seen.insert(e.info.id).second) << "duplicate kernel id " << e.info.id;
+    EXPECT_FALSE(e.info.title.empty()) << e.info.id;
+    EXPECT_FALSE(e.info.changed.empty()) << e.info.id;
+    EXPECT_GE(e.info.min_sm, 80) << e.info.id;
+    EXPECT_GE(e.info.tile.threads, 1) << e.info.id;
+  }
+}
+
+TEST(Registry, OurKernelsAreListed) {
+  for (const char* id : kOurAttention) EXPECT_NE(FindKernel(id), nullptr) << id;
+  for (const char* id : kOurGemm) EXPECT_NE(FindKernel(id), nullptr) << id;
+  for (const char* id : kTestOnly) EXPECT_NE(FindKernel(id), nullptr) << id;
+}
+
+// The rung number in a ladder id ("attn.a07_direct_rescale" -> 7), or -1 when the id has none.
+int RungOf(const std::string& id) {
+  for (const char* prefix : {"attn.a", "gemm.g"}) {
+    const std::string pre(prefix);
+    if (id.rfind(pre, 0) == 0 && id.size() > pre.size() + 2 && std::isdigit(id[pre.size()]) &&
+        std::isdigit(id[pre.size() + 1])) {
+      return std::stoi(id.substr(pre.size(), 2));
+    }
+  }
+  return -1;
+}
+
+TEST(Registry, RevisionsFollowTheLadderOrder) {
+  // Within a family's ladder, revisions never decrease; variants of one rung (a11's "each alone and
+  // together") may share a revision, and a ladder id's rung number is its revision.
+  std::map<std::pair<Family, bool>, int> last;  // (family, is_peer) -> last revision
+  for (const auto& e : AllKernels()) {
+    auto key = std::make_pair(e.info.family, e.info.is_peer);
+    auto it = last.find(key);
+    if (it != last.end()) {
+      EXPECT_GE(e.info.revision, it->second) << e.info.id << " is out of order in its ladder";
+    }
+    last[key] = e.info.revision;
+    if (e.info.is_peer) {
+      EXPECT_GE(e.info.revision, 1000) << e.info.id;
+    } else {
+      EXPECT_LT(e.info.revision, 1000) << e.info.id;
+      EXPECT_EQ(RungOf(e.info.id), e.info.revision)
+          << e.info.id << ": the rung number in the id and the revision disagree";
+    }
+  }
+  EXPECT_EQ(Get("attn.a01_scalar").info.revision, 1);
+  EXPECT_EQ(Get("attn.a04_vectorized").info.revision, 4);
+  EXPECT_EQ(Get("gemm.g03_register_tiled").info.revision, 3);
+}
+
+TEST(Registry, TestOnlyKernelsAreHiddenByDefaultAndListedLast) {
+  for (const auto& e : AllKernels()) EXPECT_FALSE(e.info.test_only) << e.info.id;
+  const auto& all = AllKernels(/*include_test_only=*/true);
+  bool seen_test = false;
+  for (const auto& e : all) {
+    if (e.info.test_only) seen_test = true;
+    if (seen_test) EXPECT_TRUE(e.info.test_only) << e.info.id << " comes after a test-only entry";
+  }
+  for (const char* id : kTestOnly) {
+    EXPECT_TRUE(Get(id).info.test_only) << id;
+    EXPECT_EQ(Get(id).info.family, Family::kAttentionFwd) << id;
+  }
+  size_t test_only = 0;
+  for (const auto& e : all) test_only += e.info.test_only ? 1 : 0;
+  EXPECT_GE(test_only, 4u);
+  EXPECT_EQ(AllKernels().size() + test_only, all.size());
+}
+
+TEST(Registry, EveryEntryHasTheEntryPointsOfItsFamily) {
+  for (const auto& e : AllKernels(/*include_test_only=*/true)) {
+    if (e.info.family == Family::kAttentionFwd) {
+      EXPECT_TRUE(e.attention_supports) << e.info.id;
+      EXPECT_TRUE(e.attention_launch) << e.info.id;
+      EXPECT_FALSE(e.gemm_launch) << e.info.id;
+    } else {
+      EXPECT_TRUE(e.gemm_supports) << e.info.id;
+      EXPECT_TRUE(e.gemm_launch) << e.info.id;
+      EXPECT_FALSE(e.attention_launch) << e.info.id;
+    }
+    EXPECT_TRUE(e.device_functions) << e.info.id;
+  }
+}
+
+TEST(Registry, AttentionRungsSupportTheirProblemsAndExplainTheRest) {
+  for (const char* id : kOurAttention) {
+    const KernelEntry& e = Get(id);
+    for (int64_t d : {64, 128}) {
+      for (DType t : {DType::kF16, DType::kBF16}) {
+        EXPECT_EQ(e.Supports(Attn(d, t)), "") << id << " D=" << d;
+      }
+    }
+    const std::string d96 = e.Supports(Attn(96));
+    EXPECT_NE(d96.find("head_dim 96"), std::string::npos) << id << ": " << d96;
+    const std::string f32 = e.Supports(Attn(64, DType::kF32));
+    EXPECT_NE(f32.find("fp32"), std::string::npos) << id << ": " << f32;
+    AttentionProblem huge = Attn(64);
+    huge.heads = 70000;
+    EXPECT_NE(e.Supports(huge).find("65535"), std::string::npos) << id;
+  }
+  // Every non-peer attention rung (including later rungs) explains D=96 rather than accepting it.
+  for (const auto& e : AllKernels(/*include_test_only=*/true)) {
+    if (e.info.family != Family::kAttentionFwd || e.info.is_peer) continue;
+    EXPECT_NE(e.Supports(Attn(96)), "") << e.info.id << " claims head_dim 96";
+  }
+}
+
+TEST(Registry, GemmEntriesSupportTheirProblemsAndExplainTheRest) {
+  for (const char* id : kOurGemm) {
+    const KernelEntry& e = Get(id);
+    for (DType t : {DType::kF32, DType::kF16}) {
+      EXPECT_EQ(e.Supports(GemmProblem{1, 1, 1, t}), "") << id;
+      EXPECT_EQ(e.Supports(GemmProblem{1000, 17, 1000, t}), "") << id;
+    }
+    const std::string bf16 = e.Supports(GemmProblem{64, 64, 64, DType::kBF16});
+    EXPECT_NE(bf16.find("bf16"), std::string::npos) << id << ": " << bf16;
+    EXPECT_NE(e.Supports(GemmProblem{0, 4, 4, DType::kF32}), "") << id;
+  }
+  EXPECT_NE(Get("gemm.g01_naive").Supports(GemmProblem{int64_t{2} << 20, 8, 8, DType::kF32}), "");
+  EXPECT_TRUE(Get("peer.cublas_gemm").info.is_peer);
+}
+
+TEST(Registry, FamilyMismatchIsExplained) {
+  const std::string r = Get("attn.a01_scalar").Supports(Problem{GemmProblem{}});
+  EXPECT_NE(r.find("attention_fwd"), std::string::npos) << r;
+  const std::string g = Get("gemm.g01_naive").Supports(Problem{Attn(64)});
+  EXPECT_NE(g.find("gemm"), std::string::npos) << g;
+}
+
+TEST(Registry, MinimumArchitectureIsChecked) {
+  KernelEntry hopper = Get("attn.a01_scalar");
+  hopper.info.min_sm = 90;
+  const Problem p = Attn(64);
+  const std::string r = hopper.Supports(p, /*device_sm=*/80);
+  EXPECT_NE(r.find("needs sm_90"), std::string::npos) << r;
+  EXPECT_NE(r.find("sm_80"), std::string::npos) << r;
+  EXPECT_EQ(hopper.Supports(p, 90), "");
+  EXPECT_EQ(hopper.Supports(p, 100), "");
+  EXPECT_EQ(hopper.Supports(p, 0), "") << "device_sm 0 means unknown: no architecture check";
+  for (const char* id : kOurAttention) {
+    EXPECT_NE(Get(id).Supports(p, 75).find("needs sm_80"), std::string::npos) << id;
+  }
+}
+
+TEST(Registry, OurRungsDescribeTheirDeviceFunctions) {
+  for (const char* id : kOurAttention) {
+    const KernelEntry& e = Get(id);
+    for (int64_t d : {64, 128}) {
+      for (DType t : {DType::kF16, DType::kBF16}) {
+        const auto fns = e.device_functions(Problem{Attn(d, t)});
+        ASSERT_EQ(fns.size(), 1u) << id;
+        EXPECT_NE(fns[0].func, nullptr) << id;
+        EXPECT_EQ(fns[0].block_threads, e.info.tile.threads) << id;
+        EXPECT_NE(fns[0].name.find(t == DType::kF16 ? "fp16" : "bf16"), std::string::npos)
+            << fns[0].name;
+        EXPECT_NE(fns[0].name.find(std::to_string(d)), std::string::npos) << fns[0].name;
+      }
+    }
+    EXPECT_TRUE(e.device_functions(Problem{Attn(96)}).empty()) << id;
+  }
+  // Different instantiations are different functions.
+  const auto& a03 = Get("attn.a03_wmma");
+  EXPECT_NE(a03.device_functions(Problem{Attn(64)})[0].func,
+            a03.device_functions(Problem{Attn(128)})[0].func);
+  // Past 48 KB of dynamic shared memory the launch must opt in; the description says how much.
+  EXPECT_GT(a03.device_functions(Problem{Attn(128)})[0].dynamic_smem_bytes, 48u * 1024);
+
+  for (const char* id : {"gemm.g01_naive", "gemm.g02_smem_tiled", "gemm.g03_register_tiled"}) {
+    const auto fns = Get(id).device_functions(Problem{GemmProblem{17, 33, 5, DType::kF32}});
+    ASSERT_EQ(fns.size(), 1u) << id;
+    EXPECT_NE(fns[0].func, nullptr) << id;
+    EXPECT_EQ(fns[0].block_threads, Get(id).info.tile.threads) << id;
+  }
+  const auto& g03 = Get("gemm.g03_register_tiled");
+  EXPECT_NE(
+      g03.device_functions(Problem{GemmProblem{128, 128, 128, DType::kF16}})[0].name.find("vec16"),
+      std::string::npos);
+  EXPECT_NE(
+      g03.device_functions(Problem{GemmProblem{128, 127, 128, DType::kF16}})[0].name.find("scalar"),
+      std::string::npos);
+  EXPECT_TRUE(Get("peer.cublas_gemm").device_functions(Problem{GemmProblem{}}).empty());
+}
+
+}  // namespace
+}  // namespace flashscope::kernels

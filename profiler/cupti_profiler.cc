@@ -1,0 +1,252 @@
+#include "profiler/cupti_profiler.h"
+
+#include <cuda.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <chrono>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "profiler/cuda_check.h"
+#include "profiler/cupti_host.h"
+
+namespace flashscope::profiler {
+namespace {
+
+#define FS_CUPTI_RETURN_IF_ERROR(expr, what)                                       \
+  do {                                                                             \
+    if (absl::Status fs_s_ = CuptiStatus((expr), what); !fs_s_.ok()) return fs_s_; \
+  } while (0)
+
+// Passes beyond what CUPTI said it needs mean the replay loop is not converging.
+constexpr int kExtraPassGuard = 4;
+
+const char* SupportLevelText(CUpti_Profiler_Support_Level level) {
+  switch (level) {
+    case CUPTI_PROFILER_CONFIGURATION_SUPPORTED:
+      return "supported";
+    case CUPTI_PROFILER_CONFIGURATION_DISABLED:
+      return "disabled by the system";
+    case CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED:
+      return "unsupported";
+    default:
+      return "unknown";
+  }
+}
+
+absl::Status CheckDeviceSupported(CUdevice dev) {
+  CUpti_Profiler_DeviceSupported_Params p = {CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+  p.cuDevice = dev;
+  p.api = CUPTI_PROFILER_RANGE_PROFILING;
+  FS_CUPTI_RETURN_IF_ERROR(cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported");
+  if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "this GPU cannot be profiled with the CUPTI range profiler: architecture ",
+      SupportLevelText(p.architecture), ", vGPU ", SupportLevelText(p.vGpu),
+      ", confidential compute ", SupportLevelText(p.confidentialCompute), ", SLI ",
+      SupportLevelText(p.sli), ", WSL ", SupportLevelText(p.wsl),
+      " (profiling needs sm_70+, profiling enabled on a vGPU, confidential compute off)"));
+}
+
+absl::StatusOr<std::vector<uint8_t>> CounterAvailability(CUcontext ctx) {
+  CUpti_Profiler_GetCounterAvailability_Params p = {
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+  p.ctx = ctx;
+  FS_CUPTI_RETURN_IF_ERROR(cuptiProfilerGetCounterAvailability(&p),
+                           "cuptiProfilerGetCounterAvailability (size)");
+  std::vector<uint8_t> image(p.counterAvailabilityImageSize);
+  p.pCounterAvailabilityImage = image.data();
+  FS_CUPTI_RETURN_IF_ERROR(cuptiProfilerGetCounterAvailability(&p),
+                           "cuptiProfilerGetCounterAvailability");
+  return image;
+}
+
+// The current CUcontext, through the runtime's driver entry point so that flashscope does not
+// link libcuda.so.1: binaries that link the profiler must start on CPU-only CI machines.
+absl::StatusOr<CUcontext> CurrentContext() {
+  using GetCurrentFn = CUresult (*)(CUcontext*);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  FS_CUDA_RETURN_IF_ERROR(
+      cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &found),
+      "cudaGetDriverEntryPointByVersion(cuCtxGetCurrent)");
+  if (fn == nullptr || found != cudaDriverEntryPointSuccess) {
+    return absl::InternalError("the CUDA driver does not export cuCtxGetCurrent");
+  }
+  CUcontext ctx = nullptr;
+  if (reinterpret_cast<GetCurrentFn>(fn)(&ctx) != CUDA_SUCCESS || ctx == nullptr) {
+    return absl::InternalError("cuCtxGetCurrent returned no context after cudaSetDevice");
+  }
+  return ctx;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
+    const std::vector<MetricDef>& metrics, int device) {
+  if (metrics.empty()) return absl::InvalidArgumentError("RangeProfiler: no metrics requested");
+  std::unique_ptr<RangeProfiler> rp(new RangeProfiler());
+  rp->metrics_ = metrics;
+  for (const auto& m : metrics) rp->hw_names_.push_back(m.hw_name);
+  rp->device_ = device;
+
+  FS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device), "cudaSetDevice");
+  FS_CUDA_RETURN_IF_ERROR(cudaFree(nullptr), "cudaFree(0) (creating the CUDA context)");
+  absl::StatusOr<CUcontext> ctx_or = CurrentContext();
+  if (!ctx_or.ok()) return ctx_or.status();
+  CUcontext ctx = *ctx_or;
+  rp->context_ = ctx;
+  // CUdevice is the device ordinal for the driver API (what cuDeviceGet returns for it).
+  const CUdevice dev = device;
+
+  CUpti_Profiler_Initialize_Params init = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  FS_CUPTI_RETURN_IF_ERROR(cuptiProfilerInitialize(&init), "cuptiProfilerInitialize");
+  rp->initialized_ = true;
+  if (absl::Status s = CheckDeviceSupported(dev); !s.ok()) return s;
+
+  CUpti_Device_GetChipName_Params chip = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  chip.deviceIndex = static_cast<size_t>(device);
+  FS_CUPTI_RETURN_IF_ERROR(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
+  rp->chip_ = chip.pChipName;
+
+  absl::StatusOr<std::vector<uint8_t>> avail = CounterAvailability(ctx);
+  if (!avail.ok()) return avail.status();
+  absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
+      CuptiMetricHost::Create(rp->chip_, *avail);
+  if (!host.ok()) return host.status();
+  rp->host_ = std::move(*host);
+  if (absl::Status s = rp->host_->CheckMetrics(rp->hw_names_); !s.ok()) return s;
+  absl::StatusOr<std::vector<uint8_t>> config = rp->host_->ConfigImage(rp->hw_names_);
+  if (!config.ok()) return config.status();
+  rp->config_image_ = std::move(*config);
+  absl::StatusOr<int> passes = CuptiMetricHost::NumPasses(rp->config_image_);
+  if (!passes.ok()) return passes.status();
+  rp->passes_needed_ = *passes;
+  return rp;
+}
+
+RangeProfiler::~RangeProfiler() {
+  host_.reset();
+  if (!initialized_) return;
+  CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+  cuptiProfilerDeInitialize(&p);  // teardown: an error here changes no result
+}
+
+absl::StatusOr<ProfileResult> RangeProfiler::Profile(
+    const std::function<cudaError_t(cudaStream_t)>& launch,
+    const std::function<absl::Status()>& before_pass, cudaStream_t stream) {
+  const auto t0 = std::chrono::steady_clock::now();
+  // Everything queued before profiling must finish outside the range.
+  FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+
+  // The profiler is enabled only for this call, so timing and other work on the context run
+  // without it.
+  CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+  enable.ctx = static_cast<CUcontext>(context_);
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
+  CUpti_RangeProfiler_Object* object = enable.pRangeProfilerObject;
+  absl::Cleanup disable = [object] {
+    CUpti_RangeProfiler_Disable_Params d = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    d.pRangeProfilerObject = object;
+    cuptiRangeProfilerDisable(&d);
+  };
+
+  std::vector<const char*> names;
+  for (const auto& n : hw_names_) names.push_back(n.c_str());
+  CUpti_RangeProfiler_GetCounterDataSize_Params size = {
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  size.pRangeProfilerObject = object;
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
+  size.maxNumOfRanges = 1;
+  size.maxNumRangeTreeNodes = 1;
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
+                           "cuptiRangeProfilerGetCounterDataSize");
+  std::vector<uint8_t> counter_data(size.counterDataSize);
+  CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  init.pRangeProfilerObject = object;
+  init.counterDataSize = counter_data.size();
+  init.pCounterData = counter_data.data();
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerCounterDataImageInitialize(&init),
+                           "cuptiRangeProfilerCounterDataImageInitialize");
+
+  CUpti_RangeProfiler_SetConfig_Params config = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+  config.pRangeProfilerObject = object;
+  config.configSize = config_image_.size();
+  config.pConfig = config_image_.data();
+  config.counterDataImageSize = counter_data.size();
+  config.pCounterDataImage = counter_data.data();
+  config.range = CUPTI_UserRange;
+  config.replayMode = CUPTI_UserReplay;
+  config.maxRangesPerPass = 1;
+  config.numNestingLevels = 1;
+  config.minNestingLevel = 1;
+  config.passIndex = 0;
+  config.targetNestingLevel = 1;
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerSetConfig(&config), "cuptiRangeProfilerSetConfig");
+
+  ProfileResult result;
+  bool all_submitted = false;
+  while (!all_submitted) {
+    if (result.passes >= passes_needed_ + kExtraPassGuard) {
+      return absl::InternalError(absl::StrCat("CUPTI range profiler still wants passes after ",
+                                              result.passes, " (config said ", passes_needed_,
+                                              "); giving up"));
+    }
+    if (before_pass) {
+      if (absl::Status s = before_pass(); !s.ok()) return s;
+    }
+    // The L2 flush (or whatever before_pass queued) must not fall inside the range.
+    FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream),
+                            "cudaStreamSynchronize before a profiling pass");
+    CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    start.pRangeProfilerObject = object;
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+    CUpti_RangeProfiler_PushRange_Params push = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+    push.pRangeProfilerObject = object;
+    push.pRangeName = "flashscope_case";
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+    const cudaError_t launch_error = launch(stream);
+    const cudaError_t sync_error = cudaStreamSynchronize(stream);
+    CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+    pop.pRangeProfilerObject = object;
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
+    CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    stop.pRangeProfilerObject = object;
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+    FS_CUDA_RETURN_IF_ERROR(launch_error, "kernel launch (profiling pass)");
+    FS_CUDA_RETURN_IF_ERROR(sync_error, "kernel execution (profiling pass)");
+    ++result.passes;
+    all_submitted = stop.isAllPassSubmitted != 0;
+  }
+
+  CUpti_RangeProfiler_DecodeData_Params decode = {
+      CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+  decode.pRangeProfilerObject = object;
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
+  if (decode.numOfRangeDropped != 0) {
+    return absl::InternalError(absl::StrCat("CUPTI dropped ", decode.numOfRangeDropped,
+                                            " profiled range(s) while decoding"));
+  }
+  CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+  info.pCounterDataImage = counter_data.data();
+  info.counterDataImageSize = counter_data.size();
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataInfo(&info),
+                           "cuptiRangeProfilerGetCounterDataInfo");
+  if (info.numTotalRanges < 1) {
+    return absl::InternalError("CUPTI recorded no range: did the launch enqueue any kernel?");
+  }
+  absl::StatusOr<std::vector<double>> values = host_->Evaluate(counter_data, 0, hw_names_);
+  if (!values.ok()) return values.status();
+  for (size_t i = 0; i < metrics_.size(); ++i) {
+    result.values.emplace_back(metrics_[i], (*values)[i]);
+  }
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
+
+}  // namespace flashscope::profiler

@@ -1,0 +1,44 @@
+// What the report says about the GPU: identity, size, clocks, driver and runtime versions, and
+// measured peaks (cuBLAS dense matrix rate, device copy bandwidth) for "% of measured peak".
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace flashscope::profiler {
+
+struct DeviceInfo {
+  std::string name;
+  int sm_count = 0;
+  int cc = 0;  // compute capability x 10
+  int64_t l2_bytes = 0;
+  int64_t memory_bytes = 0;
+  int sm_clock_mhz = 0;         // peak (boost) SM clock the driver reports
+  int memory_clock_mhz = 0;     // peak memory clock the driver reports
+  std::string driver_version;   // "580.95.05" from NVML when available, else "13.0" (CUDA API)
+  std::string runtime_version;  // "13.0"
+};
+
+// Number of CUDA devices. No GPU or no driver -> FailedPrecondition saying so (never a crash).
+absl::StatusOr<int> CountDevices();
+
+absl::StatusOr<DeviceInfo> QueryDevice(int device = 0);
+
+struct MeasuredPeaks {
+  double matmul_fp16_tflops = 0;
+  double matmul_bf16_tflops = 0;
+  double copy_gbps = 0;       // (bytes read + bytes written) / time, 1e9 bytes per second
+  std::string matmul_source;  // how it was measured, for the report
+  std::string copy_source;
+};
+
+// cuBLAS GemmEx 8192^3 fp16 and bf16 with fp32 accumulate on random data, and a 1 GiB
+// device-to-device copy; each the median of >= 10 event-timed runs after warm-up. Takes a few
+// seconds and ~2.4 GiB of device memory.
+absl::StatusOr<MeasuredPeaks> MeasurePeaks(cudaStream_t stream);
+
+}  // namespace flashscope::profiler

@@ -1,0 +1,186 @@
+#include "profiler/metric_catalogue.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+
+namespace flashscope::profiler {
+namespace {
+
+// Hardware names were checked with cuptiProfilerHostGetMetricProperties for the GA100 and GH100
+// chips (CUDA 13.0); profiler/tests/cupti_host_test.cc keeps checking them.
+std::vector<MetricDef> AllEntries() {
+  return {
+      {"tensor_pipe_pct", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+       "%",
+       "Tensor pipe busy, % of active SM cycles (HMMA from mma.sync; on sm_90 also HGMMA/QGMMA "
+       "from wgmma)",
+       80},
+      {"mma_instructions", "sm__inst_executed_pipe_tensor_op_hmma.sum", "instructions",
+       "Warp-level tensor instructions executed (HMMA; on sm_90 also HGMMA/QGMMA)", 80},
+      {"wgmma_instructions", "sm__inst_executed_pipe_tensor_op_gmma.sum", "instructions",
+       "Warp-group MMA instructions executed (HGMMA/QGMMA/IGMMA/BGMMA, Hopper wgmma)", 90},
+      {"shared_pct", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+       "%",
+       "Shared-memory data-stage throughput, % of peak over elapsed cycles (LDS/LDSM/STS/LDGSTS, "
+       "and wgmma operand reads on sm_90)",
+       80},
+      {"shared_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "wavefronts",
+       "Shared-memory wavefronts processed; more wavefronts per request means bank conflicts", 80},
+      {"shared_bank_conflicts_ld", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+       "conflicts", "Shared-memory bank conflicts of loads (LDS, LDSM)", 80},
+      {"shared_bank_conflicts_st", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+       "conflicts", "Shared-memory bank conflicts of stores (STS, STSM)", 80},
+      {"dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "%",
+       "DRAM (HBM) throughput, % of peak over elapsed cycles", 80},
+      {"dram_bytes", "dram__bytes.sum", "bytes", "Bytes read from and written to DRAM", 80},
+      {"l2_hit_rate", "lts__t_sector_hit_rate.pct", "%", "L2 sector lookups that hit, %", 80},
+      {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", "%",
+       "Achieved occupancy: warps in flight, % of the SM's maximum, over active cycles", 80},
+      {"sm_throughput_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "%",
+       "SM throughput: the busiest SM sub-unit, % of its peak over elapsed cycles", 80},
+      {"xu_pipe_pct", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "%",
+       "XU pipe (special functions: exp2, rcp, rsqrt, sin) instruction rate, % of peak over "
+       "active cycles",
+       80},
+      {"local_load_bytes", "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum", "bytes",
+       "Local-memory load bytes (register spills and stack arrays)", 80},
+      {"local_store_bytes", "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum", "bytes",
+       "Local-memory store bytes (register spills and stack arrays)", 80},
+      {"gpu_time", "gpu__time_duration.sum", "ns", "GPU time of the profiled range", 80},
+      {"sm_frequency", "smsp__cycles_elapsed.avg.per_second", "Hz",
+       "SM clock during the profiled range (cycles elapsed per second)", 80},
+  };
+}
+
+std::vector<MetricDef> Filter(int cc) {
+  std::vector<MetricDef> out;
+  if (cc < 80) return out;
+  for (auto& m : AllEntries()) {
+    if (m.min_cc <= cc) out.push_back(m);
+  }
+  return out;
+}
+
+const MetricDef* FindByName(const std::vector<MetricDef>& cat, const std::string& name) {
+  for (const auto& m : cat) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+const MetricDef* FindByHwName(const std::vector<MetricDef>& cat, const std::string& hw) {
+  for (const auto& m : cat) {
+    if (m.hw_name == hw) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<MetricDef>& MetricCatalogue(int cc) {
+  static const std::vector<MetricDef> kEmpty;
+  static const std::vector<MetricDef> kSm80 = Filter(80);
+  static const std::vector<MetricDef> kSm90 = Filter(90);
+  if (cc < 80) return kEmpty;
+  return cc >= 90 ? kSm90 : kSm80;
+}
+
+const std::vector<std::string>& BasicMetricNames() {
+  static const std::vector<std::string> kBasic = {"tensor_pipe_pct", "shared_pct", "dram_pct",
+                                                  "achieved_occupancy"};
+  return kBasic;
+}
+
+int EditDistance(const std::string& a, const std::string& b) {
+  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const int sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> ClosestMetricNames(const std::string& name, int cc, int count) {
+  std::vector<std::pair<int, std::string>> scored;
+  for (const auto& m : Filter(std::max(cc, 80))) {
+    scored.emplace_back(EditDistance(name, m.name), m.name);
+  }
+  for (const char* set : {"basic", "full"}) scored.emplace_back(EditDistance(name, set), set);
+  std::sort(scored.begin(), scored.end());
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && static_cast<int>(out.size()) < count; ++i) {
+    out.push_back(scored[i].second);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<MetricDef>> ResolveMetrics(const std::string& spec, int cc) {
+  if (cc < 80) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no metric catalogue for sm_", cc, ": flashscope profiles sm_80 (Ampere) and newer"));
+  }
+  const std::vector<MetricDef>& cat = MetricCatalogue(cc);
+  std::vector<MetricDef> out;
+  auto add = [&out](const MetricDef& m) {
+    for (const auto& have : out) {
+      if (have.hw_name == m.hw_name) return;
+    }
+    out.push_back(m);
+  };
+  bool any = false;
+  for (absl::string_view piece : absl::StrSplit(spec, ',')) {
+    std::string item(absl::StripAsciiWhitespace(piece));
+    if (item.empty()) continue;
+    any = true;
+    if (item.find("__") != std::string::npos) {
+      // A raw hardware metric: CUPTI validates it when the profiler is created.
+      if (const MetricDef* known = FindByHwName(cat, item)) {
+        add(*known);
+      } else {
+        add(MetricDef{item, item, "", "raw hardware metric (not in the catalogue)", 0});
+      }
+      continue;
+    }
+    item = absl::AsciiStrToLower(item);
+    if (item == "basic") {
+      for (const auto& n : BasicMetricNames()) add(*FindByName(cat, n));
+      continue;
+    }
+    if (item == "full") {
+      for (const auto& m : cat) add(m);
+      continue;
+    }
+    if (const MetricDef* m = FindByName(cat, item)) {
+      add(*m);
+      continue;
+    }
+    if (const MetricDef* newer = FindByName(MetricCatalogue(90), item)) {
+      return absl::InvalidArgumentError(absl::StrCat("metric '", item, "' needs sm_", newer->min_cc,
+                                                     " or newer; this GPU is sm_", cc,
+                                                     "; drop it from --metrics"));
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown metric '", item,
+                     "'; closest known names: ", absl::StrJoin(ClosestMetricNames(item, cc), ", "),
+                     " (see `flashscope metrics`, or pass a raw CUPTI metric name containing "
+                     "'__')"));
+  }
+  if (!any) {
+    return absl::InvalidArgumentError(
+        "empty metric spec: use basic, full, or a comma list of metric names");
+  }
+  return out;
+}
+
+}  // namespace flashscope::profiler

@@ -1,0 +1,43 @@
+// The metric catalogue: friendly metric names mapped to the hardware metrics the CUPTI range
+// profiler collects, per architecture, with units and a one-line explanation each.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace flashscope::profiler {
+
+struct MetricDef {
+  std::string name;     // friendly: "tensor_pipe_pct"; a raw metric keeps its hardware name
+  std::string hw_name;  // what CUPTI evaluates: "sm__pipe_tensor_op_hmma_cycles_active.avg..."
+  std::string unit;     // "%", "bytes", "instructions", "wavefronts", "conflicts", "ns", "Hz"
+  std::string description;
+  int min_cc = 80;  // compute capability x 10 at which the metric exists (0: unknown, raw)
+};
+
+// The catalogue entries that exist on compute capability `cc` (x 10: 80, 86, 90, ...), in display
+// order. sm_80 and sm_90 are the architectures whose names were checked against CUPTI's host
+// metric tables (GA100, GH100); newer GPUs get the sm_90 list, whose names CUPTI may reject
+// there, which the range profiler then reports by name. Empty below sm_80.
+const std::vector<MetricDef>& MetricCatalogue(int cc);
+
+// The friendly names of the "basic" set: what the seeds' tables show.
+const std::vector<std::string>& BasicMetricNames();
+
+// Resolves a metric spec for compute capability `cc`:
+//   "basic" | "full" | a comma list of friendly names, raw hardware metric names (anything
+//   containing "__" is accepted as is) and the words basic/full.
+// Order is kept and duplicates dropped. Errors: empty spec, a GPU older than sm_80
+// (FailedPrecondition), a friendly name that is unknown (InvalidArgument naming it and the three
+// closest known names) or that needs a newer architecture (InvalidArgument saying which).
+absl::StatusOr<std::vector<MetricDef>> ResolveMetrics(const std::string& spec, int cc);
+
+// Levenshtein distance (insert, delete, substitute each cost 1); exposed for tests.
+int EditDistance(const std::string& a, const std::string& b);
+
+// The `count` catalogue names closest to `name` by edit distance (ties alphabetical).
+std::vector<std::string> ClosestMetricNames(const std::string& name, int cc, int count = 3);
+
+}  // namespace flashscope::profiler

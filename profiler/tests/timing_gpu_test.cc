@@ -1,0 +1,138 @@
+// Timing engine on the device: a kernel of known duration, the stopping rule, cold vs hot.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "profiler/calibration_kernels.h"
+#include "profiler/device_info.h"
+#include "profiler/timing.h"
+
+namespace flashscope::profiler {
+namespace {
+
+class TimingGpuTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!CountDevices().ok()) GTEST_SKIP() << CountDevices().status();
+    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
+    auto t = Timer::Create(stream_);
+    ASSERT_TRUE(t.ok()) << t.status();
+    timer_ = std::move(*t);
+  }
+  void TearDown() override {
+    timer_.reset();
+    if (stream_) EXPECT_EQ(cudaStreamDestroy(stream_), cudaSuccess);
+  }
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<Timer> timer_;
+};
+
+auto Spin(int64_t ns) {
+  return [ns](cudaStream_t s) { return LaunchSpin(ns, 1, s); };
+}
+
+TEST_F(TimingGpuTest, KnownDurationMedianWithinThreePercent) {
+  TimingPolicy p;
+  p.cold = false;
+  p.max_samples = 200;
+  p.time_cap_s = 5;
+  auto r = timer_->Time(Spin(1'000'000), p);  // 1 ms
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->mode, "hot");
+  EXPECT_EQ(r->warmup_runs, p.warmup);
+  EXPECT_NEAR(r->summary.median, 1.0, 0.03) << "median ms";
+  EXPECT_EQ(static_cast<int>(r->samples_ms.size()), r->summary.n);
+  EXPECT_GE(r->summary.n, p.min_samples);
+  EXPECT_GT(r->median_sm_clock_mhz, 300);
+  EXPECT_LT(r->median_sm_clock_mhz, 4000);
+  EXPECT_LE(r->rejected_throttled, r->summary.n);
+}
+
+TEST_F(TimingGpuTest, NoiseRuleStopsEarly) {
+  TimingPolicy p;
+  p.cold = false;
+  p.min_samples = 10;
+  p.max_samples = 400;
+  p.noise_target = 0.02;  // a spin kernel is far quieter than 2 %
+  p.time_cap_s = 5;
+  auto r = timer_->Time(Spin(200'000), p);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->converged);
+  EXPECT_EQ(r->stop_reason, "noise_target");
+  EXPECT_LT(r->summary.n, 400);
+  EXPECT_LE(r->summary.noise, 0.02);
+}
+
+TEST_F(TimingGpuTest, MaxSamplesAndTimeCap) {
+  TimingPolicy p;
+  p.cold = false;
+  p.min_samples = 5;
+  p.max_samples = 15;
+  p.noise_target = -1;  // unreachable
+  auto r = timer_->Time(Spin(100'000), p);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->converged);
+  EXPECT_EQ(r->stop_reason, "max_samples");
+  EXPECT_EQ(r->summary.n, 15);
+
+  p.max_samples = 100000;
+  p.time_cap_s = 0.2;
+  auto capped = timer_->Time(Spin(1'000'000), p);
+  ASSERT_TRUE(capped.ok()) << capped.status();
+  EXPECT_EQ(capped->stop_reason, "time_cap");
+  EXPECT_LT(capped->summary.n, 200);  // 1 ms each: at most ~200 fit in 0.2 s
+}
+
+TEST_F(TimingGpuTest, ColdIsSlowerThanHotForAnL2ResidentCopy) {
+  // 12 MiB copied to 12 MiB: 24 MiB stays in L2 (40+ MiB on sm_80/sm_90) when hot.
+  const size_t bytes = size_t{12} << 20;
+  void* src = nullptr;
+  void* dst = nullptr;
+  ASSERT_EQ(cudaMalloc(&src, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dst, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(src, 1, bytes), cudaSuccess);
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  auto copy = [&](cudaStream_t s) { return LaunchCopy(dst, src, bytes, sms * 4, s); };
+  TimingPolicy p;
+  p.min_samples = 50;
+  p.noise_target = 0.002;
+  p.time_cap_s = 3;
+  p.cold = true;
+  auto cold = timer_->Time(copy, p);
+  p.cold = false;
+  auto hot = timer_->Time(copy, p);
+  ASSERT_TRUE(cold.ok()) << cold.status();
+  ASSERT_TRUE(hot.ok()) << hot.status();
+  EXPECT_EQ(cold->mode, "cold");
+  // Launch and event overhead (~8 us on an H200) dwarf the L2 effect here (cold 11.2 vs hot 10.9
+  // us measured once; 1.1x passed on another run), so only the order is asserted; the
+  // calibration test proves the flush with DRAM byte counters instead.
+  EXPECT_GT(cold->summary.median, hot->summary.median)
+      << "cold " << cold->summary.median << " ms, hot " << hot->summary.median << " ms";
+  EXPECT_GE(timer_->flush_bytes(), size_t{64} << 20);
+  cudaFree(src);
+  cudaFree(dst);
+}
+
+TEST_F(TimingGpuTest, LaunchErrorNamesTheCudaError) {
+  TimingPolicy p;
+  auto r = timer_->Time([](cudaStream_t s) { return LaunchSpin(1000, 0, s); }, p);  // 0 blocks
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("cudaErrorInvalidValue"), std::string::npos) << r.status();
+  // The error was not sticky: timing works afterwards.
+  EXPECT_TRUE(timer_->Time(Spin(10'000), p).ok());
+}
+
+TEST_F(TimingGpuTest, ProbeMeasuresAPlausibleClock) {
+  auto mhz = timer_->MeasureSmClockMhz();
+  ASSERT_TRUE(mhz.ok()) << mhz.status();
+  auto info = QueryDevice(0);
+  ASSERT_TRUE(info.ok());
+  // Under load the clock sits at or below the boost clock the driver reports (+5 % slack).
+  EXPECT_GT(*mhz, 300);
+  EXPECT_LT(*mhz, info->sm_clock_mhz * 1.05);
+}
+
+}  // namespace
+}  // namespace flashscope::profiler

@@ -1,0 +1,135 @@
+#include "profiler/timing.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "profiler/cuda_check.h"
+
+namespace flashscope::profiler {
+namespace {
+
+// The probe spins this long: long enough that a 1 us %globaltimer tick is a 5 % error at most
+// (the probe starts and ends on a tick, so it is usually far less), short enough to add little
+// to each sample.
+constexpr int kProbeSpinNs = 20000;
+
+absl::Status LaunchStatus(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(what, " returned ", CudaErrorText(e)));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Timer>> Timer::Create(cudaStream_t stream) {
+  std::unique_ptr<Timer> t(new Timer(stream));
+  int device = 0;
+  FS_CUDA_RETURN_IF_ERROR(cudaGetDevice(&device), "cudaGetDevice");
+  int l2 = 0;
+  FS_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device),
+                          "cudaDeviceGetAttribute(L2CacheSize)");
+  // Twice L2, and at least 64 MiB in case the attribute under-reports (partitioned L2s).
+  t->flush_bytes_ = std::max<size_t>(2 * static_cast<size_t>(l2), size_t{64} << 20);
+  FS_CUDA_RETURN_IF_ERROR(
+      cudaMalloc(&t->flush_buffer_, t->flush_bytes_),
+      absl::StrCat("cudaMalloc of the ", t->flush_bytes_ >> 20, " MiB L2 flush buffer"));
+  FS_CUDA_RETURN_IF_ERROR(cudaEventCreate(&t->start_), "cudaEventCreate");
+  FS_CUDA_RETURN_IF_ERROR(cudaEventCreate(&t->stop_), "cudaEventCreate");
+  FS_CUDA_RETURN_IF_ERROR(
+      cudaMalloc(reinterpret_cast<void**>(&t->probe_), sizeof(ClockProbeResult)),
+      "cudaMalloc of the clock probe result");
+  return t;
+}
+
+Timer::~Timer() {
+  // Errors cannot be returned from here; a failed free at exit changes no measurement.
+  if (flush_buffer_) cudaFree(flush_buffer_);
+  if (probe_) cudaFree(probe_);
+  if (start_) cudaEventDestroy(start_);
+  if (stop_) cudaEventDestroy(stop_);
+}
+
+absl::Status Timer::FlushL2() {
+  flush_value_ ^= 0xFF;
+  FS_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(flush_buffer_, flush_value_, flush_bytes_, stream_),
+                          "cudaMemsetAsync (L2 flush)");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> Timer::ReadProbeMhz() {
+  ClockProbeResult r{};
+  FS_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(&r, probe_, sizeof(r), cudaMemcpyDeviceToHost, stream_),
+                          "cudaMemcpyAsync (clock probe result)");
+  FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  if (r.ns == 0) return absl::InternalError("clock probe measured 0 ns of %globaltimer");
+  return static_cast<double>(r.cycles) * 1000.0 / static_cast<double>(r.ns);
+}
+
+absl::StatusOr<double> Timer::MeasureSmClockMhz() {
+  if (absl::Status s =
+          LaunchStatus(LaunchClockProbe(probe_, kProbeSpinNs, stream_), "clock probe launch");
+      !s.ok()) {
+    return s;
+  }
+  return ReadProbeMhz();
+}
+
+absl::StatusOr<TimingResult> Timer::Time(const std::function<cudaError_t(cudaStream_t)>& launch,
+                                         const TimingPolicy& policy) {
+  if (policy.min_samples < 1 || policy.max_samples < policy.min_samples) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timing policy needs 1 <= min_samples <= max_samples, got min_samples=", policy.min_samples,
+        " max_samples=", policy.max_samples));
+  }
+  TimingResult result;
+  result.mode = policy.cold ? "cold" : "hot";
+
+  for (int i = 0; i < policy.warmup; ++i) {
+    if (absl::Status s = LaunchStatus(launch(stream_), "kernel launch (warm-up)"); !s.ok()) {
+      return s;
+    }
+    ++result.warmup_runs;
+  }
+  FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_), "cudaStreamSynchronize after warm-up");
+
+  std::vector<double> clocks;
+  double max_clock = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (true) {
+    if (policy.cold) {
+      if (absl::Status s = FlushL2(); !s.ok()) return s;
+    }
+    FS_CUDA_RETURN_IF_ERROR(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
+    if (absl::Status s = LaunchStatus(launch(stream_), "kernel launch"); !s.ok()) return s;
+    FS_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
+    if (absl::Status s =
+            LaunchStatus(LaunchClockProbe(probe_, kProbeSpinNs, stream_), "clock probe launch");
+        !s.ok()) {
+      return s;
+    }
+    absl::StatusOr<double> mhz = ReadProbeMhz();  // synchronizes: kernel errors surface here
+    if (!mhz.ok()) return mhz.status();
+    float ms = 0;
+    FS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+
+    // Throttle check: the clock right after the sample against the highest clock seen so far.
+    max_clock = std::max(max_clock, *mhz);
+    if (*mhz < policy.throttle_ratio * max_clock) {
+      ++result.rejected_throttled;
+    } else {
+      result.samples_ms.push_back(ms);
+      clocks.push_back(*mhz);
+    }
+
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.summary = Summarize(result.samples_ms);
+    if (ShouldStop(result.summary, policy, elapsed, &result.converged, &result.stop_reason)) {
+      break;
+    }
+  }
+  if (!clocks.empty()) result.median_sm_clock_mhz = Summarize(clocks).median;
+  return result;
+}
+
+}  // namespace flashscope::profiler

@@ -1,0 +1,56 @@
+// The timing engine: CUDA-event timing per sample after warm-up, L2 flushed before each sample
+// (cold, the default) or not (hot), samples until the noise of the median is under the target,
+// and a throttle check that rejects samples taken while the SM clock had dropped.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "profiler/profiler_kernels.h"
+#include "profiler/sample_stats.h"
+#include "profiler/timing_policy.h"
+
+namespace flashscope::profiler {
+
+class Timer {
+ public:
+  // Allocates the L2 flush buffer (2 x L2 size of the current device), events and the clock
+  // probe's result buffer. Errors name the CUDA call that failed.
+  static absl::StatusOr<std::unique_ptr<Timer>> Create(cudaStream_t stream);
+  ~Timer();
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+
+  // Times `launch` (which enqueues the work on the stream it is given and returns its launch
+  // error). Per sample: [L2 flush], event, launch, event, clock probe, synchronize. A launch
+  // error or a CUDA error ends timing with a Status naming the CUDA error.
+  absl::StatusOr<TimingResult> Time(const std::function<cudaError_t(cudaStream_t)>& launch,
+                                    const TimingPolicy& policy);
+
+  // Enqueues a write of the whole flush buffer (>= 2 x L2) on the stream, so the next kernel
+  // finds none of its data in L2. Alternates the byte written so no pass can be elided.
+  absl::Status FlushL2();
+
+  // Runs the clock probe alone and returns the SM clock in MHz (synchronizes the stream).
+  absl::StatusOr<double> MeasureSmClockMhz();
+
+  size_t flush_bytes() const { return flush_bytes_; }
+
+ private:
+  explicit Timer(cudaStream_t stream) : stream_(stream) {}
+  absl::StatusOr<double> ReadProbeMhz();
+
+  cudaStream_t stream_;
+  void* flush_buffer_ = nullptr;
+  size_t flush_bytes_ = 0;
+  int flush_value_ = 0;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  ClockProbeResult* probe_ = nullptr;  // device memory
+};
+
+}  // namespace flashscope::profiler

@@ -1,0 +1,250 @@
+#include "reports/journal.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+#include "reports/file_util.h"
+#include "reports/json_fields.h"
+#include "reports/report_json.h"
+
+namespace flashscope::reports {
+namespace {
+
+using jsonio::Json;
+
+// Whether the last byte of the open file is a newline (true for an empty file).
+absl::StatusOr<bool> EndsWithNewline(int fd, const std::string& path) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    return absl::DataLossError(absl::StrCat(path, ": fstat failed: ", std::strerror(errno)));
+  }
+  if (st.st_size == 0) return true;
+  char last = 0;
+  if (::pread(fd, &last, 1, st.st_size - 1) != 1) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": reading its last byte failed: ", std::strerror(errno)));
+  }
+  return last == '\n';
+}
+
+absl::Status LineError(const std::string& path, int line, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
+}
+
+}  // namespace
+
+absl::StatusOr<JournalWriter> JournalWriter::Open(const std::string& path, bool append) {
+  // O_RDWR so that the last byte can be checked; O_APPEND makes each write() land at the end.
+  int flags = O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC);
+  int fd = ::open(path.c_str(), flags, 0644);
+  if (fd < 0) {
+    int err = errno;
+    std::string hint;
+    struct stat st;
+    if (err == ENOENT && ::stat(DirectoryOf(path).c_str(), &st) != 0) {
+      hint = absl::StrCat(" (directory \"", DirectoryOf(path), "\" does not exist; create it)");
+    }
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot open journal ", path, ": ", std::strerror(err), hint));
+  }
+  JournalWriter writer(fd, path);
+  if (append) {
+    absl::StatusOr<bool> clean = EndsWithNewline(fd, path);
+    if (!clean.ok()) return clean.status();
+    if (!*clean) {
+      // A crash cut the last line short; close it so that our first line parses on its own.
+      if (absl::Status s = writer.AppendLine(""); !s.ok()) return s;
+    }
+  }
+  return writer;
+}
+
+JournalWriter::JournalWriter(JournalWriter&& other) noexcept
+    : fd_(other.fd_), path_(std::move(other.path_)) {
+  other.fd_ = -1;
+}
+
+JournalWriter& JournalWriter::operator=(JournalWriter&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    path_ = std::move(other.path_);
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+JournalWriter::~JournalWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+absl::Status JournalWriter::AppendLine(const std::string& line) {
+  if (fd_ < 0) {
+    return absl::FailedPreconditionError("journal writer is closed (moved from)");
+  }
+  // One write() per line: with O_APPEND the line lands whole at the end (short writes to a
+  // regular file happen only when the disk is full, and WriteAllToFd finishes them).
+  std::string data = line + "\n";
+  if (absl::Status s = WriteAllToFd(fd_, data, path_); !s.ok()) return s;
+  return FsyncFd(fd_, path_);
+}
+
+absl::Status JournalWriter::WriteHeader(const SuiteRecord& suite, const std::string& command_line,
+                                        const std::string& started_at) {
+  Json j = {{"type", "header"},
+            {"schema", kJournalSchemaName},
+            {"schema_version", kJournalSchemaVersion},
+            {"suite", SuiteToJson(suite)},
+            {"command_line", command_line},
+            {"started_at", started_at}};
+  return AppendLine(j.dump());
+}
+
+absl::Status JournalWriter::WriteEnvironment(const Environment& environment) {
+  Json j = {{"type", "environment"}, {"environment", EnvironmentToJson(environment)}};
+  return AppendLine(j.dump());
+}
+
+absl::Status JournalWriter::CaseStarted(int index, const std::string& key) {
+  Json j = {{"type", "case_started"}, {"index", index}, {"key", key}};
+  return AppendLine(j.dump());
+}
+
+absl::Status JournalWriter::CaseFinished(int index, const CaseResult& result) {
+  Json j = {{"type", "case"}, {"index", index}, {"result", CaseToJson(result)}};
+  return AppendLine(j.dump());
+}
+
+absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  if (!text.ok()) return text.status();
+  JournalContents out;
+  bool have_header = false;
+  int line_no = 0;
+  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == absl::string_view::npos) continue;
+    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) {
+      ++out.bad_lines;  // cut short by a crash (or corrupted): skip it, keep the rest
+      continue;
+    }
+    absl::Status st;
+    jsonio::Fields f(j, "", &st);
+    std::string type;
+    // Before the header, anything else means this file is not a journal at all.
+    f.Get("type", &type, have_header ? jsonio::Need::kRequired : jsonio::Need::kOptional);
+    if (!have_header && (!st.ok() || type != "header")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": not a flashscope journal (line ", line_no,
+                       " is not a {\"type\": \"header\"} line; a journal starts with one)"));
+    }
+    if (!st.ok()) return LineError(path, line_no, st.message());
+    if (type == "header") {
+      std::string schema;
+      int version = 0;
+      f.Get("schema", &schema, jsonio::Need::kRequired);
+      f.Get("schema_version", &version, jsonio::Need::kRequired);
+      if (st.ok() && schema != kJournalSchemaName) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": not a flashscope journal (schema \"", schema, "\")"));
+      }
+      if (st.ok() && version != kJournalSchemaVersion) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(path, ":", line_no, ": journal schema_version ", version,
+                         version > kJournalSchemaVersion ? " is newer than" : " is older than",
+                         " this flashscope reads (", kJournalSchemaVersion, ")"));
+      }
+      // A resumed run appends a second header: the suite follows the latest, the run's start
+      // stays the first.
+      std::string started_at;
+      f.Get("command_line", &out.command_line);
+      f.Get("started_at", &started_at);
+      if (const Json* s = f.Object("suite", jsonio::Need::kRequired)) {
+        absl::StatusOr<SuiteRecord> suite = SuiteFromJson(*s);
+        if (!suite.ok())
+          return LineError(path, line_no, absl::StrCat("suite.", suite.status().message()));
+        out.suite = *suite;
+      }
+      if (!st.ok()) return LineError(path, line_no, st.message());
+      if (!have_header) out.started_at = started_at;
+      have_header = true;
+    } else if (type == "environment") {
+      const Json* e = f.Object("environment", jsonio::Need::kRequired);
+      if (!st.ok()) return LineError(path, line_no, st.message());
+      absl::StatusOr<Environment> env = EnvironmentFromJson(*e);
+      if (!env.ok()) {
+        return LineError(path, line_no, absl::StrCat("environment.", env.status().message()));
+      }
+      out.environment = *env;
+    } else if (type == "case_started" || type == "case") {
+      int index = -1;
+      f.Get("index", &index, jsonio::Need::kRequired);
+      if (st.ok() && index < 0) f.Fail("index", absl::StrCat("negative case index ", index));
+      if (type == "case_started") {
+        std::string key;
+        f.Get("key", &key);
+        if (!st.ok()) return LineError(path, line_no, st.message());
+        out.started_unfinished.insert(index);
+        out.started_keys[index] = key;
+        continue;
+      }
+      const Json* r = f.Object("result", jsonio::Need::kRequired);
+      if (!st.ok()) return LineError(path, line_no, st.message());
+      absl::StatusOr<CaseResult> result = CaseFromJson(*r);
+      if (!result.ok()) {
+        return LineError(path, line_no, absl::StrCat("result.", result.status().message()));
+      }
+      out.finished[index] = *std::move(result);
+      out.started_unfinished.erase(index);
+    }
+    // Other types come from newer writers: ignored, as unknown keys are.
+  }
+  if (!have_header) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": not a flashscope journal (no \"header\" line",
+        out.bad_lines > 0 ? absl::StrCat("; ", out.bad_lines, " lines are not JSON") : "", ")"));
+  }
+  return out;
+}
+
+Report ReportFromJournal(const JournalContents& journal) {
+  Report r;
+  r.complete = false;
+  r.suite = journal.suite;
+  if (journal.environment) r.environment = *journal.environment;
+  if (r.environment.command_line.empty()) r.environment.command_line = journal.command_line;
+  if (r.environment.started_at.empty()) r.environment.started_at = journal.started_at;
+  std::set<int> indices = journal.started_unfinished;
+  for (const auto& [index, c] : journal.finished) indices.insert(index);
+  for (int index : indices) {
+    auto it = journal.finished.find(index);
+    if (it != journal.finished.end()) {
+      r.cases.push_back(it->second);
+      continue;
+    }
+    CaseResult c;
+    // The key is "KERNEL_ID PROBLEM_KEY" (CaseResult::Key); kernel ids have no spaces.
+    auto key = journal.started_keys.find(index);
+    if (key != journal.started_keys.end()) {
+      size_t space = key->second.find(' ');
+      c.kernel_id = key->second.substr(0, space);
+      if (space != std::string::npos) c.problem_key = key->second.substr(space + 1);
+    }
+    c.status = CaseStatus::kError;
+    c.reason = absl::StrCat("case ", index,
+                            " started but never finished: the run stopped inside it (crash, "
+                            "kill or time limit)");
+    r.cases.push_back(std::move(c));
+  }
+  return r;
+}
+
+}  // namespace flashscope::reports

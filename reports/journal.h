@@ -1,0 +1,76 @@
+// A run's journal: JSON Lines, one line per event, each appended with one write() and fsync'd
+// before the call returns, so that a crash (even SIGKILL, even a power loss) loses nothing that
+// was already measured. A run that died can be turned into a report (complete = false) or
+// resumed from it. Format: docs/report-schema.md, "Journal".
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "reports/report.h"
+
+namespace flashscope::reports {
+
+inline constexpr char kJournalSchemaName[] = "flashscope.journal";
+inline constexpr int kJournalSchemaVersion = 1;
+
+class JournalWriter {
+ public:
+  // Creates `path` (truncating it unless `append`). With `append`, a last line cut short by a
+  // crash is closed with a newline first, so the new lines parse.
+  static absl::StatusOr<JournalWriter> Open(const std::string& path, bool append);
+
+  JournalWriter(JournalWriter&& other) noexcept;
+  JournalWriter& operator=(JournalWriter&& other) noexcept;
+  JournalWriter(const JournalWriter&) = delete;
+  JournalWriter& operator=(const JournalWriter&) = delete;
+  ~JournalWriter();
+
+  // {"type":"header","schema":"flashscope.journal","schema_version":1,"suite":{...},
+  //  "command_line":...,"started_at":...}
+  absl::Status WriteHeader(const SuiteRecord& suite, const std::string& command_line,
+                           const std::string& started_at);
+  // {"type":"environment","environment":{...}}
+  absl::Status WriteEnvironment(const Environment& environment);
+  // {"type":"case_started","index":i,"key":"KERNEL PROBLEM"}
+  absl::Status CaseStarted(int index, const std::string& key);
+  // {"type":"case","index":i,"result":{...}}
+  absl::Status CaseFinished(int index, const CaseResult& result);
+
+  const std::string& path() const { return path_; }
+
+ private:
+  JournalWriter(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  absl::Status AppendLine(const std::string& line);
+
+  int fd_ = -1;
+  std::string path_;
+};
+
+struct JournalContents {
+  SuiteRecord suite;
+  std::string command_line, started_at;
+  std::optional<Environment> environment;
+  std::map<int, CaseResult> finished;       // by case index; the last line for an index wins
+  std::set<int> started_unfinished;         // started, never finished: the run died in these
+  std::map<int, std::string> started_keys;  // index -> key of its latest case_started line
+  int bad_lines = 0;  // lines that are not JSON (a write cut short by a crash)
+};
+
+// Reads a journal. A line that is not JSON (typically the last one, cut short by a crash) is
+// counted in bad_lines and skipped; a line that is JSON but malformed (wrong types, a newer
+// schema_version) is an error naming the path and line number; lines of an unknown "type" are
+// ignored. A file without a header line is refused as "not a flashscope journal".
+absl::StatusOr<JournalContents> ReadJournal(const std::string& path);
+
+// The journal as a report (complete = false), cases in index order: each finished case's last
+// result, and each started-but-unfinished case (without a result) as status "error" with a
+// reason saying that the run stopped inside it. The environment's command_line and started_at
+// come from the header when the environment line is missing them.
+Report ReportFromJournal(const JournalContents& journal);
+
+}  // namespace flashscope::reports

@@ -1,0 +1,506 @@
+#include "reports/report_json.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "reports/json_fields.h"
+
+namespace flashscope::reports {
+namespace {
+
+using jsonio::DoubleArray;
+using jsonio::Fields;
+using jsonio::FloatArray;
+using jsonio::IndexPath;
+using jsonio::Json;
+using jsonio::Need;
+using jsonio::Number;
+
+// ---- writing ----
+
+Json PeaksToJson(const MeasuredPeaks& p) {
+  return {{"matmul_fp16_tflops", Number(p.matmul_fp16_tflops)},
+          {"matmul_bf16_tflops", Number(p.matmul_bf16_tflops)},
+          {"copy_gbps", Number(p.copy_gbps)},
+          {"matmul_source", p.matmul_source},
+          {"copy_source", p.copy_source}};
+}
+
+Json TimingPolicyToJson(const TimingPolicyRecord& t) {
+  return {{"cold", t.cold},
+          {"warmup", t.warmup},
+          {"min_samples", t.min_samples},
+          {"max_samples", t.max_samples},
+          {"noise_target", Number(t.noise_target)},
+          {"time_cap_s", Number(t.time_cap_s)}};
+}
+
+Json TimingToJson(const TimingRecord& t) {
+  return {{"mode", t.mode},
+          {"warmup_runs", t.warmup_runs},
+          {"samples_rejected_throttled", t.samples_rejected_throttled},
+          {"median_ms", Number(t.median_ms)},
+          {"mean_ms", Number(t.mean_ms)},
+          {"min_ms", Number(t.min_ms)},
+          {"max_ms", Number(t.max_ms)},
+          {"stdev_ms", Number(t.stdev_ms)},
+          {"p10_ms", Number(t.p10_ms)},
+          {"p90_ms", Number(t.p90_ms)},
+          {"noise", Number(t.noise)},
+          {"converged", t.converged},
+          {"stop_reason", t.stop_reason},
+          {"median_sm_clock_mhz", Number(t.median_sm_clock_mhz)},
+          {"samples_ms", DoubleArray(t.samples_ms)}};
+}
+
+Json ThroughputToJson(const ThroughputRecord& t) {
+  return {{"flops", Number(t.flops)},
+          {"bytes", Number(t.bytes)},
+          {"tflops", Number(t.tflops)},
+          {"gbps", Number(t.gbps)},
+          {"pct_peak_flops", Number(t.pct_peak_flops)},
+          {"pct_peak_bandwidth", Number(t.pct_peak_bandwidth)}};
+}
+
+Json StatsToJson(const ErrorStatsRecord& s) {
+  return {{"elements", s.elements},
+          {"max_abs", Number(s.max_abs)},
+          {"mean_abs", Number(s.mean_abs)},
+          {"nrmse", Number(s.nrmse)},
+          {"max_rel", Number(s.max_rel)},
+          {"bad", s.bad},
+          {"nan", s.nan},
+          {"inf", s.inf},
+          {"never_written", s.never_written},
+          {"worst_index", s.worst_index}};
+}
+
+Json HeatmapToJson(const HeatmapRecord& h) {
+  return {{"kind", h.kind},         {"row_axis", h.row_axis},   {"col_axis", h.col_axis},
+          {"src_rows", h.src_rows}, {"src_cols", h.src_cols},   {"rows", h.rows},
+          {"cols", h.cols},         {"max", FloatArray(h.max)}, {"mean", FloatArray(h.mean)}};
+}
+
+Json VerificationToJson(const VerificationRecord& v) {
+  Json heatmaps = Json::array();
+  for (const HeatmapRecord& h : v.heatmaps) heatmaps.push_back(HeatmapToJson(h));
+  return {{"ran", v.ran},
+          {"passed", v.passed},
+          {"rule", v.rule},
+          {"reference", v.reference},
+          {"atol", Number(v.atol)},
+          {"rtol", Number(v.rtol)},
+          {"stats", StatsToJson(v.stats)},
+          {"baseline_max_abs", Number(v.baseline_max_abs)},
+          {"ratio_to_baseline", Number(v.ratio_to_baseline)},
+          {"heatmaps", std::move(heatmaps)},
+          {"dump_dir", v.dump_dir}};
+}
+
+Json ProfileToJson(const ProfileRecord& p) {
+  Json metrics = Json::array();
+  for (const MetricRecord& m : p.metrics) {
+    metrics.push_back(
+        {{"name", m.name}, {"hw_name", m.hw_name}, {"unit", m.unit}, {"value", Number(m.value)}});
+  }
+  Json durations = Json::array();
+  for (const auto& [kernel, ms] : p.kernel_durations_ms) {
+    durations.push_back({{"kernel", kernel}, {"ms", Number(ms)}});
+  }
+  return {{"available", p.available},      {"unavailable_reason", p.unavailable_reason},
+          {"metrics", std::move(metrics)}, {"passes", p.passes},
+          {"wall_s", Number(p.wall_s)},    {"kernel_durations_ms", std::move(durations)}};
+}
+
+Json ResourceToJson(const ResourceRecord& r) {
+  return {{"function", r.function},
+          {"registers", r.registers},
+          {"static_smem_bytes", r.static_smem_bytes},
+          {"dynamic_smem_bytes", r.dynamic_smem_bytes},
+          {"local_bytes", r.local_bytes},
+          {"block_threads", r.block_threads},
+          {"theoretical_occupancy", Number(r.theoretical_occupancy)}};
+}
+
+// ---- reading (all share one sticky status; see jsonio::Fields) ----
+
+void ReadPeaks(const Json& j, const std::string& path, absl::Status* st, MeasuredPeaks* p) {
+  Fields f(j, path, st);
+  f.Get("matmul_fp16_tflops", &p->matmul_fp16_tflops);
+  f.Get("matmul_bf16_tflops", &p->matmul_bf16_tflops);
+  f.Get("copy_gbps", &p->copy_gbps);
+  f.Get("matmul_source", &p->matmul_source);
+  f.Get("copy_source", &p->copy_source);
+}
+
+void ReadEnvironment(const Json& j, const std::string& path, absl::Status* st, Environment* e) {
+  Fields f(j, path, st);
+  f.Get("gpu_name", &e->gpu_name);
+  f.Get("synthetic", &e->synthetic);
+  f.Get("sm_count", &e->sm_count);
+  f.Get("compute_capability", &e->compute_capability);
+  f.Get("l2_bytes", &e->l2_bytes);
+  f.Get("memory_bytes", &e->memory_bytes);
+  f.Get("sm_clock_mhz", &e->sm_clock_mhz);
+  f.Get("memory_clock_mhz", &e->memory_clock_mhz);
+  f.Get("driver_version", &e->driver_version);
+  f.Get("cuda_runtime_version", &e->cuda_runtime_version);
+  if (const Json* p = f.Object("peaks")) ReadPeaks(*p, f.PathOf("peaks"), st, &e->peaks);
+  f.Get("git_revision", &e->git_revision);
+  f.Get("host", &e->host);
+  f.Get("started_at", &e->started_at);
+  f.Get("finished_at", &e->finished_at);
+  f.Get("flashscope_version", &e->flashscope_version);
+  f.Get("command_line", &e->command_line);
+}
+
+void ReadTimingPolicy(const Json& j, const std::string& path, absl::Status* st,
+                      TimingPolicyRecord* t) {
+  Fields f(j, path, st);
+  f.Get("cold", &t->cold);
+  f.Get("warmup", &t->warmup);
+  f.Get("min_samples", &t->min_samples);
+  f.Get("max_samples", &t->max_samples);
+  f.Get("noise_target", &t->noise_target);
+  f.Get("time_cap_s", &t->time_cap_s);
+}
+
+void ReadSuite(const Json& j, const std::string& path, absl::Status* st, SuiteRecord* s) {
+  Fields f(j, path, st);
+  f.Get("name", &s->name, Need::kRequired);
+  f.Get("path", &s->path);
+  f.Get("description", &s->description);
+  f.Get("kernels_filter", &s->kernels_filter);
+  if (const Json* t = f.Object("timing_policy")) {
+    ReadTimingPolicy(*t, f.PathOf("timing_policy"), st, &s->timing);
+  }
+}
+
+void ReadTiming(const Json& j, const std::string& path, absl::Status* st, TimingRecord* t) {
+  Fields f(j, path, st);
+  f.Get("mode", &t->mode);
+  f.Get("warmup_runs", &t->warmup_runs);
+  f.Get("samples_rejected_throttled", &t->samples_rejected_throttled);
+  f.Get("median_ms", &t->median_ms, Need::kRequired);
+  f.Get("mean_ms", &t->mean_ms);
+  f.Get("min_ms", &t->min_ms);
+  f.Get("max_ms", &t->max_ms);
+  f.Get("stdev_ms", &t->stdev_ms);
+  f.Get("p10_ms", &t->p10_ms);
+  f.Get("p90_ms", &t->p90_ms);
+  f.Get("noise", &t->noise);
+  f.Get("converged", &t->converged);
+  f.Get("stop_reason", &t->stop_reason);
+  f.Get("median_sm_clock_mhz", &t->median_sm_clock_mhz);
+  f.Get("samples_ms", &t->samples_ms);
+  if (f.ok() && !t->mode.empty() && t->mode != "cold" && t->mode != "hot") {
+    f.Fail(f.PathOf("mode"), absl::StrCat("expected \"cold\" or \"hot\", got \"", t->mode, "\""));
+  }
+}
+
+void ReadThroughput(const Json& j, const std::string& path, absl::Status* st, ThroughputRecord* t) {
+  Fields f(j, path, st);
+  f.Get("flops", &t->flops);
+  f.Get("bytes", &t->bytes);
+  f.Get("tflops", &t->tflops);
+  f.Get("gbps", &t->gbps);
+  f.Get("pct_peak_flops", &t->pct_peak_flops);
+  f.Get("pct_peak_bandwidth", &t->pct_peak_bandwidth);
+}
+
+void ReadStats(const Json& j, const std::string& path, absl::Status* st, ErrorStatsRecord* s) {
+  Fields f(j, path, st);
+  f.Get("elements", &s->elements);
+  f.Get("max_abs", &s->max_abs);
+  f.Get("mean_abs", &s->mean_abs);
+  f.Get("nrmse", &s->nrmse);
+  f.Get("max_rel", &s->max_rel);
+  f.Get("bad", &s->bad);
+  f.Get("nan", &s->nan);
+  f.Get("inf", &s->inf);
+  f.Get("never_written", &s->never_written);
+  f.Get("worst_index", &s->worst_index);
+}
+
+void ReadHeatmap(const Json& j, const std::string& path, absl::Status* st, HeatmapRecord* h) {
+  Fields f(j, path, st);
+  f.Get("kind", &h->kind, Need::kRequired);
+  f.Get("row_axis", &h->row_axis);
+  f.Get("col_axis", &h->col_axis);
+  f.Get("src_rows", &h->src_rows);
+  f.Get("src_cols", &h->src_cols);
+  f.Get("rows", &h->rows, Need::kRequired);
+  f.Get("cols", &h->cols, Need::kRequired);
+  f.Get("max", &h->max, Need::kRequired);
+  f.Get("mean", &h->mean);
+  if (!f.ok()) return;
+  // A viewer indexes max[r * cols + c]: a size mismatch must fail here, not there.
+  const int64_t cells = static_cast<int64_t>(h->rows) * h->cols;
+  if (h->rows < 0 || h->cols < 0) {
+    f.Fail(path, absl::StrCat("negative shape ", h->rows, " x ", h->cols));
+    return;
+  }
+  for (auto [key, values] : {std::pair{"max", &h->max}, std::pair{"mean", &h->mean}}) {
+    if (values->empty() && std::string(key) == "mean") continue;
+    if (static_cast<int64_t>(values->size()) != cells) {
+      f.Fail(f.PathOf(key), absl::StrCat("expected ", cells, " values (rows ", h->rows, " x cols ",
+                                         h->cols, "), got ", values->size()));
+      return;
+    }
+  }
+}
+
+void ReadVerification(const Json& j, const std::string& path, absl::Status* st,
+                      VerificationRecord* v) {
+  Fields f(j, path, st);
+  f.Get("ran", &v->ran, Need::kRequired);
+  f.Get("passed", &v->passed, Need::kRequired);
+  f.Get("rule", &v->rule);
+  f.Get("reference", &v->reference);
+  f.Get("atol", &v->atol);
+  f.Get("rtol", &v->rtol);
+  if (const Json* s = f.Object("stats")) ReadStats(*s, f.PathOf("stats"), st, &v->stats);
+  f.Get("baseline_max_abs", &v->baseline_max_abs);
+  f.Get("ratio_to_baseline", &v->ratio_to_baseline);
+  if (const Json* a = f.Array("heatmaps")) {
+    for (size_t i = 0; i < a->size() && st->ok(); ++i) {
+      HeatmapRecord h;
+      ReadHeatmap((*a)[i], IndexPath(f.PathOf("heatmaps"), i), st, &h);
+      v->heatmaps.push_back(std::move(h));
+    }
+  }
+  f.Get("dump_dir", &v->dump_dir);
+}
+
+void ReadProfile(const Json& j, const std::string& path, absl::Status* st, ProfileRecord* p) {
+  Fields f(j, path, st);
+  f.Get("available", &p->available, Need::kRequired);
+  f.Get("unavailable_reason", &p->unavailable_reason);
+  if (const Json* a = f.Array("metrics")) {
+    for (size_t i = 0; i < a->size() && st->ok(); ++i) {
+      Fields m((*a)[i], IndexPath(f.PathOf("metrics"), i), st);
+      MetricRecord r;
+      m.Get("name", &r.name, Need::kRequired);
+      m.Get("hw_name", &r.hw_name);
+      m.Get("unit", &r.unit);
+      m.Get("value", &r.value, Need::kRequired);
+      p->metrics.push_back(std::move(r));
+    }
+  }
+  f.Get("passes", &p->passes);
+  f.Get("wall_s", &p->wall_s);
+  if (const Json* a = f.Array("kernel_durations_ms")) {
+    for (size_t i = 0; i < a->size() && st->ok(); ++i) {
+      Fields d((*a)[i], IndexPath(f.PathOf("kernel_durations_ms"), i), st);
+      std::pair<std::string, double> entry;
+      d.Get("kernel", &entry.first, Need::kRequired);
+      d.Get("ms", &entry.second, Need::kRequired);
+      p->kernel_durations_ms.push_back(std::move(entry));
+    }
+  }
+}
+
+void ReadResource(const Json& j, const std::string& path, absl::Status* st, ResourceRecord* r) {
+  Fields f(j, path, st);
+  f.Get("function", &r->function);
+  f.Get("registers", &r->registers);
+  f.Get("static_smem_bytes", &r->static_smem_bytes);
+  f.Get("dynamic_smem_bytes", &r->dynamic_smem_bytes);
+  f.Get("local_bytes", &r->local_bytes);
+  f.Get("block_threads", &r->block_threads);
+  f.Get("theoretical_occupancy", &r->theoretical_occupancy);
+}
+
+void ReadCase(const Json& j, const std::string& path, absl::Status* st, CaseResult* c) {
+  Fields f(j, path, st);
+  f.Get("kernel_id", &c->kernel_id, Need::kRequired);
+  f.Get("family", &c->family);
+  f.Get("problem_key", &c->problem_key, Need::kRequired);
+  f.Get("params", &c->params);
+  f.Get("input_kind", &c->input_kind);
+  f.Get("seed", &c->seed);
+  std::string status;
+  f.Get("status", &status, Need::kRequired);
+  if (f.ok()) {
+    std::optional<CaseStatus> parsed = ParseCaseStatus(status);
+    if (!parsed) {
+      f.Fail(f.PathOf("status"),
+             absl::StrCat("unknown status \"", status,
+                          "\" (expected passed, failed, skipped, error or timeout)"));
+    } else {
+      c->status = *parsed;
+    }
+  }
+  f.Get("reason", &c->reason);
+  f.Get("wall_s", &c->wall_s);
+  if (const Json* t = f.Object("timing")) {
+    ReadTiming(*t, f.PathOf("timing"), st, &c->timing.emplace());
+  }
+  if (const Json* t = f.Object("throughput")) {
+    ReadThroughput(*t, f.PathOf("throughput"), st, &c->throughput.emplace());
+  }
+  if (const Json* v = f.Object("verification")) {
+    ReadVerification(*v, f.PathOf("verification"), st, &c->verification.emplace());
+  }
+  if (const Json* p = f.Object("profile")) {
+    ReadProfile(*p, f.PathOf("profile"), st, &c->profile.emplace());
+  }
+  if (const Json* a = f.Array("resources")) {
+    for (size_t i = 0; i < a->size() && st->ok(); ++i) {
+      ResourceRecord r;
+      ReadResource((*a)[i], IndexPath(f.PathOf("resources"), i), st, &r);
+      c->resources.push_back(std::move(r));
+    }
+  }
+}
+
+// Names the JSON that is not a flashscope report when it is recognisably something else.
+std::string WhatElseItIs(const Json& j) {
+  if (!j.is_object()) return absl::StrCat("the top level is ", jsonio::TypeName(j));
+  if (j.contains("context") && j.contains("benchmarks")) {
+    return "it looks like Google Benchmark JSON (\"context\" + \"benchmarks\")";
+  }
+  auto schema = j.find("schema");
+  if (schema != j.end() && schema->is_string()) {
+    return absl::StrCat("its \"schema\" is \"", schema->get<std::string>(), "\"");
+  }
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end() && keys.size() < 6; ++it) keys.push_back(it.key());
+  return absl::StrCat("no \"schema\" key; top-level keys: ",
+                      keys.empty() ? "(none)" : absl::StrJoin(keys, ", "));
+}
+
+absl::Status CheckSchema(const Json& j) {
+  auto schema = j.is_object() ? j.find("schema") : j.end();
+  if (!j.is_object() || schema == j.end() || !schema->is_string() ||
+      schema->get<std::string>() != kReportSchemaName) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a flashscope report (expected \"schema\": \"", kReportSchemaName, "\"; ",
+                     WhatElseItIs(j), ")"));
+  }
+  auto version = j.find("schema_version");
+  if (version == j.end()) {
+    return absl::InvalidArgumentError("schema_version: missing (required beside \"schema\")");
+  }
+  if (!version->is_number_integer()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schema_version: expected integer, got ", jsonio::TypeName(*version)));
+  }
+  const int64_t v = version->get<int64_t>();
+  if (v > kSchemaVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("report schema_version ", v, " is newer than this flashscope reads (",
+                     kSchemaVersion, "); update flashscope to read it"));
+  }
+  if (v < kSchemaVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "report schema_version ", v, " is older than this flashscope reads (", kSchemaVersion,
+        "); re-run the suite, or read it with the flashscope release that wrote it"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+Json ToJson(const Report& report) {
+  Json cases = Json::array();
+  for (const CaseResult& c : report.cases) cases.push_back(CaseToJson(c));
+  return {
+      {"schema", kReportSchemaName},        {"schema_version", report.schema_version},
+      {"complete", report.complete},        {"environment", EnvironmentToJson(report.environment)},
+      {"suite", SuiteToJson(report.suite)}, {"cases", std::move(cases)}};
+}
+
+Json CaseToJson(const CaseResult& c) {
+  Json j = {{"kernel_id", c.kernel_id},           {"family", c.family},
+            {"problem_key", c.problem_key},       {"params", c.params},
+            {"input_kind", c.input_kind},         {"seed", c.seed},
+            {"status", CaseStatusName(c.status)}, {"reason", c.reason},
+            {"wall_s", Number(c.wall_s)}};
+  if (c.timing) j["timing"] = TimingToJson(*c.timing);
+  if (c.throughput) j["throughput"] = ThroughputToJson(*c.throughput);
+  if (c.verification) j["verification"] = VerificationToJson(*c.verification);
+  if (c.profile) j["profile"] = ProfileToJson(*c.profile);
+  Json resources = Json::array();
+  for (const ResourceRecord& r : c.resources) resources.push_back(ResourceToJson(r));
+  j["resources"] = std::move(resources);
+  return j;
+}
+
+Json EnvironmentToJson(const Environment& e) {
+  return {{"gpu_name", e.gpu_name},
+          {"synthetic", e.synthetic},
+          {"sm_count", e.sm_count},
+          {"compute_capability", e.compute_capability},
+          {"l2_bytes", e.l2_bytes},
+          {"memory_bytes", e.memory_bytes},
+          {"sm_clock_mhz", e.sm_clock_mhz},
+          {"memory_clock_mhz", e.memory_clock_mhz},
+          {"driver_version", e.driver_version},
+          {"cuda_runtime_version", e.cuda_runtime_version},
+          {"peaks", PeaksToJson(e.peaks)},
+          {"git_revision", e.git_revision},
+          {"host", e.host},
+          {"started_at", e.started_at},
+          {"finished_at", e.finished_at},
+          {"flashscope_version", e.flashscope_version},
+          {"command_line", e.command_line}};
+}
+
+Json SuiteToJson(const SuiteRecord& s) {
+  return {{"name", s.name},
+          {"path", s.path},
+          {"description", s.description},
+          {"kernels_filter", s.kernels_filter},
+          {"timing_policy", TimingPolicyToJson(s.timing)}};
+}
+
+absl::StatusOr<Report> ReportFromJson(const Json& j) {
+  if (absl::Status s = CheckSchema(j); !s.ok()) return s;
+  Report r;
+  absl::Status st;
+  Fields f(j, "", &st);
+  r.schema_version = kSchemaVersion;
+  f.Get("complete", &r.complete);
+  if (const Json* e = f.Object("environment", Need::kRequired)) {
+    ReadEnvironment(*e, "environment", &st, &r.environment);
+  }
+  if (const Json* s = f.Object("suite", Need::kRequired)) ReadSuite(*s, "suite", &st, &r.suite);
+  if (const Json* a = f.Array("cases", Need::kRequired)) {
+    r.cases.reserve(a->size());
+    for (size_t i = 0; i < a->size() && st.ok(); ++i) {
+      CaseResult c;
+      ReadCase((*a)[i], IndexPath("cases", i), &st, &c);
+      r.cases.push_back(std::move(c));
+    }
+  }
+  if (!st.ok()) return st;
+  return r;
+}
+
+absl::StatusOr<CaseResult> CaseFromJson(const Json& j) {
+  CaseResult c;
+  absl::Status st;
+  ReadCase(j, "", &st, &c);
+  if (!st.ok()) return st;
+  return c;
+}
+
+absl::StatusOr<Environment> EnvironmentFromJson(const Json& j) {
+  Environment e;
+  absl::Status st;
+  ReadEnvironment(j, "", &st, &e);
+  if (!st.ok()) return st;
+  return e;
+}
+
+absl::StatusOr<SuiteRecord> SuiteFromJson(const Json& j) {
+  SuiteRecord s;
+  absl::Status st;
+  ReadSuite(j, "", &st, &s);
+  if (!st.ok()) return st;
+  return s;
+}
+
+}  // namespace flashscope::reports

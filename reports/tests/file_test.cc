@@ -1,0 +1,133 @@
+// Report files on disk: atomic write, and each way reading a file can fail, each with its message.
+#include <dirent.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <set>
+
+#include "reports/file_util.h"
+#include "reports/report_json.h"
+#include "reports/tests/sample_reports.h"
+
+namespace flashscope::reports {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::set<std::string> ListDir(const std::string& dir) {
+  std::set<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.insert(n);
+  }
+  closedir(d);
+  return names;
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+}
+
+std::string Message(const absl::Status& s) { return std::string(s.message()); }
+
+TEST(ReportFile, AtomicWriteLeavesOnlyTheCompleteFile) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string path = dir + "/report.json";
+  Report first = testing::FullReport();
+  ASSERT_TRUE(WriteReportFileAtomic(first, path).ok());
+  EXPECT_EQ(ListDir(dir), std::set<std::string>{"report.json"});
+
+  // Overwrite: the new content replaces the old one whole, and no .tmp file stays behind.
+  Report second = testing::FullReport();
+  second.suite.name = "second";
+  second.cases.resize(1);
+  ASSERT_TRUE(WriteReportFileAtomic(second, path).ok());
+  EXPECT_EQ(ListDir(dir), std::set<std::string>{"report.json"});
+  absl::StatusOr<Report> back = ReadReportFile(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  testing::ExpectSameReport(second, *back);
+  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, ReportToText(second));
+}
+
+TEST(ReportFile, WritingIntoAMissingDirectoryFailsClearly) {
+  const std::string dir = testing::MakeTempDir();
+  const std::string path = dir + "/no/such/dir/report.json";
+  absl::Status s = WriteReportFileAtomic(testing::FullReport(), path);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(Message(s), HasSubstr("cannot write " + path));
+  EXPECT_THAT(Message(s), HasSubstr("directory \"" + dir + "/no/such/dir\" does not exist"));
+  EXPECT_TRUE(ListDir(dir).empty());
+}
+
+TEST(ReportFile, MissingFile) {
+  absl::StatusOr<Report> r = ReadReportFile("/nonexistent/dir/r.json");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(Message(r.status()), "/nonexistent/dir/r.json: no such file");
+}
+
+TEST(ReportFile, EmptyFile) {
+  const std::string path = testing::MakeTempDir() + "/empty.json";
+  WriteText(path, "  \n");
+  absl::StatusOr<Report> r = ReadReportFile(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(Message(r.status()), HasSubstr(path + ": file is empty"));
+}
+
+TEST(ReportFile, NotJsonNamesLineAndColumn) {
+  const std::string path = testing::MakeTempDir() + "/bad.json";
+  WriteText(path, "{\n  \"schema\": \"flashscope.report\",\n  oops\n}\n");
+  absl::StatusOr<Report> r = ReadReportFile(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Message(r.status()), ::testing::MatchesRegex(".*bad\\.json:3:[0-9]+: not valid JSON: "
+                                                           "syntax error.*"));
+}
+
+TEST(ReportFile, JsonThatIsNotAReport) {
+  const std::string path = testing::MakeTempDir() + "/other.json";
+  WriteText(path, R"({"context": {}, "benchmarks": []})");
+  absl::StatusOr<Report> r = ReadReportFile(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(Message(r.status()), HasSubstr(path + ": not a flashscope report"));
+  EXPECT_THAT(Message(r.status()), HasSubstr("Google Benchmark"));
+}
+
+TEST(ReportFile, NewerSchemaVersionNamesThePath) {
+  const std::string path = testing::MakeTempDir() + "/future.json";
+  nlohmann::json j = ToJson(testing::FullReport());
+  j["schema_version"] = 7;
+  WriteText(path, j.dump());
+  absl::StatusOr<Report> r = ReadReportFile(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(Message(r.status()), HasSubstr(path + ": report schema_version 7 is newer"));
+}
+
+TEST(ReportFile, BadFieldNamesPathAndJsonPath) {
+  const std::string path = testing::MakeTempDir() + "/badfield.json";
+  nlohmann::json j = ToJson(testing::FullReport());
+  j["cases"][1]["wall_s"] = "long";
+  WriteText(path, j.dump());
+  absl::StatusOr<Report> r = ReadReportFile(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(Message(r.status()),
+              HasSubstr(path + ": cases[1].wall_s: expected number, got string"));
+}
+
+TEST(ReportFile, DirectoryIsRefused) {
+  const std::string dir = testing::MakeTempDir();
+  absl::StatusOr<Report> r = ReadReportFile(dir);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(Message(r.status()), HasSubstr(dir + ": is a directory"));
+}
+
+}  // namespace
+}  // namespace flashscope::reports

@@ -1,0 +1,32 @@
+// Reports built in code for the reports/ tests: a fully populated one (every field set to a
+// non-default value, so a field lost by the writer or the reader shows up) and small ones for
+// the renderers and compare. All are marked synthetic.
+#pragma once
+
+#include <string>
+
+#include "reports/report.h"
+
+namespace flashscope::reports::testing {
+
+Report FullReport();
+
+// A case with timing (median `median_ms`), throughput and verification when `status` calls for
+// them; a reason when skipped/error.
+CaseResult SimpleCase(const std::string& kernel_id, const std::string& problem_key,
+                      CaseStatus status, double median_ms);
+
+// An environment that looks like an H200 run but says synthetic.
+Environment SyntheticEnvironment();
+
+// Field-by-field equality with gtest expectations (NaN equals NaN).
+void ExpectSameReport(const Report& a, const Report& b);
+void ExpectSameCase(const CaseResult& a, const CaseResult& b);
+
+// The committed example report (reports/testdata/).
+std::string TestdataPath(const std::string& name);
+
+// A fresh empty directory under TEST_TMPDIR or /tmp, unique per call.
+std::string MakeTempDir();
+
+}  // namespace flashscope::reports::testing

@@ -1,0 +1,32 @@
+#include "suites/closest_names.h"
+
+#include <algorithm>
+
+namespace flashscope::suites {
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> ClosestNames(const std::string& name,
+                                      const std::vector<std::string>& known, size_t how_many) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const auto& k : known) scored.emplace_back(EditDistance(name, k), k);
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < scored.size() && i < how_many; ++i) out.push_back(scored[i].second);
+  return out;
+}
+
+}  // namespace flashscope::suites

@@ -1,0 +1,400 @@
+#include "suites/suite.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+
+namespace flashscope::suites {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+absl::Status Bad(const std::string& path, const std::string& where, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(path, ": ", where, ": ", what));
+}
+
+std::string TypeName(const Json& j) { return j.type_name(); }
+
+// Rejects keys not in `allowed`, so a typo ("warmpu") is an error rather than a silent default.
+absl::Status CheckKeys(const Json& obj, const std::set<std::string>& allowed,
+                       const std::string& path, const std::string& where) {
+  for (const auto& [key, value] : obj.items()) {
+    if (!allowed.count(key)) {
+      return Bad(
+          path, where,
+          absl::StrCat("unknown key '", key, "' (known: ", absl::StrJoin(allowed, ", "), ")"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+absl::Status Read(const Json& obj, const std::string& key, T* out, const std::string& path,
+                  const std::string& where) {
+  if (!obj.contains(key)) return absl::OkStatus();
+  const Json& v = obj.at(key);
+  const std::string at = absl::StrCat(where, ".", key);
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean()) return Bad(path, at, "expected true or false, got " + TypeName(v));
+    *out = v.get<bool>();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!v.is_number_integer()) return Bad(path, at, "expected an integer, got " + TypeName(v));
+    if (v.get<int64_t>() < 0) return Bad(path, at, "must not be negative");
+    *out = static_cast<T>(v.get<int64_t>());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!v.is_number()) return Bad(path, at, "expected a number, got " + TypeName(v));
+    if (v.get<double>() < 0) return Bad(path, at, "must not be negative");
+    *out = v.get<double>();
+  } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+    if (!v.is_number()) return Bad(path, at, "expected a number, got " + TypeName(v));
+    *out = v.get<double>();
+  } else {
+    if (!v.is_string()) return Bad(path, at, "expected a string, got " + TypeName(v));
+    *out = v.get<std::string>();
+  }
+  return absl::OkStatus();
+}
+
+// One axis: a scalar or a non-empty list of scalars.
+absl::StatusOr<std::vector<Json>> AxisValues(const Json& v, const std::string& path,
+                                             const std::string& where) {
+  std::vector<Json> out;
+  if (v.is_array()) {
+    if (v.empty()) return Bad(path, where, "an axis needs at least one value");
+    for (const auto& x : v) out.push_back(x);
+  } else {
+    out.push_back(v);
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].is_object() || out[i].is_array() || out[i].is_null()) {
+      return Bad(path, absl::StrCat(where, "[", i, "]"),
+                 "expected a number, string or boolean, got " + TypeName(out[i]));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<int64_t> PositiveInt(const Json& v, const std::string& path,
+                                    const std::string& where) {
+  if (!v.is_number_integer() || v.get<int64_t>() <= 0) {
+    return Bad(path, where, "expected a positive integer, got " + v.dump());
+  }
+  return v.get<int64_t>();
+}
+
+absl::StatusOr<DType> DTypeValue(const Json& v, const std::string& path, const std::string& where) {
+  if (v.is_string()) {
+    if (auto d = ParseDType(v.get<std::string>())) return *d;
+  }
+  return Bad(path, where, "unknown dtype " + v.dump() + " (expected fp32, fp16 or bf16)");
+}
+
+absl::StatusOr<bool> BoolValue(const Json& v, const std::string& path, const std::string& where) {
+  if (!v.is_boolean()) return Bad(path, where, "expected true or false, got " + v.dump());
+  return v.get<bool>();
+}
+
+// The axes of each family in the order the grid nests them (last varies fastest).
+const std::vector<std::string>& AxisOrder(Family f) {
+  static const std::vector<std::string> attention = {
+      "dtype", "head_dim", "causal", "lse", "tokens", "batch", "heads", "seq", "seq_q", "seq_k"};
+  static const std::vector<std::string> gemm = {"dtype", "size", "m", "n", "k"};
+  return f == Family::kAttentionFwd ? attention : gemm;
+}
+
+using Point = std::map<std::string, Json>;
+
+absl::StatusOr<AttentionProblem> AttentionFromPoint(const Point& pt, const std::string& path,
+                                                    const std::string& where) {
+  AttentionProblem p;
+  auto int_axis = [&](const char* name, int64_t* out) -> absl::Status {
+    auto it = pt.find(name);
+    if (it == pt.end()) return absl::OkStatus();
+    auto v = PositiveInt(it->second, path, absl::StrCat(where, ".", name));
+    if (!v.ok()) return v.status();
+    *out = *v;
+    return absl::OkStatus();
+  };
+  int64_t seq = 0, tokens = 0;
+  for (auto [name, out] :
+       std::initializer_list<std::pair<const char*, int64_t*>>{{"batch", &p.batch},
+                                                               {"heads", &p.heads},
+                                                               {"head_dim", &p.head_dim},
+                                                               {"seq", &seq},
+                                                               {"seq_q", &p.seq_q},
+                                                               {"seq_k", &p.seq_k},
+                                                               {"tokens", &tokens}}) {
+    if (auto s = int_axis(name, out); !s.ok()) return s;
+  }
+  const bool has_q = pt.count("seq_q"), has_k = pt.count("seq_k");
+  if (seq > 0) {
+    if (has_q || has_k) return Bad(path, where, "give either seq or seq_q and seq_k, not both");
+    p.seq_q = p.seq_k = seq;
+  } else if (!(has_q && has_k)) {
+    return Bad(path, where, "an attention problem needs seq, or both seq_q and seq_k");
+  }
+  if (tokens > 0) {
+    if (pt.count("batch")) return Bad(path, where, "give either tokens or batch, not both");
+    if (tokens % p.seq_q != 0) {
+      return Bad(path, where,
+                 absl::StrCat("tokens ", tokens, " is not a multiple of the sequence length ",
+                              p.seq_q, " (batch = tokens / seq)"));
+    }
+    p.batch = tokens / p.seq_q;
+  }
+  if (auto it = pt.find("dtype"); it != pt.end()) {
+    auto d = DTypeValue(it->second, path, where + ".dtype");
+    if (!d.ok()) return d.status();
+    p.dtype = *d;
+  }
+  if (auto it = pt.find("causal"); it != pt.end()) {
+    auto b = BoolValue(it->second, path, where + ".causal");
+    if (!b.ok()) return b.status();
+    p.causal = *b;
+  }
+  if (auto it = pt.find("lse"); it != pt.end()) {
+    auto b = BoolValue(it->second, path, where + ".lse");
+    if (!b.ok()) return b.status();
+    p.want_lse = *b;
+  }
+  return p;
+}
+
+absl::StatusOr<GemmProblem> GemmFromPoint(const Point& pt, const std::string& path,
+                                          const std::string& where) {
+  GemmProblem g;
+  if (auto it = pt.find("size"); it != pt.end()) {
+    auto v = PositiveInt(it->second, path, where + ".size");
+    if (!v.ok()) return v.status();
+    g.m = g.n = g.k = *v;
+  } else if (!(pt.count("m") && pt.count("n") && pt.count("k"))) {
+    return Bad(path, where, "a gemm problem needs size, or all of m, n and k");
+  }
+  for (auto [name, out] : std::initializer_list<std::pair<const char*, int64_t*>>{
+           {"m", &g.m}, {"n", &g.n}, {"k", &g.k}}) {
+    auto it = pt.find(name);
+    if (it == pt.end()) continue;
+    auto v = PositiveInt(it->second, path, absl::StrCat(where, ".", name));
+    if (!v.ok()) return v.status();
+    *out = *v;
+  }
+  if (auto it = pt.find("dtype"); it != pt.end()) {
+    auto d = DTypeValue(it->second, path, where + ".dtype");
+    if (!d.ok()) return d.status();
+    if (*d == DType::kBF16) return Bad(path, where + ".dtype", "gemm takes fp32 or fp16 inputs");
+    g.dtype = *d;
+  }
+  return g;
+}
+
+absl::Status ExpandGroup(const Json& group, const std::string& path, const std::string& where,
+                         std::vector<Problem>* out) {
+  if (!group.is_object()) return Bad(path, where, "expected an object, got " + TypeName(group));
+  if (auto s = CheckKeys(group, {"family", "axes", "note"}, path, where); !s.ok()) return s;
+  if (!group.contains("family") || !group["family"].is_string()) {
+    return Bad(path, where, "needs \"family\": \"attention_fwd\" or \"gemm\"");
+  }
+  auto family = ParseFamily(group["family"].get<std::string>());
+  if (!family) {
+    return Bad(path, where + ".family",
+               "unknown family '" + group["family"].get<std::string>() +
+                   "' (expected attention_fwd or gemm)");
+  }
+  if (!group.contains("axes") || !group["axes"].is_object()) {
+    return Bad(path, where, "needs \"axes\": {name: value or [values]}");
+  }
+  const auto& order = AxisOrder(*family);
+  const Json& axes = group["axes"];
+  std::set<std::string> allowed(order.begin(), order.end());
+  if (auto s = CheckKeys(axes, allowed, path, where + ".axes"); !s.ok()) return s;
+
+  std::vector<std::pair<std::string, std::vector<Json>>> dims;
+  for (const auto& name : order) {
+    if (!axes.contains(name)) continue;
+    auto values = AxisValues(axes[name], path, absl::StrCat(where, ".axes.", name));
+    if (!values.ok()) return values.status();
+    dims.emplace_back(name, *std::move(values));
+  }
+  // Odometer over the axes; the last axis varies fastest.
+  std::vector<size_t> idx(dims.size(), 0);
+  while (true) {
+    Point pt;
+    for (size_t d = 0; d < dims.size(); ++d) pt[dims[d].first] = dims[d].second[idx[d]];
+    if (*family == Family::kAttentionFwd) {
+      auto p = AttentionFromPoint(pt, path, where + ".axes");
+      if (!p.ok()) return p.status();
+      out->push_back(*p);
+    } else {
+      auto p = GemmFromPoint(pt, path, where + ".axes");
+      if (!p.ok()) return p.status();
+      out->push_back(*p);
+    }
+    size_t d = dims.size();
+    while (d > 0) {
+      --d;
+      if (++idx[d] < dims[d].second.size()) break;
+      idx[d] = 0;
+      if (d == 0) return absl::OkStatus();
+    }
+    if (dims.empty()) return absl::OkStatus();
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not valid JSON: ", e.what(), " (byte ", e.byte, ")"));
+  }
+  if (!j.is_object()) return Bad(path, "suite", "expected a JSON object, got " + TypeName(j));
+  if (auto s = CheckKeys(j,
+                         {"name", "description", "kernels", "problems", "input", "timing", "verify",
+                          "metrics", "case_timeout_s"},
+                         path, "suite");
+      !s.ok()) {
+    return s;
+  }
+  Suite suite;
+  suite.path = path;
+  if (!j.contains("name") || !j["name"].is_string() || j["name"].get<std::string>().empty()) {
+    return Bad(path, "suite.name", "a suite needs a non-empty \"name\"");
+  }
+  suite.name = j["name"].get<std::string>();
+  if (auto s = Read(j, "description", &suite.description, path, "suite"); !s.ok()) return s;
+  if (auto s = Read(j, "metrics", &suite.metrics, path, "suite"); !s.ok()) return s;
+  if (auto s = Read(j, "case_timeout_s", &suite.case_timeout_s, path, "suite"); !s.ok()) return s;
+
+  if (!j.contains("kernels") || !j["kernels"].is_array() || j["kernels"].empty()) {
+    return Bad(path, "suite.kernels", "needs a non-empty list of kernel ids or globs");
+  }
+  for (size_t i = 0; i < j["kernels"].size(); ++i) {
+    const auto& k = j["kernels"][i];
+    if (!k.is_string() || k.get<std::string>().empty()) {
+      return Bad(path, absl::StrCat("suite.kernels[", i, "]"), "expected a kernel id or glob");
+    }
+    suite.kernel_patterns.push_back(k.get<std::string>());
+  }
+
+  if (!j.contains("problems") || !j["problems"].is_array() || j["problems"].empty()) {
+    return Bad(path, "suite.problems", "needs a non-empty list of problem groups");
+  }
+  for (size_t i = 0; i < j["problems"].size(); ++i) {
+    if (auto s = ExpandGroup(j["problems"][i], path, absl::StrCat("suite.problems[", i, "]"),
+                             &suite.problems);
+        !s.ok()) {
+      return s;
+    }
+  }
+
+  if (j.contains("input")) {
+    const Json& in = j["input"];
+    if (!in.is_object()) return Bad(path, "suite.input", "expected an object");
+    if (auto s = CheckKeys(in, {"kind", "seed"}, path, "suite.input"); !s.ok()) return s;
+    if (auto s = Read(in, "kind", &suite.input_kind, path, "suite.input"); !s.ok()) return s;
+    if (auto s = Read(in, "seed", &suite.seed, path, "suite.input"); !s.ok()) return s;
+  }
+  if (j.contains("timing")) {
+    const Json& t = j["timing"];
+    if (!t.is_object()) return Bad(path, "suite.timing", "expected an object");
+    if (auto s = CheckKeys(
+            t, {"cold", "warmup", "min_samples", "max_samples", "noise_target", "time_cap_s"}, path,
+            "suite.timing");
+        !s.ok()) {
+      return s;
+    }
+    TimingSpec& ts = suite.timing;
+    for (absl::Status s : {Read(t, "cold", &ts.cold, path, "suite.timing"),
+                           Read(t, "warmup", &ts.warmup, path, "suite.timing"),
+                           Read(t, "min_samples", &ts.min_samples, path, "suite.timing"),
+                           Read(t, "max_samples", &ts.max_samples, path, "suite.timing"),
+                           Read(t, "noise_target", &ts.noise_target, path, "suite.timing"),
+                           Read(t, "time_cap_s", &ts.time_cap_s, path, "suite.timing")}) {
+      if (!s.ok()) return s;
+    }
+    if (ts.min_samples < 1 || ts.max_samples < ts.min_samples) {
+      return Bad(path, "suite.timing", "needs 1 <= min_samples <= max_samples");
+    }
+  }
+  if (j.contains("verify")) {
+    const Json& v = j["verify"];
+    if (!v.is_object()) return Bad(path, "suite.verify", "expected an object");
+    if (auto s = CheckKeys(
+            v,
+            {"reference", "heatmaps", "heatmap_side", "atol", "rtol", "baseline_factor", "floor"},
+            path, "suite.verify");
+        !s.ok()) {
+      return s;
+    }
+    VerifySpec& vs = suite.verify;
+    for (absl::Status s : {Read(v, "reference", &vs.reference, path, "suite.verify"),
+                           Read(v, "heatmap_side", &vs.heatmap_side, path, "suite.verify"),
+                           Read(v, "atol", &vs.atol, path, "suite.verify"),
+                           Read(v, "rtol", &vs.rtol, path, "suite.verify"),
+                           Read(v, "baseline_factor", &vs.baseline_factor, path, "suite.verify"),
+                           Read(v, "floor", &vs.floor, path, "suite.verify")}) {
+      if (!s.ok()) return s;
+    }
+    if (v.contains("heatmaps") && v["heatmaps"].is_boolean()) {
+      vs.heatmaps = v["heatmaps"].get<bool>() ? "all" : "none";
+    } else if (auto s = Read(v, "heatmaps", &vs.heatmaps, path, "suite.verify"); !s.ok()) {
+      return s;
+    }
+    if (vs.heatmaps != "failed" && vs.heatmaps != "all" && vs.heatmaps != "none") {
+      return Bad(path, "suite.verify.heatmaps",
+                 "'" + vs.heatmaps + "' is not a heatmap policy (expected failed, all or none)");
+    }
+    if (vs.heatmap_side < 1 || vs.heatmap_side > 256) {
+      return Bad(path, "suite.verify.heatmap_side", "must be between 1 and 256");
+    }
+    if (vs.reference != "fp32" && vs.reference != "fp64") {
+      return Bad(path, "suite.verify.reference",
+                 "'" + vs.reference + "' is not a reference precision (expected fp32 or fp64)");
+    }
+  }
+  return suite;
+}
+
+absl::StatusOr<Suite> LoadSuiteFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the suite file"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseSuite(ss.str(), path);
+}
+
+std::vector<std::string> ListSuiteFiles(const std::string& suites_dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(suites_dir, ec)) {
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+absl::StatusOr<std::string> ResolveSuitePath(const std::string& name_or_path,
+                                             const std::string& suites_dir) {
+  namespace fs = std::filesystem;
+  if (fs::is_regular_file(name_or_path)) return name_or_path;
+  fs::path candidate = fs::path(suites_dir) / (name_or_path + ".json");
+  if (fs::is_regular_file(candidate)) return candidate.string();
+  std::vector<std::string> names;
+  for (const auto& f : ListSuiteFiles(suites_dir)) names.push_back(fs::path(f).stem().string());
+  return absl::NotFoundError(
+      absl::StrCat("no suite '", name_or_path, "': not a file, and not in ", suites_dir,
+                   " (suites there: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
+}
+
+}  // namespace flashscope::suites

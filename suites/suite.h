@@ -1,0 +1,64 @@
+// A suite file: which kernels, over which problems (grids of named axes), with which inputs,
+// timing and verification policy. The format is documented in docs/suites.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/problem.h"
+
+namespace flashscope::suites {
+
+struct TimingSpec {
+  bool cold = true;  // flush L2 before every sample
+  int warmup = 3;
+  int min_samples = 10;
+  int max_samples = 200;
+  double noise_target = 0.005;
+  double time_cap_s = 1.0;
+};
+
+struct VerifySpec {
+  std::string reference = "fp32";  // "fp32" | "fp64"
+  // Which cases carry error heatmaps in the report: "failed" (at up to 256 x 256), "all" (passing
+  // cases too, at up to heatmap_side x heatmap_side, to keep reports small) or "none".
+  std::string heatmaps = "failed";
+  int heatmap_side = 16;
+  // Overrides of the family/dtype defaults (verify/tolerance.h); unset keeps the default.
+  std::optional<double> atol;
+  std::optional<double> rtol;
+  std::optional<double> baseline_factor;
+  std::optional<double> floor;
+};
+
+struct Suite {
+  std::string name;
+  std::string path;
+  std::string description;
+  std::vector<std::string> kernel_patterns;  // ids or globs ("attn.*")
+  std::vector<Problem> problems;             // the expanded grid, in file order
+  std::string input_kind = "normal";
+  uint64_t seed = 20261122;
+  TimingSpec timing;
+  VerifySpec verify;
+  std::string metrics;          // "" (none), "basic", "full" or a comma list; --metrics overrides
+  double case_timeout_s = 300;  // the watchdog's limit for one case, all phases
+};
+
+// Parses suite text; `path` names the file in every error message. Errors name the JSON path of
+// the bad entry and what was expected ("suite.problems[1].axes.dtype[0]: unknown dtype 'fp8'
+// (expected fp32, fp16 or bf16)").
+absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path);
+absl::StatusOr<Suite> LoadSuiteFile(const std::string& path);
+
+// A suite argument is a path to a file or the name of a file in `suites_dir` ("smoke" ->
+// suites_dir/smoke.json). NotFound lists the suites that exist.
+absl::StatusOr<std::string> ResolveSuitePath(const std::string& name_or_path,
+                                             const std::string& suites_dir);
+// The *.json files in `suites_dir`, sorted.
+std::vector<std::string> ListSuiteFiles(const std::string& suites_dir);
+
+}  // namespace flashscope::suites

@@ -1,0 +1,153 @@
+#include "suites/suite.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "suites/closest_names.h"
+
+namespace flashscope::suites {
+namespace {
+
+std::string Minimal(const std::string& extra) {
+  return R"({"name": "t", "kernels": ["attn.*"], "problems": [)"
+         R"({"family": "attention_fwd", "axes": {"seq": 17}}])" +
+         extra + "}";
+}
+
+std::string ErrorOf(const std::string& text) {
+  auto s = ParseSuite(text, "x.json");
+  EXPECT_FALSE(s.ok()) << text;
+  return s.ok() ? "" : std::string(s.status().message());
+}
+
+TEST(SuiteTest, CommittedSuitesParseWithExpectedGrids) {
+  auto smoke = LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/smoke.json");
+  ASSERT_TRUE(smoke.ok()) << smoke.status();
+  EXPECT_EQ(smoke->name, "smoke");
+  // 2 dtypes x 2 dims x 2 causal x 4 lengths, the same for Sq x Sk, and 2 x 2 x 2 x 2 gemms.
+  EXPECT_EQ(smoke->problems.size(), 32u + 32u + 16u);
+  auto ladder = LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/ladder.json");
+  ASSERT_TRUE(ladder.ok()) << ladder.status();
+  ASSERT_EQ(ladder->problems.size(), 25u);
+  const auto& seed = std::get<AttentionProblem>(ladder->problems[0]);
+  EXPECT_EQ(ProblemKey(seed), "attention_fwd{B=4,H=12,S=2048,D=64,fp16,causal}");
+  // tokens = 16384 at S = 512 gives B = 32.
+  const auto& first = std::get<AttentionProblem>(ladder->problems[1]);
+  EXPECT_EQ(first.batch, 32);
+  EXPECT_EQ(first.seq_q, 512);
+  EXPECT_EQ(ladder->metrics, "basic");
+  EXPECT_EQ(ladder->verify.heatmaps, "all");
+  EXPECT_EQ(smoke->verify.heatmaps, "failed");
+}
+
+TEST(SuiteTest, GridNestsLastAxisFastestAndKeepsDefaults) {
+  auto s = ParseSuite(R"({"name": "g", "kernels": ["attn.*"], "problems": [{"family":
+      "attention_fwd", "axes": {"dtype": ["fp16", "bf16"], "seq": [1, 17], "causal": true}}]})",
+                      "g.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->problems.size(), 4u);
+  auto p = [&](int i) { return std::get<AttentionProblem>(s->problems[i]); };
+  EXPECT_EQ(p(0).dtype, DType::kF16);
+  EXPECT_EQ(p(0).seq_q, 1);
+  EXPECT_EQ(p(1).seq_q, 17);
+  EXPECT_EQ(p(2).dtype, DType::kBF16);
+  EXPECT_TRUE(p(3).causal);
+  EXPECT_EQ(p(3).head_dim, 64);
+  EXPECT_EQ(s->timing.min_samples, 10);
+  EXPECT_EQ(s->verify.reference, "fp32");
+}
+
+TEST(SuiteTest, GemmSizeAxis) {
+  auto s = ParseSuite(R"({"name": "g", "kernels": ["gemm.*"], "problems": [{"family": "gemm",
+      "axes": {"size": [17, 64], "dtype": "fp16"}}]})",
+                      "g.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->problems.size(), 2u);
+  EXPECT_EQ(ProblemKey(s->problems[1]), "gemm{M=64,N=64,K=64,fp16}");
+}
+
+TEST(SuiteTest, MalformedJsonNamesFileAndPosition) {
+  std::string e = ErrorOf("{\"name\": \"t\",");
+  EXPECT_EQ(e.rfind("x.json: not valid JSON", 0), 0u) << e;
+  EXPECT_NE(e.find("byte"), std::string::npos) << e;
+}
+
+TEST(SuiteTest, ErrorsNameThePathAndTheFix) {
+  struct Case {
+    std::string text;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"[]", "suite: expected a JSON object"},
+      {Minimal(R"(, "warmpu": 3)"), "suite: unknown key 'warmpu'"},
+      {R"({"kernels": ["a"], "problems": []})", "suite.name: a suite needs a non-empty"},
+      {R"({"name": "t", "kernels": [], "problems": []})", "suite.kernels: needs a non-empty"},
+      {R"({"name": "t", "kernels": ["a"], "problems": []})", "suite.problems: needs a non-empty"},
+      {R"({"name": "t", "kernels": ["a"], "problems": [{"family": "conv", "axes": {}}]})",
+       "suite.problems[0].family: unknown family 'conv'"},
+      {R"({"name": "t", "kernels": ["a"], "problems": [{"family": "attention_fwd",
+          "axes": {"seq": 8, "dtype": ["fp16", "fp8"]}}]})",
+       "unknown dtype \"fp8\" (expected fp32, fp16 or bf16)"},
+      {R"({"name": "t", "kernels": ["a"], "problems": [{"family": "attention_fwd",
+          "axes": {"head_dim": 64}}]})",
+       "needs seq, or both seq_q and seq_k"},
+      {R"({"name": "t", "kernels": ["a"], "problems": [{"family": "attention_fwd",
+          "axes": {"seq": 1000, "tokens": 16384}}]})",
+       "tokens 16384 is not a multiple of the sequence length 1000"},
+      {R"({"name": "t", "kernels": ["a"], "problems": [{"family": "attention_fwd",
+          "axes": {"seq": [0]}}]})",
+       "suite.problems[0].axes.seq: expected a positive integer, got 0"},
+      {R"({"name": "t", "kernels": ["a"], "problems": [{"family": "attention_fwd",
+          "axes": {"seq": 4, "heads": []}}]})",
+       "suite.problems[0].axes.heads: an axis needs at least one value"},
+      {R"({"name": "t", "kernels": ["a"], "problems": [{"family": "gemm",
+          "axes": {"m": 4, "n": 4}}]})",
+       "needs size, or all of m, n and k"},
+      {R"({"name": "t", "kernels": ["a"], "problems": [{"family": "gemm",
+          "axes": {"size": 4, "dtype": "bf16"}}]})",
+       "gemm takes fp32 or fp16 inputs"},
+      {Minimal(R"(, "timing": {"min_samples": 10, "max_samples": 5})"),
+       "needs 1 <= min_samples <= max_samples"},
+      {Minimal(R"(, "timing": {"warmup": "three"})"),
+       "suite.timing.warmup: expected an integer, got string"},
+      {Minimal(R"(, "verify": {"reference": "fp16"})"),
+       "'fp16' is not a reference precision (expected fp32 or fp64)"},
+      {Minimal(R"(, "input": {"kind": 3})"), "suite.input.kind: expected a string"},
+      {Minimal(R"(, "verify": {"heatmaps": "some"})"),
+       "'some' is not a heatmap policy (expected failed, all or none)"},
+      {Minimal(R"(, "verify": {"heatmap_side": 0})"), "heatmap_side: must be between 1 and 256"},
+  };
+  for (const auto& c : cases) {
+    std::string e = ErrorOf(c.text);
+    EXPECT_NE(e.find(c.expected), std::string::npos) << "got: " << e << "\nwant: " << c.expected;
+    EXPECT_EQ(e.rfind("x.json: ", 0), 0u) << e;
+  }
+}
+
+TEST(SuiteTest, ResolveSuitePathListsKnownSuites) {
+  const std::string dir = std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites";
+  auto ok = ResolveSuitePath("smoke", dir);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(std::filesystem::path(*ok).filename(), "smoke.json");
+  auto missing = ResolveSuitePath("smokey", dir);
+  ASSERT_FALSE(missing.ok());
+  std::string m(missing.status().message());
+  EXPECT_NE(m.find("no suite 'smokey'"), std::string::npos) << m;
+  EXPECT_NE(m.find("ladder"), std::string::npos) << m;
+  EXPECT_NE(m.find("smoke"), std::string::npos) << m;
+  auto unreadable = LoadSuiteFile(dir + "/does-not-exist.json");
+  EXPECT_TRUE(absl::IsNotFound(unreadable.status()));
+}
+
+TEST(ClosestNamesTest, RanksByEditDistance) {
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+  auto c =
+      ClosestNames("attn.a01_scalr", {"gemm.g01_naive", "attn.a01_scalar", "attn.a02_smem"}, 2);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0], "attn.a01_scalar");
+}
+
+}  // namespace
+}  // namespace flashscope::suites

@@ -1,0 +1,62 @@
+// Error statistics of a kernel's output against a reference, computed on the host from the raw
+// bytes the kernel wrote.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/problem.h"
+
+namespace flashscope::verify {
+
+// The byte every output buffer is filled with before a launch (PoisonBytes). All bytes 0xFF is a
+// NaN in fp16, bf16 and fp32, so a kernel can never produce it from finite arithmetic by accident
+// in a way that matters: an element that still holds it was never written.
+inline constexpr unsigned char kPoisonByte = 0xFF;
+
+struct Tolerance {
+  double atol;
+  double rtol;
+};
+
+// All error figures cover the elements that were written and are finite; NaN, Inf and
+// never-written elements are counted on their own (and NaN/Inf also count as `bad`).
+//   max_abs, mean_abs: of |out - ref|.
+//   nrmse: sqrt(mean (out-ref)²) / sqrt(mean ref²), the root-mean-square error relative to the
+//          reference's own RMS (just the RMS error when the reference is all zeros).
+//   max_rel: max |out - ref| / max(|ref|, atol); the atol guard keeps near-zero references from
+//            producing meaningless ratios (elements with a zero denominator are left out).
+//   bad: elements with |out - ref| > atol + rtol·|ref|, plus every NaN/Inf element.
+//   worst_index: the first never-written element if any, else the first NaN/Inf, else the
+//                element of max_abs; -1 when there is none.
+struct ErrorStats {
+  int64_t elements = 0;
+  double max_abs = 0, mean_abs = 0, nrmse = 0, max_rel = 0;
+  int64_t bad = 0, nan = 0, inf = 0, never_written = 0, worst_index = -1;
+};
+
+// `out_raw` holds `n` elements of `out_dtype` (as the kernel wrote them), `ref` n floats.
+ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* ref, int64_t n,
+                             Tolerance tol);
+
+// True when element `i` of `data` still has every byte equal to kPoisonByte.
+bool IsPoisoned(const void* data, DType t, int64_t i);
+
+// |out - ref| per element as float, for heatmaps. NaN, Inf and never-written elements become
+// the largest finite float, so that they saturate a map instead of poisoning its means.
+std::vector<float> AbsErrors(const void* out_raw, DType out_dtype, const float* ref, int64_t n);
+
+// The optional fp32 log-sum-exp output against the reference's. Rows that see no key have a
+// reference of -inf; a kernel matching it there has error 0. Any other disagreement between
+// infinities (or a NaN) counts as `mismatched`.
+struct LseStats {
+  int64_t elements = 0;
+  double max_abs = 0;  // over the elements where both are finite
+  int64_t bad = 0;     // |lse - ref| > atol + rtol·|ref|, plus mismatched
+  int64_t mismatched = 0;
+  int64_t never_written = 0;
+  int64_t worst_index = -1;
+};
+LseStats ComputeLseStats(const float* lse, const float* ref, int64_t n, Tolerance tol);
+
+}  // namespace flashscope::verify

@@ -1,0 +1,51 @@
+// GPU references: what every kernel's output is compared against, and the naive same-precision
+// baseline of FlashAttention's tolerance rule. Plain functions returning cudaError_t (the launch
+// or argument error); no Abseil here, since nvcc compiles the implementation.
+//
+// The attention reference streams over the keys of each query row with an online softmax in the
+// accumulation precision, so its memory use is that of Q, K, V, O only: it handles problems whose
+// B·H·Sq·Sk score matrix could never be stored (e.g. S = 16384).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "common/problem.h"
+
+namespace flashscope::verify {
+
+enum class ReferencePrecision { kFp32, kFp64 };
+
+inline const char* ReferencePrecisionName(ReferencePrecision p) {
+  return p == ReferencePrecision::kFp64 ? "gpu fp64" : "gpu fp32";
+}
+
+// The largest head dimension the references support.
+inline constexpr int kReferenceMaxHeadDim = 256;
+
+// q, k, v in p.dtype (layouts of AttentionProblem); out: QElements() floats; lse (nullable):
+// LseElements() floats, natural log, -inf for rows that see no key (whose out is zero).
+// cudaErrorInvalidValue for head_dim outside [1, 256] or a non-positive size.
+cudaError_t AttentionReferenceGpu(const AttentionProblem& p, const void* q, const void* k,
+                                  const void* v, ReferencePrecision precision, float* out,
+                                  float* lse, cudaStream_t stream);
+
+// The naive same-precision implementation FlashAttention's tests compare against: S = Q Kᵀ·scale
+// accumulated in fp32 and rounded to p.dtype; softmax of S in fp32 (max, sum, then divide), P
+// rounded to p.dtype; O = P V accumulated in fp32 and rounded to p.dtype. `out` gets the rounded
+// values as floats. Streams over keys like the reference (three passes: max, sum, P·V).
+cudaError_t AttentionSamePrecisionBaselineGpu(const AttentionProblem& p, const void* q,
+                                              const void* k, const void* v, float* out,
+                                              cudaStream_t stream);
+
+// C = A·B with A [M,K], B [K,N] in p.dtype, summed over k in order in fp32 or fp64; C fp32.
+// For gemm, kFp64 is the reference and kFp32 (a plain in-order fp32 sum) the baseline.
+cudaError_t GemmReferenceGpu(const GemmProblem& p, const void* a, const void* b,
+                             ReferencePrecision precision, float* c, cudaStream_t stream);
+
+// Fills `bytes` bytes at `p` with kPoisonByte (error_stats.h), so that unwritten output elements
+// can be counted after a launch.
+cudaError_t PoisonBytes(void* p, size_t bytes, cudaStream_t stream);
+
+}  // namespace flashscope::verify

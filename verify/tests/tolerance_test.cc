@@ -1,0 +1,139 @@
+#include "verify/tolerance.h"
+
+#include <gtest/gtest.h>
+
+namespace flashscope::verify {
+namespace {
+
+ErrorStats Stats(double max_abs, int64_t bad = 0) {
+  ErrorStats s;
+  s.elements = 100;
+  s.max_abs = max_abs;
+  s.bad = bad;
+  return s;
+}
+
+TolerancePolicy Policy() {
+  TolerancePolicy p;
+  p.atol = 2e-3;
+  p.rtol = 2e-3;
+  p.baseline_factor = 2.0;
+  p.floor = 1e-5;
+  return p;
+}
+
+TEST(FormatError, ShortScientific) {
+  EXPECT_EQ(FormatError(0.0012), "1.2e-3");
+  EXPECT_EQ(FormatError(1e-5), "1e-5");
+  EXPECT_EQ(FormatError(9.8e-4), "9.8e-4");
+  EXPECT_EQ(FormatError(250), "2.5e2");
+  EXPECT_EQ(FormatError(3), "3");
+  EXPECT_EQ(FormatError(0), "0");
+  EXPECT_EQ(FormatError(-0.5), "-5e-1");
+}
+
+TEST(Decide, BaselineRulePassesWithNumbers) {
+  const ErrorStats base = Stats(9.8e-4);
+  const Verdict v = Decide(Stats(1.2e-3), &base, Policy());
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.rule, "max|err| 1.2e-3 <= 2 x baseline 9.8e-4 + 1e-5");
+}
+
+TEST(Decide, BaselineRuleFails) {
+  const ErrorStats base = Stats(9.8e-4);
+  const Verdict v = Decide(Stats(2.5e-3, 0), &base, Policy());
+  EXPECT_FALSE(v.passed);  // even with no bad element: the baseline rule decides
+  EXPECT_EQ(v.rule, "max|err| 2.5e-3 > 2 x baseline 9.8e-4 + 1e-5");
+}
+
+TEST(Decide, BaselineBoundaryIsInclusiveAndFactorIsUsed) {
+  TolerancePolicy p = Policy();
+  p.floor = 0.25;
+  const ErrorStats base = Stats(0.5);
+  EXPECT_TRUE(Decide(Stats(1.25), &base, p).passed);
+  EXPECT_FALSE(Decide(Stats(1.2500001), &base, p).passed);
+  p.baseline_factor = 3;
+  const Verdict v = Decide(Stats(1.7), &base, p);
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.rule, "max|err| 1.7 <= 3 x baseline 5e-1 + 2.5e-1");
+}
+
+TEST(Decide, NeverWrittenComesFirst) {
+  ErrorStats k = Stats(0);
+  k.never_written = 3;
+  k.nan = 2;
+  const ErrorStats base = Stats(1);
+  const Verdict v = Decide(k, &base, Policy());
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.rule, "3 of 100 elements never written (still the poison pattern)");
+}
+
+TEST(Decide, NanInfComesBeforeTheBaseline) {
+  ErrorStats k = Stats(0);
+  k.nan = 1;
+  k.inf = 4;
+  const ErrorStats base = Stats(1);
+  const Verdict v = Decide(k, &base, Policy());
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.rule, "1 NaN and 4 Inf of 100 elements");
+}
+
+TEST(Decide, WithoutBaselineCountsBadElements) {
+  const Verdict ok = Decide(Stats(1.0, 0), nullptr, Policy());
+  EXPECT_TRUE(ok.passed);
+  EXPECT_EQ(ok.rule, "0 of 100 elements outside |err| <= 2e-3 + 2e-3 x |ref|");
+  const Verdict bad = Decide(Stats(1.0, 7), nullptr, Policy());
+  EXPECT_FALSE(bad.passed);
+  EXPECT_EQ(bad.rule, "7 of 100 elements outside |err| <= 2e-3 + 2e-3 x |ref|");
+}
+
+TEST(Decide, UnusableBaselineFallsBackAndSaysSo) {
+  ErrorStats base = Stats(1e-3);
+  base.nan = 1;
+  const Verdict v = Decide(Stats(1.0, 2), &base, Policy());
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.rule.find("2 of 100 elements outside"), std::string::npos);
+  EXPECT_NE(v.rule.find("baseline unusable"), std::string::npos);
+}
+
+TEST(ApplyLseCheck, FailsAPassingVerdictAndKeepsAFailingOne) {
+  const TolerancePolicy p = Policy();
+  const Verdict pass{true, "max|err| 1e-3 <= 2 x baseline 1e-3 + 1e-5"};
+  LseStats good;
+  good.elements = 8;
+  good.max_abs = 2e-5;
+  const Verdict still = ApplyLseCheck(pass, good, p);
+  EXPECT_TRUE(still.passed);
+  EXPECT_EQ(still.rule, pass.rule + "; lse max|err| 2e-5 within 1e-3 + 1e-5 x |ref|");
+  LseStats bad = good;
+  bad.bad = 2;
+  bad.max_abs = 0.5;
+  const Verdict failed = ApplyLseCheck(pass, bad, p);
+  EXPECT_FALSE(failed.passed);
+  EXPECT_EQ(failed.rule,
+            "lse: 2 of 8 elements outside |err| <= 1e-3 + 1e-5 x |ref| (max|err| 5e-1)");
+  LseStats unwritten = good;
+  unwritten.never_written = 8;
+  EXPECT_NE(ApplyLseCheck(pass, unwritten, p).rule.find("never written"), std::string::npos);
+  LseStats mismatch = good;
+  mismatch.mismatched = 1;
+  EXPECT_FALSE(ApplyLseCheck(pass, mismatch, p).passed);
+  const Verdict fail{false, "1 NaN and 0 Inf of 8 elements"};
+  EXPECT_EQ(ApplyLseCheck(fail, bad, p).rule, fail.rule);
+}
+
+TEST(DefaultTolerance, PerFamilyAndDType) {
+  const TolerancePolicy h = DefaultTolerance(Family::kAttentionFwd, DType::kF16);
+  const TolerancePolicy b = DefaultTolerance(Family::kAttentionFwd, DType::kBF16);
+  const TolerancePolicy g = DefaultTolerance(Family::kGemm, DType::kF16);
+  EXPECT_EQ(h.baseline_factor, 2.0);
+  EXPECT_GT(h.atol, 0);
+  EXPECT_GT(h.floor, 0);
+  EXPECT_GT(b.atol, h.atol);  // bf16 has 3 fewer mantissa bits
+  EXPECT_GT(b.rtol, h.rtol);
+  EXPECT_LT(g.rtol, h.rtol);  // gemm output is fp32
+  EXPECT_EQ(g.atol, DefaultTolerance(Family::kGemm, DType::kF32).atol);
+}
+
+}  // namespace
+}  // namespace flashscope::verify

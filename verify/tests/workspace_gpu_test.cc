@@ -1,0 +1,204 @@
+// Workspace end to end on the device: poisoned output, the reference itself cast to the dtype
+// (passes), deliberately wrong outputs (fail), the lse check, gemm, .npy dumps and resource
+// errors. Runs on the device (ctest label gpu).
+#include "verify/workspace.h"
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "verify/half_convert.h"
+#include "verify/npy.h"
+
+namespace flashscope::verify {
+namespace {
+
+AttentionProblem Attn(DType t, bool lse) {
+  AttentionProblem p;
+  p.batch = 1;
+  p.heads = 2;
+  p.seq_q = 65;
+  p.seq_k = 80;
+  p.head_dim = 64;
+  p.dtype = t;
+  p.causal = true;
+  p.want_lse = lse;
+  return p;
+}
+
+// Writes `values` (floats) into the workspace output in its dtype.
+void WriteOutput(Workspace& ws, const std::vector<float>& values) {
+  std::vector<unsigned char> raw(values.size() * DTypeBytes(ws.output_dtype()));
+  ConvertFromFloat(values.data(), static_cast<int64_t>(values.size()), ws.output_dtype(),
+                   raw.data());
+  ASSERT_EQ(cudaMemcpy(ws.output(), raw.data(), raw.size(), cudaMemcpyHostToDevice), cudaSuccess);
+}
+
+void WriteLse(Workspace& ws, const std::vector<float>& values) {
+  ASSERT_EQ(cudaMemcpy(ws.lse(), values.data(), values.size() * 4, cudaMemcpyHostToDevice),
+            cudaSuccess);
+}
+
+class WorkspaceGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int n = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess) << "GPU test run without a usable CUDA device";
+    ASSERT_GT(n, 0);
+  }
+};
+
+TEST_F(WorkspaceGpu, AttentionPoisonedReferenceAndWrongOutputs) {
+  for (DType t : {DType::kF16, DType::kBF16}) {
+    const AttentionProblem p = Attn(t, /*lse=*/true);
+    absl::StatusOr<std::unique_ptr<Workspace>> ws_or =
+        Workspace::Create(p, {InputKind::kNormal, 17}, nullptr);
+    ASSERT_TRUE(ws_or.ok()) << ws_or.status();
+    Workspace& ws = **ws_or;
+    ASSERT_EQ(ws.num_inputs(), 3);
+    ASSERT_NE(ws.input(2), nullptr);
+    EXPECT_EQ(ws.input(3), nullptr);
+    ASSERT_NE(ws.lse(), nullptr);
+    EXPECT_EQ(ws.reference_name(), "gpu fp32");
+    const TolerancePolicy policy = DefaultTolerance(Family::kAttentionFwd, t);
+
+    // Nothing written: every element is reported never written and the case fails.
+    ASSERT_TRUE(ws.PoisonOutputs(nullptr).ok());
+    absl::StatusOr<VerificationResult> r = ws.Verify(policy, {}, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->verdict.passed);
+    EXPECT_EQ(r->stats.never_written, p.QElements());
+    EXPECT_EQ(r->stats.nan, 0);
+    EXPECT_NE(r->verdict.rule.find("never written"), std::string::npos) << r->verdict.rule;
+
+    // The reference itself rounded to the dtype passes, within the baseline rule.
+    WriteOutput(ws, ws.reference());
+    WriteLse(ws, ws.reference_lse());
+    r = ws.Verify(policy, {64, 64, 256, true}, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->verdict.passed) << r->verdict.rule;
+    EXPECT_NE(r->verdict.rule.find("x baseline"), std::string::npos) << r->verdict.rule;
+    EXPECT_TRUE(r->has_baseline);
+    EXPECT_GT(r->baseline.max_abs, 0);
+    EXPECT_LE(r->stats.max_abs, r->baseline.max_abs);
+    EXPECT_TRUE(r->lse_checked);
+    EXPECT_EQ(r->lse_max_abs, 0);
+    EXPECT_EQ(r->stats.never_written, 0);
+    ASSERT_EQ(r->heatmaps.size(), 4u);
+    EXPECT_EQ(r->heatmaps[0].kind, "position_x_dim");
+    EXPECT_EQ(r->heatmaps[0].rows, 65);
+
+    // One wrong row: fails the baseline rule, and the error is where the heatmap says.
+    std::vector<float> wrong = ws.reference();
+    const int64_t bad_row = 40;
+    for (int64_t c = 0; c < p.head_dim; ++c)
+      wrong[(1 * p.seq_q + bad_row) * p.head_dim + c] += 0.25f;
+    WriteOutput(ws, wrong);
+    r = ws.Verify(policy, {}, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->verdict.passed);
+    EXPECT_NE(r->verdict.rule.find(" > 2 x baseline"), std::string::npos) << r->verdict.rule;
+    EXPECT_EQ(r->stats.worst_index / p.head_dim, 1 * p.seq_q + bad_row);
+    EXPECT_GE(r->stats.bad, p.head_dim);
+    EXPECT_GT(r->ratio_to_baseline, 2);
+    const Heatmap& prof = r->heatmaps[1];
+    ASSERT_EQ(prof.kind, "sequence_profile");
+    for (int s = 0; s < prof.cols; ++s) {
+      if (s == bad_row) {
+        EXPECT_GT(prof.max[s], 0.2f);
+      } else {
+        EXPECT_LT(prof.max[s], 0.1f) << s;
+      }
+    }
+
+    // Correct output but a wrong lse: the lse rule decides.
+    WriteOutput(ws, ws.reference());
+    std::vector<float> lse = ws.reference_lse();
+    lse[3] += 0.1f;
+    WriteLse(ws, lse);
+    r = ws.Verify(policy, {}, nullptr);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_FALSE(r->verdict.passed);
+    EXPECT_EQ(r->verdict.rule.rfind("lse:", 0), 0u) << r->verdict.rule;
+  }
+}
+
+TEST_F(WorkspaceGpu, GemmReferencePassesPerturbedFails) {
+  const GemmProblem p{70, 50, 300, DType::kF16};
+  absl::StatusOr<std::unique_ptr<Workspace>> ws_or =
+      Workspace::Create(p, {InputKind::kUniform, 4}, nullptr);
+  ASSERT_TRUE(ws_or.ok()) << ws_or.status();
+  Workspace& ws = **ws_or;
+  EXPECT_EQ(ws.num_inputs(), 2);
+  EXPECT_EQ(ws.lse(), nullptr);
+  EXPECT_EQ(ws.output_dtype(), DType::kF32);
+  EXPECT_EQ(ws.reference_name(), "gpu fp64");
+  const TolerancePolicy policy = DefaultTolerance(Family::kGemm, DType::kF16);
+  WriteOutput(ws, ws.baseline());  // the plain fp32 sum: error = baseline error, passes
+  absl::StatusOr<VerificationResult> r = ws.Verify(policy, {16, 16, 256, true}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->verdict.passed) << r->verdict.rule;
+  EXPECT_GT(r->baseline.max_abs, 0) << "fp32 and fp64 sums of 300 products should differ";
+  ASSERT_EQ(r->heatmaps.size(), 2u);
+  EXPECT_EQ(r->heatmaps[1].rows, 16);
+  std::vector<float> wrong = ws.reference();
+  wrong[7 * 50 + 3] += 0.01f;
+  WriteOutput(ws, wrong);
+  r = ws.Verify(policy, {}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->verdict.passed) << r->verdict.rule;
+  EXPECT_EQ(r->stats.worst_index, 7 * 50 + 3);
+}
+
+TEST_F(WorkspaceGpu, DumpNpyWritesReadableFiles) {
+  const AttentionProblem p = Attn(DType::kF16, true);
+  absl::StatusOr<std::unique_ptr<Workspace>> ws_or =
+      Workspace::Create(p, {InputKind::kBlock, 1}, nullptr);
+  ASSERT_TRUE(ws_or.ok()) << ws_or.status();
+  Workspace& ws = **ws_or;
+  WriteOutput(ws, ws.reference());
+  WriteLse(ws, ws.reference_lse());
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / "flashscope_ws_dump" / "case1").string();
+  ASSERT_TRUE(ws.DumpNpy(dir, nullptr).ok());
+  for (const char* name :
+       {"output", "reference", "baseline", "q", "k", "v", "lse", "lse_reference"}) {
+    absl::StatusOr<NpyArray> a = ReadNpy(dir + "/" + name + ".npy");
+    ASSERT_TRUE(a.ok()) << a.status();
+  }
+  absl::StatusOr<NpyArray> out = ReadNpy(dir + "/output.npy");
+  EXPECT_EQ(out->shape, (std::vector<int64_t>{1, 2, 65, 64}));
+  absl::StatusOr<NpyArray> k = ReadNpy(dir + "/k.npy");
+  EXPECT_EQ(k->shape, (std::vector<int64_t>{1, 2, 80, 64}));
+  absl::StatusOr<NpyArray> ref = ReadNpy(dir + "/reference.npy");
+  EXPECT_EQ(ref->data, ws.reference());
+  EXPECT_TRUE(std::filesystem::exists(dir + "/problem.json"));
+}
+
+TEST_F(WorkspaceGpu, TooLargeAndUnsupportedProblemsAreClearErrors) {
+  AttentionProblem huge = Attn(DType::kF16, false);
+  huge.batch = 256;
+  huge.heads = 64;
+  huge.seq_q = huge.seq_k = 65536;
+  huge.head_dim = 128;
+  // q, k, v, o in fp16 plus reference and baseline in fp32.
+  EXPECT_EQ(Workspace::DeviceBytesNeeded(huge), huge.QElements() * (2 * 4 + 4 * 2));
+  absl::StatusOr<std::unique_ptr<Workspace>> r = Workspace::Create(huge, {}, nullptr);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(r.status().message().find("GiB"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("free"), std::string::npos) << r.status();
+
+  AttentionProblem wide = Attn(DType::kF16, false);
+  wide.head_dim = 512;
+  r = Workspace::Create(wide, {}, nullptr);
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument) << r.status();
+  // The device is still usable afterwards.
+  EXPECT_TRUE(Workspace::Create(Attn(DType::kF16, false), {}, nullptr).ok());
+}
+
+}  // namespace
+}  // namespace flashscope::verify

@@ -1,0 +1,374 @@
+#include "verify/workspace.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "verify/half_convert.h"
+#include "verify/input_generators.h"
+#include "verify/npy.h"
+
+namespace flashscope::verify {
+namespace {
+
+struct Sizes {
+  int64_t input_bytes[3] = {0, 0, 0};
+  int64_t output_elements = 0;
+  int64_t output_bytes = 0;
+  int64_t lse_elements = 0;  // 0 unless the problem asks for the lse
+};
+
+Sizes SizesOf(const Problem& p) {
+  Sizes s;
+  if (const auto* a = std::get_if<AttentionProblem>(&p)) {
+    const int64_t e = static_cast<int64_t>(DTypeBytes(a->dtype));
+    s.input_bytes[0] = a->QElements() * e;
+    s.input_bytes[1] = s.input_bytes[2] = a->KElements() * e;
+    s.output_elements = a->QElements();
+    s.output_bytes = a->QElements() * e;
+    s.lse_elements = a->want_lse ? a->LseElements() : 0;
+  } else {
+    const auto& g = std::get<GemmProblem>(p);
+    const int64_t e = static_cast<int64_t>(DTypeBytes(g.dtype));
+    s.input_bytes[0] = g.m * g.k * e;
+    s.input_bytes[1] = g.k * g.n * e;
+    s.output_elements = g.m * g.n;
+    s.output_bytes = g.m * g.n * 4;
+  }
+  return s;
+}
+
+}  // namespace
+
+int64_t Workspace::DeviceBytesNeeded(const Problem& p) {
+  const Sizes s = SizesOf(p);
+  // inputs + output + lse, plus reference and baseline outputs (fp32) and the reference lse.
+  return s.input_bytes[0] + s.input_bytes[1] + s.input_bytes[2] + s.output_bytes +
+         2 * 4 * s.lse_elements + 2 * 4 * s.output_elements;
+}
+
+DType Workspace::output_dtype() const {
+  if (const auto* a = std::get_if<AttentionProblem>(&problem_)) return a->dtype;
+  return DType::kF32;
+}
+
+int64_t Workspace::output_elements() const { return SizesOf(problem_).output_elements; }
+
+const void* Workspace::input(int i) const {
+  return i >= 0 && i < num_inputs() ? inputs_[i].get() : nullptr;
+}
+
+std::string Workspace::reference_name() const {
+  return std::holds_alternative<GemmProblem>(problem_)
+             ? ReferencePrecisionName(ReferencePrecision::kFp64)
+             : ReferencePrecisionName(options_.precision);
+}
+
+absl::StatusOr<std::unique_ptr<Workspace>> Workspace::Create(const Problem& p,
+                                                             const WorkspaceOptions& options,
+                                                             cudaStream_t stream) {
+  const std::string key = ProblemKey(p);
+  if (const auto* a = std::get_if<AttentionProblem>(&p)) {
+    if (a->batch <= 0 || a->heads <= 0 || a->seq_q <= 0 || a->seq_k <= 0 || a->head_dim <= 0 ||
+        a->head_dim > kReferenceMaxHeadDim) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          key, ": the verifier supports positive sizes and head_dim up to ", kReferenceMaxHeadDim));
+    }
+  } else {
+    const auto& g = std::get<GemmProblem>(p);
+    if (g.m <= 0 || g.n <= 0 || g.k <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(key, ": M, N and K must be positive"));
+    }
+  }
+  size_t free_b = 0, total_b = 0;
+  if (cudaError_t e = cudaMemGetInfo(&free_b, &total_b); e != cudaSuccess) {
+    return CudaStatus(e, "cudaMemGetInfo (is there a usable GPU?)");
+  }
+  const int64_t needed = DeviceBytesNeeded(p);
+  if (needed > static_cast<int64_t>(free_b)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        key, " needs ", GiB(static_cast<double>(needed)), " of device memory to verify; ",
+        GiB(static_cast<double>(free_b)), " free of ", GiB(static_cast<double>(total_b))));
+  }
+  std::unique_ptr<Workspace> ws(new Workspace(p, options));
+  if (absl::Status s = ws->Initialise(stream); !s.ok()) {
+    if (absl::IsResourceExhausted(s)) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(key, " needs ", GiB(static_cast<double>(needed)),
+                       " of device memory to verify; ", s.message()));
+    }
+    return absl::Status(s.code(), absl::StrCat(key, ": ", s.message()));
+  }
+  return ws;
+}
+
+absl::Status Workspace::Initialise(cudaStream_t stream) {
+  const Sizes s = SizesOf(problem_);
+  static const char* const kInputNames[2][3] = {{"q", "k", "v"}, {"a", "b", ""}};
+  const bool attn = std::holds_alternative<AttentionProblem>(problem_);
+  for (int i = 0; i < num_inputs(); ++i) {
+    if (absl::Status st = inputs_[i].Allocate(s.input_bytes[i], kInputNames[attn ? 0 : 1][i]);
+        !st.ok()) {
+      return st;
+    }
+  }
+  if (absl::Status st = output_.Allocate(s.output_bytes, "output"); !st.ok()) return st;
+  if (absl::Status st = lse_.Allocate(4 * s.lse_elements, "lse"); !st.ok()) return st;
+  DeviceBuffer ref, ref_lse, base;
+  if (absl::Status st = ref.Allocate(4 * s.output_elements, "reference output"); !st.ok())
+    return st;
+  if (absl::Status st = ref_lse.Allocate(4 * s.lse_elements, "reference lse"); !st.ok()) return st;
+  if (absl::Status st = base.Allocate(4 * s.output_elements, "baseline output"); !st.ok())
+    return st;
+
+  const std::string kind(InputKindName(options_.input));
+  if (attn) {
+    const auto& a = std::get<AttentionProblem>(problem_);
+    if (absl::Status st =
+            CudaStatus(GenerateAttentionInputs(a, options_.input, options_.seed, inputs_[0].get(),
+                                               inputs_[1].get(), inputs_[2].get(), stream),
+                       "generating " + kind + " attention inputs");
+        !st.ok()) {
+      return st;
+    }
+    if (absl::Status st = CudaStatus(
+            AttentionReferenceGpu(a, inputs_[0].get(), inputs_[1].get(), inputs_[2].get(),
+                                  options_.precision, ref.f32(), ref_lse.f32(), stream),
+            "attention reference");
+        !st.ok()) {
+      return st;
+    }
+    if (absl::Status st =
+            CudaStatus(AttentionSamePrecisionBaselineGpu(a, inputs_[0].get(), inputs_[1].get(),
+                                                         inputs_[2].get(), base.f32(), stream),
+                       "attention same-precision baseline");
+        !st.ok()) {
+      return st;
+    }
+  } else {
+    const auto& g = std::get<GemmProblem>(problem_);
+    if (absl::Status st = CudaStatus(GenerateGemmInputs(g, options_.input, options_.seed,
+                                                        inputs_[0].get(), inputs_[1].get(), stream),
+                                     "generating " + kind + " gemm inputs");
+        !st.ok()) {
+      return st;
+    }
+    if (absl::Status st = CudaStatus(GemmReferenceGpu(g, inputs_[0].get(), inputs_[1].get(),
+                                                      ReferencePrecision::kFp64, ref.f32(), stream),
+                                     "gemm reference (fp64)");
+        !st.ok()) {
+      return st;
+    }
+    if (absl::Status st =
+            CudaStatus(GemmReferenceGpu(g, inputs_[0].get(), inputs_[1].get(),
+                                        ReferencePrecision::kFp32, base.f32(), stream),
+                       "gemm baseline (fp32)");
+        !st.ok()) {
+      return st;
+    }
+  }
+  absl::StatusOr<std::vector<float>> r =
+      ToHostFloat(ref.get(), DType::kF32, s.output_elements, stream);
+  if (!r.ok()) return r.status();
+  reference_ = *std::move(r);
+  absl::StatusOr<std::vector<float>> b =
+      ToHostFloat(base.get(), DType::kF32, s.output_elements, stream);
+  if (!b.ok()) return b.status();
+  baseline_ = *std::move(b);
+  if (s.lse_elements > 0) {
+    absl::StatusOr<std::vector<float>> l =
+        ToHostFloat(ref_lse.get(), DType::kF32, s.lse_elements, stream);
+    if (!l.ok()) return l.status();
+    reference_lse_ = *std::move(l);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<float>> Workspace::ToHostFloat(const void* buf, DType t, int64_t n,
+                                                          cudaStream_t stream) {
+  std::vector<float> out(static_cast<size_t>(n));
+  if (n == 0) return out;
+  if (t == DType::kF32) {
+    if (absl::Status st =
+            CudaStatus(cudaMemcpyAsync(out.data(), buf, 4 * n, cudaMemcpyDeviceToHost, stream),
+                       "copying a result to the host");
+        !st.ok()) {
+      return st;
+    }
+  } else {
+    std::vector<uint16_t> raw(static_cast<size_t>(n));
+    if (absl::Status st =
+            CudaStatus(cudaMemcpyAsync(raw.data(), buf, 2 * n, cudaMemcpyDeviceToHost, stream),
+                       "copying a result to the host");
+        !st.ok()) {
+      return st;
+    }
+    if (absl::Status st = CudaStatus(cudaStreamSynchronize(stream), "synchronising the stream");
+        !st.ok()) {
+      return st;
+    }
+    ConvertToFloat(raw.data(), t, n, out.data());
+    return out;
+  }
+  if (absl::Status st = CudaStatus(cudaStreamSynchronize(stream),
+                                   "synchronising the stream (a kernel before this copy failed?)");
+      !st.ok()) {
+    return st;
+  }
+  return out;
+}
+
+absl::Status Workspace::PoisonOutputs(cudaStream_t stream) {
+  if (absl::Status st =
+          CudaStatus(PoisonBytes(output_.get(), output_.bytes(), stream), "poisoning the output");
+      !st.ok()) {
+    return st;
+  }
+  if (lse_.get() == nullptr) return absl::OkStatus();
+  return CudaStatus(PoisonBytes(lse_.get(), lse_.bytes(), stream), "poisoning the lse output");
+}
+
+absl::StatusOr<VerificationResult> Workspace::Verify(const TolerancePolicy& policy,
+                                                     const HeatmapOptions& heatmaps,
+                                                     cudaStream_t stream) {
+  const int64_t n = output_elements();
+  const DType t = output_dtype();
+  std::vector<unsigned char> raw(output_.bytes());
+  if (absl::Status st = CudaStatus(
+          cudaMemcpyAsync(raw.data(), output_.get(), raw.size(), cudaMemcpyDeviceToHost, stream),
+          "copying the kernel's output to the host");
+      !st.ok()) {
+    return st;
+  }
+  std::vector<float> lse_host(lse_.bytes() / 4);
+  if (!lse_host.empty()) {
+    if (absl::Status st = CudaStatus(cudaMemcpyAsync(lse_host.data(), lse_.get(), lse_.bytes(),
+                                                     cudaMemcpyDeviceToHost, stream),
+                                     "copying the kernel's lse to the host");
+        !st.ok()) {
+      return st;
+    }
+  }
+  if (absl::Status st = CudaStatus(cudaStreamSynchronize(stream),
+                                   "synchronising after the kernel (did the kernel fault?)");
+      !st.ok()) {
+    return st;
+  }
+  VerificationResult r;
+  r.policy = policy;
+  r.reference_name = reference_name();
+  const Tolerance tol{policy.atol, policy.rtol};
+  r.stats = ComputeErrorStats(raw.data(), t, reference_.data(), n, tol);
+  r.has_baseline = true;
+  r.baseline = ComputeErrorStats(baseline_.data(), DType::kF32, reference_.data(), n, tol);
+  r.ratio_to_baseline = r.baseline.max_abs > 0 ? r.stats.max_abs / r.baseline.max_abs : 0;
+  r.verdict = Decide(r.stats, &r.baseline, policy);
+  if (!lse_host.empty()) {
+    r.lse_checked = true;
+    r.lse =
+        ComputeLseStats(lse_host.data(), reference_lse_.data(),
+                        static_cast<int64_t>(lse_host.size()), {policy.lse_atol, policy.lse_rtol});
+    r.lse_max_abs = r.lse.max_abs;
+    r.verdict = ApplyLseCheck(r.verdict, r.lse, policy);
+  }
+  if (heatmaps.enabled) {
+    const std::vector<float> abs_err = AbsErrors(raw.data(), t, reference_.data(), n);
+    if (const auto* a = std::get_if<AttentionProblem>(&problem_)) {
+      r.heatmaps = AttentionHeatmaps(*a, abs_err.data(), heatmaps.block_m, heatmaps.max_side);
+    } else {
+      r.heatmaps = GemmHeatmaps(std::get<GemmProblem>(problem_), abs_err.data(), heatmaps.block_m,
+                                heatmaps.block_n, heatmaps.max_side);
+    }
+  }
+  return r;
+}
+
+absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot create the dump directory ", dir, ": ", ec.message()));
+  }
+  const std::filesystem::path base(dir);
+  nlohmann::json files = nlohmann::json::object();
+  auto write = [&](const std::string& name, const std::vector<float>& data,
+                   const std::vector<int64_t>& shape) -> absl::Status {
+    const std::string file = name + ".npy";
+    files[name] = {{"file", file}, {"shape", shape}};
+    return WriteNpy((base / file).string(), data.data(), shape);
+  };
+  nlohmann::json meta;
+  std::vector<int64_t> out_shape;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> inputs;
+  if (const auto* a = std::get_if<AttentionProblem>(&problem_)) {
+    out_shape = {a->batch, a->heads, a->seq_q, a->head_dim};
+    const std::vector<int64_t> kv = {a->batch, a->heads, a->seq_k, a->head_dim};
+    inputs = {{"q", out_shape}, {"k", kv}, {"v", kv}};
+    meta = {{"batch", a->batch},
+            {"heads", a->heads},
+            {"seq_q", a->seq_q},
+            {"seq_k", a->seq_k},
+            {"head_dim", a->head_dim},
+            {"causal", a->causal},
+            {"want_lse", a->want_lse},
+            {"softmax_scale", 1.0 / std::sqrt(static_cast<double>(a->head_dim))},
+            {"causal_rule", "bottom-right: query i sees keys j <= i + seq_k - seq_q"}};
+  } else {
+    const auto& g = std::get<GemmProblem>(problem_);
+    out_shape = {g.m, g.n};
+    inputs = {{"a", {g.m, g.k}}, {"b", {g.k, g.n}}};
+    meta = {{"m", g.m}, {"n", g.n}, {"k", g.k}};
+  }
+  const DType in_dtype = std::holds_alternative<AttentionProblem>(problem_)
+                             ? std::get<AttentionProblem>(problem_).dtype
+                             : std::get<GemmProblem>(problem_).dtype;
+  absl::StatusOr<std::vector<float>> out =
+      ToHostFloat(output_.get(), output_dtype(), output_elements(), stream);
+  if (!out.ok()) return out.status();
+  if (absl::Status st = write("output", *out, out_shape); !st.ok()) return st;
+  if (absl::Status st = write("reference", reference_, out_shape); !st.ok()) return st;
+  if (absl::Status st = write("baseline", baseline_, out_shape); !st.ok()) return st;
+  for (int i = 0; i < num_inputs(); ++i) {
+    int64_t n = 1;
+    for (int64_t d : inputs[i].second) n *= d;
+    absl::StatusOr<std::vector<float>> in = ToHostFloat(inputs_[i].get(), in_dtype, n, stream);
+    if (!in.ok()) return in.status();
+    if (absl::Status st = write(inputs[i].first, *in, inputs[i].second); !st.ok()) return st;
+  }
+  if (lse_.get() != nullptr) {
+    const auto& a = std::get<AttentionProblem>(problem_);
+    const std::vector<int64_t> shape = {a.batch, a.heads, a.seq_q};
+    absl::StatusOr<std::vector<float>> l =
+        ToHostFloat(lse_.get(), DType::kF32, a.LseElements(), stream);
+    if (!l.ok()) return l.status();
+    if (absl::Status st = write("lse", *l, shape); !st.ok()) return st;
+    if (absl::Status st = write("lse_reference", reference_lse_, shape); !st.ok()) return st;
+  }
+  nlohmann::json doc = {
+      {"problem_key", ProblemKey(problem_)},
+      {"family", std::string(FamilyName(FamilyOf(problem_)))},
+      {"dtype", std::string(DTypeName(in_dtype))},
+      {"output_dtype", std::string(DTypeName(output_dtype()))},
+      {"shape", meta},
+      {"input_kind", std::string(InputKindName(options_.input))},
+      {"seed", options_.seed},
+      {"reference", reference_name()},
+      {"files", files},
+      {"note",
+       "float32 C-order arrays; inputs are the exact values the kernel read (converted from the "
+       "problem's dtype), output is what it wrote (never-written elements read as NaN). "
+       "In numpy: np.load(dir + '/output.npy') - np.load(dir + '/reference.npy')."}};
+  const std::string json_path = (base / "problem.json").string();
+  std::ofstream f(json_path);
+  f << doc.dump(2) << "\n";
+  f.close();
+  if (!f) return absl::DataLossError(absl::StrCat("writing ", json_path, " failed"));
+  return absl::OkStatus();
+}
+
+}  // namespace flashscope::verify

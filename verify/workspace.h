@@ -1,0 +1,117 @@
+// The per-problem verification facade the runner uses: owns a problem's device inputs and output,
+// generates the inputs, computes the reference and the same-precision baseline once, and turns a
+// kernel's output into a VerificationResult (statistics, verdict, heatmaps) or a .npy dump.
+//
+//   auto ws = Workspace::Create(problem, {InputKind::kNormal, seed}, stream);   // once per problem
+//   ws->PoisonOutputs(stream);                                                  // per kernel
+//   launch(kernel, ws->input(0), ws->input(1), ws->input(2), ws->output(), ws->lse());
+//   auto result = ws->Verify(DefaultTolerance(family, dtype), {}, stream);
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "common/problem.h"
+#include "verify/device_buffer.h"
+#include "verify/error_stats.h"
+#include "verify/gpu_reference.h"
+#include "verify/heatmap.h"
+#include "verify/input_kind.h"
+#include "verify/tolerance.h"
+
+namespace flashscope::verify {
+
+struct WorkspaceOptions {
+  InputKind input = InputKind::kNormal;
+  uint64_t seed = 0;
+  // Attention's reference accumulation. Gemm ignores it: its reference is always fp64, because
+  // its baseline is the plain fp32 sum.
+  ReferencePrecision precision = ReferencePrecision::kFp32;
+};
+
+struct HeatmapOptions {
+  int block_m = 64;  // the kernel's tile (KernelInfo::tile), for the tile-fold maps
+  int block_n = 64;
+  int max_side = 256;
+  bool enabled = true;
+};
+
+struct VerificationResult {
+  ErrorStats stats;
+  bool has_baseline = false;
+  ErrorStats baseline;  // the same-precision baseline against the reference
+  Verdict verdict;
+  TolerancePolicy policy;
+  std::string reference_name;  // "gpu fp32" / "gpu fp64"
+  double lse_max_abs = 0;      // over rows where both lse values are finite
+  std::vector<Heatmap> heatmaps;
+  // stats.max_abs / baseline.max_abs; 0 when the baseline is exact (the ratio is undefined).
+  double ratio_to_baseline = 0;
+  bool lse_checked = false;  // problem.want_lse
+  LseStats lse;
+};
+
+class Workspace {
+ public:
+  // Device bytes Create() needs at its peak: inputs, output, lse, and the reference and baseline
+  // outputs while they are computed (those are then copied to the host and freed).
+  static int64_t DeviceBytesNeeded(const Problem& p);
+
+  // Allocates, generates the inputs and computes reference and baseline (synchronises `stream`).
+  // ResourceExhausted (naming the bytes needed and free) when the device cannot hold the problem;
+  // InvalidArgument for a problem the references do not support (e.g. head_dim > 256).
+  static absl::StatusOr<std::unique_ptr<Workspace>> Create(const Problem& p,
+                                                           const WorkspaceOptions& options,
+                                                           cudaStream_t stream);
+
+  const Problem& problem() const { return problem_; }
+  const WorkspaceOptions& options() const { return options_; }
+  // Device inputs: q, k, v (attention) or a, b (gemm); nullptr past the last.
+  const void* input(int i) const;
+  int num_inputs() const { return std::holds_alternative<AttentionProblem>(problem_) ? 3 : 2; }
+  // The kernel's output: O in the problem's dtype (attention) or C in fp32 (gemm).
+  void* output() { return output_.get(); }
+  DType output_dtype() const;
+  int64_t output_elements() const;
+  // The kernel's log-sum-exp output (fp32), or nullptr unless the problem asks for it.
+  float* lse() { return lse_.f32(); }
+
+  // Host copies, fp32: the reference output (and lse), and the baseline output.
+  const std::vector<float>& reference() const { return reference_; }
+  const std::vector<float>& reference_lse() const { return reference_lse_; }
+  const std::vector<float>& baseline() const { return baseline_; }
+  std::string reference_name() const;
+
+  // Fills output and lse with kPoisonByte (enqueued on `stream`).
+  absl::Status PoisonOutputs(cudaStream_t stream);
+
+  // Copies the output back (synchronising `stream`) and verifies it against the reference.
+  absl::StatusOr<VerificationResult> Verify(const TolerancePolicy& policy,
+                                            const HeatmapOptions& heatmaps, cudaStream_t stream);
+
+  // Writes output, reference, baseline, inputs (and lse) as float32 .npy files into `dir`
+  // (created if missing) with problem.json describing them.
+  absl::Status DumpNpy(const std::string& dir, cudaStream_t stream);
+
+ private:
+  Workspace(const Problem& p, const WorkspaceOptions& o) : problem_(p), options_(o) {}
+  absl::Status Initialise(cudaStream_t stream);
+  // Device buffer `buf` of `n` elements of `t`, copied to the host as floats.
+  static absl::StatusOr<std::vector<float>> ToHostFloat(const void* buf, DType t, int64_t n,
+                                                        cudaStream_t stream);
+
+  Problem problem_;
+  WorkspaceOptions options_;
+  DeviceBuffer inputs_[3];
+  DeviceBuffer output_;
+  DeviceBuffer lse_;
+  std::vector<float> reference_, reference_lse_, baseline_;
+};
+
+}  // namespace flashscope::verify

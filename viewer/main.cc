@@ -1,0 +1,261 @@
+// flashscope-view REPORT [MORE...]: the interactive viewer (GLFW + OpenGL 3 + Dear ImGui 1.86).
+// Headless: --screenshot FILE --view NAME [--case ID] renders a few frames into the window and
+// writes a PNG (run under xvfb-run where there is no display). --frame-stats N renders N more
+// frames first and prints frame times, which is how the 16 ms budget is measured.
+//
+// Exit codes: 0 success (also when a report failed to load: the error panel is drawn and, in
+// screenshot mode, captured); 2 bad command line; 3 no window or OpenGL context (no display?);
+// 4 the PNG could not be written.
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "viewer/screenshot.h"
+#include "viewer/session.h"
+#include "viewer/viewer_state.h"
+
+namespace fv = flashscope::viewer;
+
+namespace {
+
+struct Options {
+  std::vector<std::string> reports;
+  std::string screenshot;
+  std::string view = "results";
+  std::string case_id;
+  int width = 1280, height = 800;
+  int frame_stats = 0;
+};
+
+constexpr const char* kUsage =
+    "usage: flashscope-view REPORT.json [MORE.json...]\n"
+    "         [--screenshot FILE.png --view results|case|ladder|compare|roofline|errors\n"
+    "          [--case INDEX|KEY|KERNEL_ID] [--size WxH] [--frame-stats N]]\n"
+    "The first report is the base of the compare view. Reports are reloaded when they change.\n";
+
+bool ParseArgs(int argc, char** argv, Options* o, std::string* err) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      if (i + 1 >= argc) {
+        *err = std::string(name) + " needs a value";
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--screenshot") {
+      const char* v = value("--screenshot");
+      if (!v) return false;
+      o->screenshot = v;
+    } else if (a == "--view") {
+      const char* v = value("--view");
+      if (!v) return false;
+      o->view = v;
+      if (!fv::ParseViewName(o->view)) {
+        *err = "unknown view '" + o->view + "' (results, case, ladder, compare, roofline, errors)";
+        return false;
+      }
+    } else if (a == "--case") {
+      const char* v = value("--case");
+      if (!v) return false;
+      o->case_id = v;
+    } else if (a == "--size") {
+      const char* v = value("--size");
+      if (!v || std::sscanf(v, "%dx%d", &o->width, &o->height) != 2 || o->width < 200 ||
+          o->height < 150) {
+        *err = "--size wants WxH of at least 200x150, e.g. 1280x800";
+        return false;
+      }
+    } else if (a == "--frame-stats") {
+      const char* v = value("--frame-stats");
+      if (!v || (o->frame_stats = std::atoi(v)) <= 0) {
+        *err = "--frame-stats wants a positive frame count";
+        return false;
+      }
+    } else if (!a.empty() && a[0] == '-') {
+      *err = "unknown option " + a;
+      return false;
+    } else {
+      o->reports.push_back(a);
+    }
+  }
+  if (o->reports.empty()) {
+    *err = "no report given";
+    return false;
+  }
+  return true;
+}
+
+double Now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+struct FrameTimes {
+  std::vector<double> build_ms, total_ms;
+};
+
+// One frame: build the UI, render it, and (for stats) wait for the GL work to finish.
+void RenderFrame(GLFWwindow* win, fv::ViewerState& s, FrameTimes* times) {
+  double t0 = Now();
+  glfwPollEvents();
+  ImGui_ImplOpenGL3_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  // Screenshots must not depend on where Xvfb left the pointer (tooltips, hover colours).
+  if (s.headless) ImGui::GetIO().MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+  ImGui::NewFrame();
+  fv::DrawApp(s, glfwGetTime());
+  ImGui::Render();
+  double t1 = Now();
+  int w, h;
+  glfwGetFramebufferSize(win, &w, &h);
+  glViewport(0, 0, w, h);
+  glClearColor(0.08f, 0.08f, 0.1f, 1.f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  if (times) {
+    glFinish();
+    double t2 = Now();
+    times->build_ms.push_back((t1 - t0) * 1e3);
+    times->total_ms.push_back((t2 - t0) * 1e3);
+  }
+}
+
+void PrintStats(const char* what, std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v) sum += x;
+  std::printf(
+      "frame time %s: mean %.2f ms, median %.2f ms, p95 %.2f ms, max %.2f ms over %zu frames\n",
+      what, sum / double(v.size()), v[v.size() / 2], v[std::min(v.size() - 1, v.size() * 95 / 100)],
+      v.back(), v.size());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  std::string err;
+  if (!ParseArgs(argc, argv, &opt, &err)) {
+    std::fprintf(stderr, "flashscope-view: %s\n%s", err.c_str(), kUsage);
+    return 2;
+  }
+  fv::Session session(opt.reports);
+  if (session.LoadAll() > 0) {
+    for (const auto& r : session.reports()) {
+      if (!r.error.empty()) std::fprintf(stderr, "flashscope-view: %s\n", r.error.c_str());
+    }
+  }
+  glfwSetErrorCallback([](int code, const char* msg) {
+    std::fprintf(stderr, "flashscope-view: GLFW error %d: %s\n", code, msg);
+  });
+  if (!glfwInit()) {
+    std::fprintf(stderr,
+                 "flashscope-view: cannot initialise GLFW (no display? run under "
+                 "xvfb-run -a for headless use)\n");
+    return 3;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 2);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
+  glfwWindowHint(GLFW_RESIZABLE, opt.screenshot.empty() ? GLFW_TRUE : GLFW_FALSE);
+  GLFWwindow* win = glfwCreateWindow(opt.width, opt.height, "flashscope-view", nullptr, nullptr);
+  if (!win) {
+    std::fprintf(stderr,
+                 "flashscope-view: cannot create a %dx%d OpenGL 3.2 window (no display, "
+                 "or no OpenGL 3 driver; try xvfb-run -a with Mesa)\n",
+                 opt.width, opt.height);
+    glfwTerminate();
+    return 3;
+  }
+  glfwMakeContextCurrent(win);
+  glfwSwapInterval(opt.screenshot.empty() ? 1 : 0);
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini litter in the working directory
+  ImGui::StyleColorsDark();
+  ImGui_ImplGlfw_InitForOpenGL(win, true);
+  ImGui_ImplOpenGL3_Init("#version 150");
+
+  int rc = 0;
+  {
+    fv::ViewerState state;
+    state.session = &session;
+    state.headless = !opt.screenshot.empty();
+    // Show the first report that loaded (the compare view still uses the first two as given).
+    for (size_t i = 0; i < session.reports().size(); ++i) {
+      if (session.reports()[i].report) {
+        state.report_index = int(i);
+        break;
+      }
+    }
+    state.request_view = fv::ParseViewName(opt.view);
+    if (!opt.case_id.empty() && !fv::SelectCaseById(state, opt.case_id)) {
+      std::fprintf(stderr,
+                   "flashscope-view: no case matches --case '%s' (use an index, a key "
+                   "\"KERNEL PROBLEM\", or a kernel id)\n",
+                   opt.case_id.c_str());
+      rc = 2;
+    } else if (opt.case_id.empty() && state.CurrentReport() &&
+               !state.CurrentReport()->cases.empty()) {
+      state.selected_case = 0;
+    }
+    if (rc == 0 && !opt.screenshot.empty()) {
+      fv::ViewId view = *fv::ParseViewName(opt.view);
+      FrameTimes times;
+      // Warm-up frames: ImGui lays out tables and tabs over the first frames.
+      for (int i = 0; i < 4; ++i) {
+        state.request_view = view;
+        RenderFrame(win, state, nullptr);
+        glfwSwapBuffers(win);
+      }
+      for (int i = 0; i < opt.frame_stats; ++i) {
+        RenderFrame(win, state, &times);
+        glfwSwapBuffers(win);
+      }
+      if (opt.frame_stats > 0) {
+        std::printf("view %s, %zu cases\n", opt.view.c_str(),
+                    state.CurrentReport() ? state.CurrentReport()->cases.size() : size_t(0));
+        PrintStats("(UI build, CPU)", times.build_ms);
+        PrintStats("(UI build + GL render, glFinish)", times.total_ms);
+      }
+      RenderFrame(win, state, nullptr);  // the frame that is captured, before the swap
+      int w, h;
+      glfwGetFramebufferSize(win, &w, &h);
+      std::string gl_err;
+      std::vector<uint8_t> rgb = fv::ReadFramebufferRgb(w, h, &gl_err);
+      std::string png_err = gl_err.empty() ? fv::WritePng(opt.screenshot, w, h, rgb) : gl_err;
+      if (!png_err.empty()) {
+        std::fprintf(stderr, "flashscope-view: %s\n", png_err.c_str());
+        rc = 4;
+      } else {
+        std::printf("wrote %s (%dx%d, view %s)\n", opt.screenshot.c_str(), w, h, opt.view.c_str());
+      }
+    } else if (rc == 0) {
+      while (!glfwWindowShouldClose(win)) {
+        RenderFrame(win, state, nullptr);
+        glfwSwapBuffers(win);
+      }
+    }
+    state.textures.Clear();  // while the GL context still exists
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(win);
+  glfwTerminate();
+  return rc;
+}

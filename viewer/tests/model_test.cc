@@ -1,0 +1,200 @@
+// CPU tests of the viewer's model: colour map, results filtering and sorting, chart data and
+// compare colours. No window, no GL.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "viewer/case_values.h"
+#include "viewer/chart_model.h"
+#include "viewer/colormap.h"
+#include "viewer/results_model.h"
+#include "viewer/tests/synthetic_report.h"
+
+namespace flashscope::viewer {
+namespace {
+
+bool SameRgb(Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+
+TEST(Colormap, LightnessRisesMonotonicallyAndEvenly) {
+  const auto& t = ColormapTable();
+  double prev = -1;
+  for (int i = 0; i < 256; ++i) {
+    // Measured back from the 8-bit sRGB colour, so gamut clipping and rounding are included.
+    double L = OklabLightnessOfSrgb(t[size_t(i)]);
+    EXPECT_GT(L, prev - 1e-3) << "at " << i;
+    EXPECT_NEAR(L, ColormapLightness(i / 255.0), 0.02) << "at " << i;
+    prev = L;
+  }
+  EXPECT_GT(OklabLightnessOfSrgb(t[255]) - OklabLightnessOfSrgb(t[0]), 0.6);
+}
+
+TEST(Colormap, EndsAreVioletAndYellowAndNanIsMagenta) {
+  Rgb lo = Viridisish(0), hi = Viridisish(1);
+  EXPECT_GT(lo.b, lo.g);  // dark violet: blue and red over green
+  EXPECT_GT(lo.r, lo.g);
+  EXPECT_LT(lo.r + lo.g + lo.b, 250);
+  EXPECT_GT(hi.r, 200);  // yellow
+  EXPECT_GT(hi.g, 200);
+  EXPECT_LT(hi.b, 120);
+  EXPECT_TRUE(SameRgb(Viridisish(std::nan("")), Rgb{255, 0, 255}));
+  EXPECT_TRUE(SameRgb(Viridisish(-3), lo));
+}
+
+TEST(ResultsModel, FilterWordsNegationAndStatus) {
+  reports::Report r = testing::MakeSyntheticReport(200, 1);
+  ResultsFilter f;
+  f.text = "A04 D=128";
+  for (int i : FilterAndSort(r, f, {})) {
+    EXPECT_NE(r.cases[size_t(i)].kernel_id.find("a04"), std::string::npos);
+    EXPECT_NE(r.cases[size_t(i)].problem_key.find("D=128"), std::string::npos);
+  }
+  EXPECT_FALSE(FilterAndSort(r, f, {}).empty());
+  f.text = "-peer";
+  for (int i : FilterAndSort(r, f, {})) EXPECT_FALSE(IsPeer(r.cases[size_t(i)].kernel_id));
+  f.text = "";
+  f.show_status[int(reports::CaseStatus::kPassed)] = false;
+  auto rest = FilterAndSort(r, f, {});
+  EXPECT_FALSE(rest.empty());
+  for (int i : rest) EXPECT_NE(r.cases[size_t(i)].status, reports::CaseStatus::kPassed);
+}
+
+TEST(ResultsModel, NumericSortPutsMissingValuesLastBothWays) {
+  reports::Report r = testing::MakeSyntheticReport(100, 2);
+  for (bool desc : {false, true}) {
+    auto order = FilterAndSort(r, {}, {{Column::kTflops, desc}});
+    ASSERT_EQ(order.size(), r.cases.size());
+    bool seen_missing = false;
+    double prev = desc ? 1e300 : -1e300;
+    for (int i : order) {
+      const auto& c = r.cases[size_t(i)];
+      if (!c.throughput) {
+        seen_missing = true;
+        continue;
+      }
+      EXPECT_FALSE(seen_missing) << "a timed case after an untimed one";
+      if (desc)
+        EXPECT_LE(c.throughput->tflops, prev);
+      else
+        EXPECT_GE(c.throughput->tflops, prev);
+      prev = c.throughput->tflops;
+    }
+    EXPECT_TRUE(seen_missing);
+  }
+}
+
+TEST(ResultsModel, MultiKeySortAndCachedOrder) {
+  reports::Report r = testing::MakeSyntheticReport(120, 3);
+  std::vector<SortKey> keys = {{Column::kKernel, false}, {Column::kMedianMs, true}};
+  auto order = FilterAndSort(r, {}, keys);
+  for (size_t i = 1; i < order.size(); ++i) {
+    const auto& a = r.cases[size_t(order[i - 1])];
+    const auto& b = r.cases[size_t(order[i])];
+    ASSERT_LE(a.kernel_id, b.kernel_id);
+    if (a.kernel_id == b.kernel_id && a.timing && b.timing) {
+      EXPECT_GE(a.timing->median_ms, b.timing->median_ms);
+    }
+  }
+  ResultsOrder cache;
+  cache.Get(r, 1, {}, keys);
+  cache.Get(r, 1, {}, keys);
+  EXPECT_EQ(cache.recomputations(), 1);
+  cache.Get(r, 2, {}, keys);  // reloaded report
+  ResultsFilter f;
+  f.text = "a0";
+  cache.Get(r, 2, f, keys);
+  EXPECT_EQ(cache.recomputations(), 3);
+}
+
+TEST(ResultsModel, CellTextAndMetricLookup) {
+  reports::Report r = testing::MakeSyntheticReport(20, 4);
+  const auto& c = r.cases[3];  // a rung, passed, profiled
+  ASSERT_EQ(c.status, reports::CaseStatus::kPassed);
+  EXPECT_EQ(CellText(c, Column::kKernel), c.kernel_id);
+  EXPECT_EQ(CellText(c, Column::kStatus), "passed");
+  ASSERT_TRUE(FindMetric(c, MetricKind::kTensorPipe));
+  EXPECT_DOUBLE_EQ(*FindMetric(c, MetricKind::kTensorPipe), c.profile->metrics[0].value);
+  EXPECT_TRUE(FindMetric(c, MetricKind::kOccupancy));
+  EXPECT_EQ(VerdictText(c).rfind("pass ", 0), 0u);
+  reports::CaseResult skipped;
+  EXPECT_EQ(CellText(skipped, Column::kTflops), "-");
+  EXPECT_EQ(VerdictText(skipped), "not verified");
+}
+
+TEST(ChartModel, LadderOrdersRungsAndSeparatesPeers) {
+  reports::Report r = testing::MakeSyntheticReport(40, 5);
+  auto problems = LadderProblems(r);
+  ASSERT_FALSE(problems.empty());
+  Ladder l = BuildLadder(r, problems[0]);
+  ASSERT_GE(l.rungs.size(), 5u);
+  EXPECT_EQ(l.peers.size(), 2u);
+  for (size_t i = 1; i < l.rungs.size(); ++i)
+    EXPECT_LT(l.rungs[i - 1].kernel_id, l.rungs[i].kernel_id);
+  for (const auto& p : l.peers) EXPECT_TRUE(IsPeer(p.kernel_id));
+  EXPECT_GE(l.max_tflops, l.peers[0].tflops);
+}
+
+TEST(ChartModel, RooflineCeilingsAndAxes) {
+  EXPECT_DOUBLE_EQ(AttainableTflops(10, 800, 4000), 40);     // memory bound: 10 FLOP/B * 4 TB/s
+  EXPECT_DOUBLE_EQ(AttainableTflops(1000, 800, 4000), 800);  // compute bound
+  EXPECT_DOUBLE_EQ(AttainableTflops(10, 800, 0), 800);       // no bandwidth measured
+  reports::Report r = testing::MakeSyntheticReport(60, 6);
+  Roofline rl = BuildRoofline(r);
+  EXPECT_FALSE(rl.points.empty());
+  for (const auto& p : rl.points) {
+    EXPECT_GE(p.intensity, rl.min_intensity);
+    EXPECT_LE(p.intensity, rl.max_intensity);
+    EXPECT_LE(p.tflops, rl.max_tflops);
+  }
+  double ridge = 780 * 1000.0 / 4000;  // fp16 peak / bandwidth
+  EXPECT_LE(rl.min_intensity, ridge);
+  EXPECT_GE(rl.max_intensity, ridge);
+}
+
+TEST(ChartModel, HeatmapImageScalesAndRejectsDamagedRecords) {
+  reports::HeatmapRecord h;
+  h.kind = "position_x_dim";
+  h.rows = 2;
+  h.cols = 2;
+  h.max = {0.f, 1e-4f, 1e-2f, 1.f};
+  h.mean = h.max;
+  HeatmapImage lin = BuildHeatmapImage(h, false, false);
+  ASSERT_TRUE(lin.error.empty());
+  EXPECT_EQ(lin.rgba.size(), 4u);
+  EXPECT_DOUBLE_EQ(lin.hi, 1.0);
+  EXPECT_NE(lin.rgba[0], lin.rgba[3]);
+  EXPECT_EQ(lin.rgba[0], lin.rgba[1]);  // 1e-4 is indistinguishable from 0 on a linear scale
+  HeatmapImage lg = BuildHeatmapImage(h, false, true);
+  EXPECT_NE(lg.rgba[1], lg.rgba[2]);  // ...but not on a log scale
+  EXPECT_NEAR(ScalePosition(1e-2, 1e-4, 1, true), 0.5, 1e-9);
+  h.max.pop_back();
+  HeatmapImage bad = BuildHeatmapImage(h, false, false);
+  EXPECT_NE(bad.error.find("damaged"), std::string::npos);
+  EXPECT_TRUE(bad.rgba.empty());
+  h.rows = 0;
+  EXPECT_FALSE(BuildHeatmapImage(h, true, false).error.empty());
+}
+
+TEST(ChartModel, HistogramCountsEverySample) {
+  Histogram h = BuildHistogram({1, 1, 2, 3, 3, 3, NAN, 4}, 4);
+  int total = 0;
+  for (int c : h.counts) total += c;
+  EXPECT_EQ(total, 7);
+  EXPECT_EQ(h.max_count, 3);
+  EXPECT_TRUE(BuildHistogram({}, 10).counts.empty());
+  EXPECT_EQ(BuildHistogram({5, 5, 5}, 3).max_count, 3);  // zero width range still bins
+}
+
+TEST(ChartModel, DeltaColourSaturatesAtTwoX) {
+  EXPECT_TRUE(SameRgb(DeltaColour(2, 1, true), palette::kBetter));    // 2x faster
+  EXPECT_TRUE(SameRgb(DeltaColour(2, 0.1, true), palette::kBetter));  // beyond: still saturated
+  EXPECT_TRUE(SameRgb(DeltaColour(1, 2, true), palette::kWorse));
+  EXPECT_TRUE(SameRgb(DeltaColour(1, 1, true), palette::kNeutral));
+  EXPECT_TRUE(SameRgb(DeltaColour(1, 2, false), palette::kBetter));  // higher is better (TFLOPS)
+  EXPECT_TRUE(SameRgb(DeltaColour(NAN, 2, true), palette::kNeutral));
+  Rgb half = DeltaColour(1, 1.0 / std::sqrt(2.0), true);  // halfway on the log scale
+  EXPECT_GT(half.g, palette::kNeutral.g);
+  EXPECT_LT(half.g, palette::kBetter.g);
+}
+
+}  // namespace
+}  // namespace flashscope::viewer

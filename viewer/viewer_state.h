@@ -1,0 +1,79 @@
+// What the views share: the session, the selection and each view's settings. One instance lives
+// for the program; views read and write it, draw with ImGui, and keep nothing else between frames.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "viewer/chart_model.h"
+#include "viewer/gl_texture.h"
+#include "viewer/results_model.h"
+#include "viewer/session.h"
+
+namespace flashscope::viewer {
+
+enum class ViewId { kResults, kCase, kLadder, kCompare, kRoofline, kErrors, kCount };
+
+const char* ViewName(ViewId v);  // "results", "case", ... (the --view names)
+std::optional<ViewId> ParseViewName(const std::string& s);
+
+struct ViewerState {
+  Session* session = nullptr;
+  bool headless = false;   // --screenshot: no pointer, fixed frames
+  int report_index = 0;    // the report shown by results, case, ladder and roofline
+  int selected_case = -1;  // index into that report's cases
+
+  // A view to bring to front on the next frame (command line, double click, keyboard).
+  std::optional<ViewId> request_view;
+
+  // Results table.
+  ResultsFilter filter;
+  char filter_text[256] = {};
+  std::vector<SortKey> sort = {{Column::kKernel, false}};
+  ResultsOrder order;
+  bool scroll_to_selected = false;
+
+  // Case view.
+  int heatmap_index = 0;
+  bool heatmap_mean = false;
+  bool heatmap_log = true;
+  float heatmap_zoom = 1.f;
+  float heatmap_pan[2] = {0.f, 0.f};  // in cells, top-left corner shown
+  TextureCache textures;
+  std::string heatmap_key;  // the image below was built for this key
+  HeatmapImage heatmap_image;
+  uint64_t textures_generation = 0;
+
+  // Ladder.
+  std::string ladder_problem;
+
+  // Live reload.
+  bool live_reload = true;
+  double last_poll_s = 0;
+  std::string reload_note;
+
+  // The loaded report being shown, or null when it failed to load.
+  const reports::Report* CurrentReport() const;
+  uint64_t CurrentGeneration() const;
+  const reports::CaseResult* SelectedCase() const;
+};
+
+// Each view in its own file; all draw into the current ImGui window.
+void DrawResultsView(ViewerState& s);
+void DrawCaseView(ViewerState& s);
+void DrawLadderView(ViewerState& s);
+void DrawCompareView(ViewerState& s);
+void DrawRooflineView(ViewerState& s);
+// The error panel: one entry per report that failed to load (or loaded with warnings, such as a
+// partial report recovered from a journal). Returns true when it drew anything.
+bool DrawErrorPanel(ViewerState& s);
+
+// The whole window: status line, error panel, the view tabs. Polls for reloads.
+void DrawApp(ViewerState& s, double now_s);
+
+// Selects a case by index, exact key, kernel id (first match) or substring of the key.
+bool SelectCaseById(ViewerState& s, const std::string& id);
+
+}  // namespace flashscope::viewer
