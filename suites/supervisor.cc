@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
 #include "reports/journal.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
