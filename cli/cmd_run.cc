@@ -44,6 +44,7 @@ int CmdRun(const std::vector<std::string>& args, const std::string& command_line
   sa.metrics = absl::GetFlag(FLAGS_metrics);
   sa.dump_dir = absl::GetFlag(FLAGS_dump);
   sa.case_timeout_s = absl::GetFlag(FLAGS_case_timeout_s);
+  sa.deadline_s = absl::GetFlag(FLAGS_deadline_s);
   sa.worker_exe = SelfPath();
   sa.command_line = command_line;
   sa.quiet = absl::GetFlag(FLAGS_quiet);

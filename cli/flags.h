@@ -11,6 +11,7 @@ ABSL_DECLARE_FLAG(std::string, dump);
 ABSL_DECLARE_FLAG(std::string, metrics);
 ABSL_DECLARE_FLAG(std::string, resume);
 ABSL_DECLARE_FLAG(double, case_timeout_s);
+ABSL_DECLARE_FLAG(double, deadline_s);
 ABSL_DECLARE_FLAG(std::string, suites_dir);
 ABSL_DECLARE_FLAG(bool, color);
 ABSL_DECLARE_FLAG(bool, quiet);

@@ -18,6 +18,8 @@ ABSL_FLAG(std::string, metrics, "",
 ABSL_FLAG(std::string, resume, "", "run: continue the interrupted run of this journal file");
 ABSL_FLAG(double, case_timeout_s, 0,
           "run: kill a case that runs longer than this many seconds (0 = the suite's limit)");
+ABSL_FLAG(double, deadline_s, 0,
+          "run: stop after this many seconds, keeping the journal for --resume (0 = no limit)");
 ABSL_FLAG(std::string, suites_dir, "", "where suite files live (default ./suites)");
 ABSL_FLAG(bool, color, true, "colour terminal output when stdout is a terminal");
 ABSL_FLAG(bool, quiet, false, "run: no per-case progress lines");
@@ -34,7 +36,7 @@ constexpr const char* kUsage = R"(flashscope: verify, time and profile GPU kerne
 usage:
   flashscope list [--all]                      kernels (with what they support) and suites
   flashscope run SUITE [--kernels GLOB] [--out FILE] [--dump DIR] [--metrics SET]
-                       [--resume JOURNAL] [--case_timeout_s N]
+                       [--resume JOURNAL] [--case_timeout_s N] [--deadline_s N]
                                                run a suite (a name in suites/ or a path)
   flashscope show REPORT                       summary and case table of a report or journal
   flashscope compare BASE NEW                  median time deltas, case by case

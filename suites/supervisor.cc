@@ -193,7 +193,12 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   std::fprintf(stderr, "flashscope run: suite %s, %d cases; journal %s\n", suite->name.c_str(),
                total, journal_path.c_str());
 
-  while (true) {
+  auto deadline_left = [&]() {
+    if (args.deadline_s <= 0) return 1e18;
+    return args.deadline_s - std::chrono::duration<double>(Clock::now() - run_start).count();
+  };
+  bool stopped_by_deadline = false;
+  while (!stopped_by_deadline) {
     auto journal = reports::ReadJournal(journal_path);
     if (!journal.ok()) return Fail(2, std::string(journal.status().message()));
     const int finished = static_cast<int>(journal->finished.size());
@@ -240,6 +245,18 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
       }
     }
     if (timed_out) kill(worker->pid, SIGKILL);
+    if (stopped_by_deadline) {
+      // The case in flight is simply unfinished: --resume runs it again.
+      close(worker->fd);
+      int ignored = 0;
+      while (waitpid(worker->pid, &ignored, 0) < 0 && errno == EINTR) {
+      }
+      std::fprintf(stderr,
+                   "flashscope run: stopped at the --deadline_s limit of %.0f s; continue with: "
+                   "flashscope run %s --resume %s\n",
+                   args.deadline_s, args.suite_path.c_str(), journal_path.c_str());
+      break;
+    }
     close(worker->fd);
     int status = 0;
     while (waitpid(worker->pid, &status, 0) < 0 && errno == EINTR) {
@@ -300,7 +317,7 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   }
   if (result.report.complete) std::filesystem::remove(journal_path);
   result.report_path = out_path;
-  result.exit_code = 0;
+  result.exit_code = result.report.complete ? 0 : 1;
   for (const auto& c : result.report.cases) {
     if (c.status == reports::CaseStatus::kFailed || c.status == reports::CaseStatus::kError ||
         c.status == reports::CaseStatus::kTimeout) {

@@ -17,6 +17,9 @@ struct SuperviseArgs {
   std::string metrics;
   std::string dump_dir;
   double case_timeout_s = 0;  // 0 = the suite's own limit
+  // Stop (killing the case in flight, which stays unrecorded) once the run has taken this long;
+  // the report is then partial and the journal is kept for --resume. 0 = no limit.
+  double deadline_s = 0;
   std::string worker_exe;     // this program's path (re-executed as `__worker`)
   std::string command_line;
   bool quiet = false;  // no per-case progress lines

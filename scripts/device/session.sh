@@ -26,6 +26,27 @@ for step in "$@"; do
       cp reports/runs/*-"$step".json "$out/" 2>/dev/null
       tail -n 5 "$out/$step.progress.log"
       ;;
+    resumable-*)
+      # A long suite across several calls: stop before the call's limit (--deadline_s), keep the
+      # journal in /tmp (and in $OUT, carried back as .carry/NAME.journal.jsonl when the machine
+      # was given back between calls), and resume from it next time.
+      name=${step#resumable-}
+      dir=/tmp/fs-$name
+      mkdir -p "$dir"
+      journal="$dir/run.json.journal.jsonl"
+      if [[ ! -f $journal && -f .carry/$name.journal.jsonl ]]; then cp ".carry/$name.journal.jsonl" "$journal"; fi
+      resume=()
+      if [[ -f $journal ]]; then resume=(--resume "$journal"); fi
+      "$fs" run "$name" --out "$dir/run.json" "${resume[@]}" --deadline_s "${DEADLINE_S:-480}" \
+        --color=false ${FS_ARGS:-} 2>"$out/$name.progress.log" | tee "$out/$name.table.txt" | tail -n 30
+      tail -n 3 "$out/$name.progress.log"
+      [[ -f $journal ]] && cp "$journal" "$out/$name.journal.jsonl"
+      [[ -f $dir/run.json ]] && cp "$dir/run.json" "$out/$name.json"
+      ;;
+    torch-peers)
+      PYTHONUNBUFFERED=1 python3 scripts/torch_sdpa_report.py --suite suites/ladder.json \
+        --out "$out/torch-sdpa.json" 2>&1 | tail -n 40
+      ;;
     faults)
       "$fs" run suites/testing/faults.json --out "$out/faults.json" --case_timeout_s 10 --color=false \
         2>&1 | tail -n 30
