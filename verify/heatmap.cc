@@ -6,7 +6,9 @@
 namespace flashscope::verify {
 namespace {
 
-constexpr int64_t kProfileMaxCols = 1024;
+// The profile is one row, so it can afford more columns than a square map: 4 x max_side,
+// never more than 1024 (a small max_side is asked for to keep reports small).
+int64_t ProfileMaxCols(int max_side) { return std::min<int64_t>(1024, 4 * int64_t{max_side}); }
 
 // For each source index, the bin it falls in.
 std::vector<int> BinOf(int64_t n, int64_t max_bins) {
@@ -88,8 +90,8 @@ std::vector<Heatmap> AttentionHeatmaps(const AttentionProblem& p, const float* a
   }
   std::vector<Heatmap> maps;
   maps.push_back(BinGrid(pos, max_side, max_side, "position_x_dim", "query position", "head dim"));
-  maps.push_back(BinGrid(profile, 1, kProfileMaxCols, "sequence_profile", "all heads and dims",
-                         "query position"));
+  maps.push_back(BinGrid(profile, 1, ProfileMaxCols(max_side), "sequence_profile",
+                         "all heads and dims", "query position"));
   if (fold_rows > 0) {
     maps.push_back(BinGrid(fold, max_side, max_side, "tile_fold",
                            "query position mod " + std::to_string(block_m), "head dim"));
