@@ -14,7 +14,7 @@ packages=(
   clang-format
 )
 if [[ "${FLASHSCOPE_WITH_VIEWER:-0}" == 1 ]]; then
-  packages+=(libimgui-dev libglfw3-dev libgl-dev xvfb xauth)
+  packages+=(libimgui-dev libglfw3-dev libgl-dev libstb-dev xvfb xauth)
 fi
 
 missing=()

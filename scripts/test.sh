@@ -5,12 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The viewer is part of the tests: its screenshot tests render under Xvfb (Mesa).
+export FLASHSCOPE_WITH_VIEWER=${FLASHSCOPE_WITH_VIEWER:-1}
 scripts/install-deps.sh
 
 build=${FLASHSCOPE_BUILD_DIR:-build-test}
 arch=${FLASHSCOPE_CUDA_ARCHS:-90}
 jobs=${FLASHSCOPE_JOBS:-$(nproc)}
+viewer=OFF
+[[ $FLASHSCOPE_WITH_VIEWER == 1 ]] && viewer=ON
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" \
+  -DFLASHSCOPE_VIEWER=$viewer \
   ${FLASHSCOPE_CMAKE_ARGS:-} >/dev/null
 echo "test: building in $build (CUDA architectures: $arch, $jobs jobs)"
 cmake --build "$build" -j "$jobs"
