@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "reports/render_terminal.h"
@@ -28,7 +30,7 @@ int CmdRun(const std::vector<std::string>& args, const std::string& command_line
   if (args.size() != 1) {
     std::fprintf(stderr,
                  "usage: flashscope run SUITE [--kernels GLOB] [--out FILE] [--dump DIR] "
-                 "[--metrics SET] [--resume JOURNAL]\n");
+                 "[--metrics SET] [--resume JOURNAL] [--sanitize[=TOOL]]\n");
     return 2;
   }
   auto path = suites::ResolveSuitePath(args[0], SuitesDir());
@@ -45,6 +47,8 @@ int CmdRun(const std::vector<std::string>& args, const std::string& command_line
   sa.dump_dir = absl::GetFlag(FLAGS_dump);
   sa.case_timeout_s = absl::GetFlag(FLAGS_case_timeout_s);
   sa.deadline_s = absl::GetFlag(FLAGS_deadline_s);
+  sa.shard = absl::GetFlag(FLAGS_shard);
+  sa.sanitize_tool = absl::GetFlag(FLAGS_sanitize);
   sa.worker_exe = SelfPath();
   sa.command_line = command_line;
   sa.quiet = absl::GetFlag(FLAGS_quiet);
@@ -70,6 +74,18 @@ int CmdWorker(const std::vector<std::string>& args) {
   wa.metrics = absl::GetFlag(FLAGS_metrics);
   wa.dump_dir = absl::GetFlag(FLAGS_dump);
   wa.progress_fd = absl::GetFlag(FLAGS_progress_fd);
+  wa.shard = absl::GetFlag(FLAGS_shard);
+  wa.sanitize_rerun = absl::GetFlag(FLAGS_sanitize_rerun);
+  for (absl::string_view part :
+       absl::StrSplit(absl::GetFlag(FLAGS_only_cases), ',', absl::SkipEmpty())) {
+    int index = -1;
+    if (!absl::SimpleAtoi(part, &index) || index < 0) {
+      std::fprintf(stderr, "flashscope __worker: --only_cases: '%s' is not a case index\n",
+                   std::string(part).c_str());
+      return suites::kWorkerExitFatal;
+    }
+    wa.only_cases.insert(index);
+  }
   return suites::RunWorker(wa);
 }
 

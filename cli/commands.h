@@ -14,6 +14,7 @@ int CmdList(const std::vector<std::string>& args);
 int CmdRun(const std::vector<std::string>& args, const std::string& command_line);
 int CmdWorker(const std::vector<std::string>& args);
 int CmdShow(const std::vector<std::string>& args);
+int CmdMerge(const std::vector<std::string>& args);
 int CmdCompare(const std::vector<std::string>& args);
 int CmdMetrics(const std::vector<std::string>& args);
 

@@ -20,6 +20,15 @@ ABSL_FLAG(double, case_timeout_s, 0,
           "run: kill a case that runs longer than this many seconds (0 = the suite's limit)");
 ABSL_FLAG(double, deadline_s, 0,
           "run: stop after this many seconds, keeping the journal for --resume (0 = no limit)");
+ABSL_FLAG(std::string, sanitize, "",
+          "run: afterwards rerun each case under compute-sanitizer --tool TOOL (memcheck, "
+          "racecheck, initcheck, synccheck; --sanitize alone = memcheck) and record its findings");
+ABSL_FLAG(std::string, shard, "",
+          "run: only shard K/N of the plan (e.g. 2/4), for splitting a suite over CI jobs; join "
+          "the reports with `flashscope merge`");
+ABSL_FLAG(bool, force, false,
+          "compare, gate, merge: go on although the reports come from different GPUs, drivers or "
+          "suites (every output then says so)");
 ABSL_FLAG(std::string, suites_dir, "", "where suite files live (default ./suites)");
 ABSL_FLAG(bool, color, true, "colour terminal output when stdout is a terminal");
 ABSL_FLAG(bool, quiet, false, "run: no per-case progress lines");
@@ -28,6 +37,8 @@ ABSL_FLAG(int, cc, 0, "metrics: compute capability x10 to show (default: the GPU
 ABSL_FLAG(std::string, suite, "", "internal (worker)");
 ABSL_FLAG(std::string, journal, "", "internal (worker)");
 ABSL_FLAG(int, progress_fd, -1, "internal (worker)");
+ABSL_FLAG(std::string, only_cases, "", "internal (worker): comma list of case indices to run");
+ABSL_FLAG(bool, sanitize_rerun, false, "internal (worker): a rerun under compute-sanitizer");
 
 namespace {
 
@@ -37,7 +48,10 @@ usage:
   flashscope list [--all]                      kernels (with what they support) and suites
   flashscope run SUITE [--kernels GLOB] [--out FILE] [--dump DIR] [--metrics SET]
                        [--resume JOURNAL] [--case_timeout_s N] [--deadline_s N]
-                                               run a suite (a name in suites/ or a path)
+                       [--sanitize[=memcheck|racecheck|initcheck|synccheck]]
+                       [--shard K/N]           run a suite (a name in suites/ or a path)
+  flashscope merge --out FILE REPORT... [--force]
+                                               join the reports of shards (run --shard K/N)
   flashscope show REPORT                       summary and case table of a report or journal
   flashscope compare BASE NEW                  median time deltas, case by case
   flashscope metrics [--cc 90]                 the hardware-metric catalogue
@@ -49,6 +63,13 @@ docs: README.md, docs/suites.md, docs/report-schema.md)";
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(kUsage);
+  // `--sanitize` alone means memcheck; Abseil's string flags need a value, so supply it.
+  static char kSanitizeDefault[] = "--sanitize=memcheck";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--sanitize" || std::string(argv[i]) == "-sanitize") {
+      argv[i] = kSanitizeDefault;
+    }
+  }
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());
   if (args.empty() || args[0] == "help") {
@@ -61,6 +82,7 @@ int main(int argc, char** argv) {
   if (command == "list") return flashscope::cli::CmdList(args);
   if (command == "run") return flashscope::cli::CmdRun(args, absl::StrJoin(all, " "));
   if (command == "__worker") return flashscope::cli::CmdWorker(args);
+  if (command == "merge") return flashscope::cli::CmdMerge(args);
   if (command == "show") return flashscope::cli::CmdShow(args);
   if (command == "compare") return flashscope::cli::CmdCompare(args);
   if (command == "metrics") return flashscope::cli::CmdMetrics(args);

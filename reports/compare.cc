@@ -13,9 +13,6 @@ namespace flashscope::reports {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-// Deltas inside this band are painted neutral: below it, run-to-run noise dominates (issue 5
-// replaces this with a significance test).
-constexpr double kColorBandPct = 2.0;
 
 double MedianOrNaN(const CaseResult& c) {
   if (!c.timing || c.status == CaseStatus::kSkipped) return kNaN;
@@ -43,7 +40,97 @@ std::map<std::string, const CaseResult*> Index(const Report& r, int* duplicates)
   return by_key;
 }
 
+// Metrics of a case's profile, when it was collected.
+const std::vector<MetricRecord>* MetricsOf(const CaseResult& c) {
+  if (!c.profile || !c.profile->available) return nullptr;
+  return &c.profile->metrics;
+}
+
+std::vector<MetricDelta> MetricDeltas(const CaseResult& base, const CaseResult& next) {
+  std::vector<MetricDelta> out;
+  const auto* a = MetricsOf(base);
+  const auto* b = MetricsOf(next);
+  if (a == nullptr || b == nullptr) return out;
+  for (const MetricRecord& m : *a) {
+    for (const MetricRecord& n : *b) {
+      const bool same = !m.hw_name.empty() ? m.hw_name == n.hw_name : m.name == n.name;
+      if (!same) continue;
+      out.push_back({m.name.empty() ? m.hw_name : m.name, m.unit, m.value, n.value});
+      break;
+    }
+  }
+  return out;
+}
+
+std::string EffectText(double fraction) {
+  return absl::StrFormat("%+.1f%%", fraction * 100);
+}
+
 }  // namespace
+
+const char* VerdictName(Verdict v) {
+  switch (v) {
+    case Verdict::kFaster:
+      return "faster";
+    case Verdict::kSlower:
+      return "slower";
+    case Verdict::kSame:
+      return "same";
+    case Verdict::kAmbiguous:
+      return "ambiguous";
+    case Verdict::kNotTimed:
+      return "not timed";
+  }
+  return "?";
+}
+
+Verdict DecideVerdict(double delta_fraction, double p_value, const CompareOptions& o,
+                      std::string* reason) {
+  std::string why;
+  Verdict v;
+  const double effect = std::fabs(delta_fraction);
+  const std::string min_effect = absl::StrFormat("%g%%", o.min_effect * 100);
+  if (std::isnan(delta_fraction)) {
+    v = Verdict::kNotTimed;
+    why = "no median on one side";
+  } else if (effect < o.min_effect) {
+    v = Verdict::kSame;
+    why = absl::StrCat("|", EffectText(delta_fraction), "| < ", min_effect);
+  } else if (std::isnan(p_value)) {
+    // A median change without raw samples to test it (an old or hand-made report).
+    v = Verdict::kAmbiguous;
+    why = absl::StrCat(EffectText(delta_fraction), " but no raw samples to test");
+  } else if (p_value < o.alpha) {
+    v = delta_fraction > 0 ? Verdict::kSlower : Verdict::kFaster;
+    why = absl::StrFormat("p %.2g < %g, |%s| >= %s", p_value, o.alpha,
+                          EffectText(delta_fraction), min_effect);
+  } else {
+    v = Verdict::kAmbiguous;
+    why = absl::StrFormat("%s but p %.2g >= %g", EffectText(delta_fraction), p_value, o.alpha);
+  }
+  if (reason != nullptr) *reason = why;
+  return v;
+}
+
+double CaseDelta::PValue() const { return tested ? test.p_value : kNaN; }
+
+std::string Comparison::ForcedBanner() const {
+  if (!forced) return "";
+  return absl::StrCat("FORCED comparison across different environments (", environment_note,
+                      "): timings may not be comparable");
+}
+
+int Comparison::CountVerdict(Verdict v) const {
+  int n = 0;
+  for (const CaseDelta& d : paired) n += d.verdict == v;
+  return n;
+}
+
+int Comparison::CorrectnessRegressions() const {
+  int n = 0;
+  for (const CaseDelta& d : paired) n += d.IsCorrectnessRegression();
+  return n;
+}
 
 bool CaseDelta::IsCorrectnessRegression() const {
   if (base->status == next->status) return false;
@@ -52,8 +139,9 @@ bool CaseDelta::IsCorrectnessRegression() const {
          next->status == CaseStatus::kTimeout;
 }
 
-Comparison Compare(const Report& base, const Report& next) {
+Comparison Compare(const Report& base, const Report& next, const CompareOptions& options) {
   Comparison out;
+  out.options = options;
   const Environment& a = base.environment;
   const Environment& b = next.environment;
   out.different_gpu = a.gpu_name != b.gpu_name || a.compute_capability != b.compute_capability ||
@@ -67,6 +155,9 @@ Comparison Compare(const Report& base, const Report& next) {
   if (a.sm_count != b.sm_count) {
     notes.push_back(absl::StrCat("SM count ", a.sm_count, " vs ", b.sm_count));
   }
+  out.different_driver = a.driver_version != b.driver_version ||
+                         a.cuda_runtime_version != b.cuda_runtime_version;
+  out.forced = options.forced && out.EnvironmentMismatch();
   AddEnvDifference(&notes, "driver", a.driver_version, b.driver_version);
   AddEnvDifference(&notes, "CUDA", a.cuda_runtime_version, b.cuda_runtime_version);
   if (a.synthetic || b.synthetic) {
@@ -101,6 +192,18 @@ Comparison Compare(const Report& base, const Report& next) {
       }
     }
     d.note = absl::StrJoin(why, "; ");
+    if (!std::isnan(d.delta_pct) && c.timing && n.timing && !c.timing->samples_ms.empty() &&
+        !n.timing->samples_ms.empty()) {
+      d.test = MannWhitneyU(c.timing->samples_ms, n.timing->samples_ms);
+      d.tested = true;
+    }
+    d.verdict = DecideVerdict(d.delta_pct / 100.0, d.PValue(), options, &d.verdict_reason);
+    if (d.verdict == Verdict::kAmbiguous && d.tested &&
+        MannWhitneyMinP(d.test.n_a, d.test.n_b) >= options.alpha) {
+      absl::StrAppend(&d.verdict_reason, "; ", d.test.n_a, " vs ", d.test.n_b,
+                      " samples cannot reach p < ", absl::StrFormat("%g", options.alpha));
+    }
+    d.metrics = MetricDeltas(c, n);
     out.paired.push_back(std::move(d));
   }
   for (const CaseResult& c : next.cases) {
@@ -113,6 +216,7 @@ Comparison Compare(const Report& base, const Report& next) {
 std::string RenderComparison(const Comparison& cmp, bool color) {
   using text::Paint;
   std::string out;
+  if (cmp.forced) absl::StrAppend(&out, Paint(cmp.ForcedBanner(), text::kBoldRed, color), "\n");
   if (cmp.different_gpu) {
     absl::StrAppend(&out,
                     Paint("DIFFERENT GPUs: timings are not comparable", text::kBoldRed, color),
@@ -150,21 +254,36 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
     t.AddColumn("base ms", A::kRight);
     t.AddColumn("next ms", A::kRight);
     t.AddColumn("delta", A::kRight);
-    t.AddColumn("note", A::kLeft);
+    t.AddColumn("verdict / note", A::kLeft);
     for (const CaseDelta& d : cmp.paired) {
       std::string status = d.StatusChanged() ? absl::StrCat(CaseStatusName(d.base->status), "->",
                                                             CaseStatusName(d.next->status))
                                              : CaseStatusName(d.next->status);
       const char* delta_color = nullptr;
-      if (d.delta_pct > kColorBandPct) delta_color = text::kRed;
-      if (d.delta_pct < -kColorBandPct) delta_color = text::kGreen;
+      // The delta is painted by size alone (inside min_effect it stays neutral); whether it is
+      // significant is the verdict's colour.
+      const double band = cmp.options.min_effect * 100;
+      if (d.delta_pct > band) delta_color = text::kRed;
+      if (d.delta_pct < -band) delta_color = text::kGreen;
+      // The note (status change, missing timing) first, then the statistical verdict.
+      std::string verdict = d.verdict == Verdict::kNotTimed
+                                ? ""
+                                : absl::StrCat(VerdictName(d.verdict), " (", d.verdict_reason, ")");
+      const char* verdict_color = nullptr;
+      if (d.verdict == Verdict::kSlower) verdict_color = text::kRed;
+      if (d.verdict == Verdict::kFaster) verdict_color = text::kGreen;
+      if (d.verdict == Verdict::kAmbiguous) verdict_color = text::kYellow;
+      if (d.IsCorrectnessRegression()) verdict_color = text::kBoldRed;
+      std::string last = d.note.empty() ? verdict
+                         : verdict.empty() ? d.note
+                                           : absl::StrCat(d.note, "; ", verdict);
       t.AddRow({{d.kernel_id},
                 {d.problem_key},
                 {status, d.IsCorrectnessRegression() ? text::kBoldRed : nullptr},
                 {text::Ms(d.base_median_ms)},
                 {text::Ms(d.next_median_ms)},
                 {text::SignedPct(d.delta_pct), delta_color},
-                {d.note}});
+                {last, verdict_color}});
     }
     out += t.Render(color);
   }
@@ -190,6 +309,17 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
     absl::StrAppend(&out, "\n",
                     absl::StrFormat("geomean next/base median: %.3f (%s) over %d timed pairs\n",
                                     geomean, text::SignedPct((geomean - 1) * 100), timed));
+  }
+  if (!cmp.paired.empty()) {
+    absl::StrAppend(
+        &out,
+        absl::StrFormat("verdicts (Mann-Whitney U, alpha %g, min effect %g%%): %d faster, %d "
+                        "slower, %d same, %d ambiguous, %d not timed; %d correctness "
+                        "regressions\n",
+                        cmp.options.alpha, cmp.options.min_effect * 100,
+                        cmp.CountVerdict(Verdict::kFaster), cmp.CountVerdict(Verdict::kSlower),
+                        cmp.CountVerdict(Verdict::kSame), cmp.CountVerdict(Verdict::kAmbiguous),
+                        cmp.CountVerdict(Verdict::kNotTimed), cmp.CorrectnessRegressions()));
   }
   if (cmp.duplicate_keys > 0) {
     absl::StrAppend(&out, "note: ", cmp.duplicate_keys,

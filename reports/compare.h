@@ -1,14 +1,38 @@
-// Pairing two reports case by case (by CaseResult::Key: kernel id + problem key) and the median
-// delta of each pair. Issue 5 adds statistics (Mann-Whitney U on the raw samples, verdicts,
-// metric deltas) by adding fields to CaseDelta and Comparison, not by changing these.
+// Pairing two reports case by case (by CaseResult::Key: kernel id + problem key): the median
+// delta of each pair, a Mann-Whitney U test on the raw samples and a verdict (faster, slower,
+// same, ambiguous), hardware-metric deltas, status changes and the cases found on one side only.
+// docs/gating.md explains the verdict rule; reports/gate.h turns a comparison into pass/fail.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "reports/report.h"
+#include "reports/stats_mann_whitney.h"
 
 namespace flashscope::reports {
+
+struct CompareOptions {
+  double alpha = 0.01;       // significance level of the Mann-Whitney U test
+  double min_effect = 0.02;  // smallest relative median change that counts (0.02 = 2 %)
+  // Set when the user forced a comparison across different GPUs or drivers: every renderer then
+  // says so on its first lines (Comparison::forced).
+  bool forced = false;
+};
+
+// faster / slower: significant (p < alpha) and |median change| >= min_effect.
+// same: |median change| < min_effect (significant or not: too small to matter).
+// ambiguous: |median change| >= min_effect but not significant (too few or too noisy samples).
+// not_timed: one side has no timing (skipped, error, ...); see the status columns instead.
+enum class Verdict { kFaster, kSlower, kSame, kAmbiguous, kNotTimed };
+const char* VerdictName(Verdict v);  // "faster", "slower", "same", "ambiguous", "not timed"
+
+// One hardware metric measured on both sides (matched by hw_name, else by name).
+struct MetricDelta {
+  std::string name, unit;
+  double base = 0, next = 0;
+  double Delta() const { return next - base; }
+};
 
 struct CaseDelta {
   std::string key, kernel_id, problem_key;
@@ -20,6 +44,14 @@ struct CaseDelta {
   // "no timing in next (skipped)". Empty when both sides are timed and the status is the same.
   std::string note;
 
+  // Statistics (filled by Compare; NaN p-value when either side has no raw samples).
+  bool tested = false;     // both sides had raw samples, `test` holds the result
+  MannWhitneyResult test;  // Mann-Whitney U of base samples vs next samples
+  Verdict verdict = Verdict::kNotTimed;
+  std::string verdict_reason;  // in words: "p 0.0079 < 0.01, +10.0% >= 2%", ...
+  std::vector<MetricDelta> metrics;
+
+  double PValue() const;  // test.p_value, NaN when !tested
   bool StatusChanged() const { return base->status != next->status; }
   // passed -> anything else, or anything -> failed/error/timeout: always worth a loud line.
   bool IsCorrectnessRegression() const;
@@ -31,10 +63,26 @@ struct Comparison {
   bool different_gpu = false;    // GPU name or architecture differ: timings are not comparable
   std::string environment_note;  // each difference in GPU, driver or CUDA, in words; "" if none
   int duplicate_keys = 0;        // cases whose key repeated within one report (first one is used)
+  bool different_driver = false;  // driver or CUDA runtime versions differ
+  CompareOptions options;         // what the verdicts were decided with
+  bool forced = false;            // compared although GPUs or drivers differ (options.forced)
+
+  // True when the two sides ran on different GPUs or drivers: the CLI refuses such a comparison
+  // unless forced.
+  bool EnvironmentMismatch() const { return different_gpu || different_driver; }
+  // "" normally; when forced, the sentence every output starts with.
+  std::string ForcedBanner() const;
+  int CountVerdict(Verdict v) const;
+  int CorrectnessRegressions() const;
 };
 
 // The reports must outlive the returned Comparison (it points into them).
-Comparison Compare(const Report& base, const Report& next);
+Comparison Compare(const Report& base, const Report& next, const CompareOptions& options = {});
+
+// The verdict rule on its own (exposed for tests and for the gate's per-kernel thresholds):
+// `delta_fraction` is (next - base) / base of the medians, `p_value` NaN when there was no test.
+Verdict DecideVerdict(double delta_fraction, double p_value, const CompareOptions& options,
+                      std::string* reason);
 
 // Environment note, then status changes (prominent), then a table of paired cases with their
 // median delta, then the cases found on one side only, then a geometric-mean line.

@@ -147,12 +147,40 @@ struct VerificationRecord {
   std::string dump_dir;  // where .npy files were written, if asked
 };
 
+// One error compute-sanitizer printed: its kind ("Invalid __global__ write"), the kernel it was
+// attributed to, and its first lines as printed (location, thread, address).
+struct SanitizerFinding {
+  std::string kind;
+  std::string kernel;
+  std::string message;
+};
+
+// The case rerun under `compute-sanitizer --tool TOOL` (flashscope run --sanitize): how many
+// errors the tool counted, by kind, and the first few in full. `ran` is false when the tool could
+// not be used for this case; `note` then says why (and otherwise anything worth knowing).
+struct SanitizerRecord {
+  std::string tool;  // "memcheck", "racecheck", "initcheck", "synccheck"
+  bool ran = false;
+  std::string note;
+  int64_t errors = 0;                         // the tool's own summary count
+  std::map<std::string, int64_t> kinds;       // kind -> errors printed of that kind
+  std::vector<SanitizerFinding> findings;     // the first few, in the order printed
+  std::string case_status;                    // the case's status in the rerun ("error", ...)
+  std::string case_reason;                    // and its reason
+  double wall_s = 0;                          // the rerun, tool start-up included
+};
+
 enum class CaseStatus { kPassed, kFailed, kSkipped, kError, kTimeout };
 const char* CaseStatusName(CaseStatus s);
 std::optional<CaseStatus> ParseCaseStatus(const std::string& s);
 
 struct CaseResult {
   std::string kernel_id;
+  // From the kernel registry, so that readers without the registry (viewer, renderers) can tell
+  // the ladder's story: revision order, title and what the revision changed. Optional in JSON.
+  int kernel_revision = 0;
+  std::string kernel_title;
+  std::string kernel_changed;
   std::string family;                         // "attention_fwd" | "gemm"
   std::string problem_key;                    // common/problem.h ProblemKey
   std::map<std::string, std::string> params;  // the problem's axes, for filtering and tables
@@ -165,6 +193,7 @@ struct CaseResult {
   std::optional<VerificationRecord> verification;
   std::optional<ProfileRecord> profile;
   std::vector<ResourceRecord> resources;
+  std::optional<SanitizerRecord> sanitizer;  // only with `flashscope run --sanitize`
   double wall_s = 0;  // wall time spent on the case, all phases
 
   std::string Key() const { return kernel_id + " " + problem_key; }

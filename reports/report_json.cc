@@ -123,6 +123,24 @@ Json ResourceToJson(const ResourceRecord& r) {
           {"theoretical_occupancy", Number(r.theoretical_occupancy)}};
 }
 
+Json SanitizerToJson(const SanitizerRecord& r) {
+  Json kinds = Json::array();
+  for (const auto& [kind, count] : r.kinds) kinds.push_back({{"kind", kind}, {"count", count}});
+  Json findings = Json::array();
+  for (const SanitizerFinding& f : r.findings) {
+    findings.push_back({{"kind", f.kind}, {"kernel", f.kernel}, {"message", f.message}});
+  }
+  return {{"tool", r.tool},
+          {"ran", r.ran},
+          {"note", r.note},
+          {"errors", r.errors},
+          {"kinds", std::move(kinds)},
+          {"findings", std::move(findings)},
+          {"case_status", r.case_status},
+          {"case_reason", r.case_reason},
+          {"wall_s", Number(r.wall_s)}};
+}
+
 // ---- reading (all share one sticky status; see jsonio::Fields) ----
 
 void ReadPeaks(const Json& j, const std::string& path, absl::Status* st, MeasuredPeaks* p) {
@@ -312,9 +330,43 @@ void ReadResource(const Json& j, const std::string& path, absl::Status* st, Reso
   f.Get("theoretical_occupancy", &r->theoretical_occupancy);
 }
 
+void ReadSanitizer(const Json& j, const std::string& path, absl::Status* st, SanitizerRecord* r) {
+  Fields f(j, path, st);
+  f.Get("tool", &r->tool, Need::kRequired);
+  f.Get("ran", &r->ran, Need::kRequired);
+  f.Get("note", &r->note);
+  f.Get("errors", &r->errors);
+  if (const Json* a = f.Array("kinds")) {
+    for (size_t i = 0; i < a->size() && st->ok(); ++i) {
+      Fields k((*a)[i], IndexPath(f.PathOf("kinds"), i), st);
+      std::string kind;
+      int64_t count = 0;
+      k.Get("kind", &kind, Need::kRequired);
+      k.Get("count", &count, Need::kRequired);
+      if (k.ok()) r->kinds[kind] += count;
+    }
+  }
+  if (const Json* a = f.Array("findings")) {
+    for (size_t i = 0; i < a->size() && st->ok(); ++i) {
+      Fields e((*a)[i], IndexPath(f.PathOf("findings"), i), st);
+      SanitizerFinding finding;
+      e.Get("kind", &finding.kind, Need::kRequired);
+      e.Get("kernel", &finding.kernel);
+      e.Get("message", &finding.message);
+      r->findings.push_back(std::move(finding));
+    }
+  }
+  f.Get("case_status", &r->case_status);
+  f.Get("case_reason", &r->case_reason);
+  f.Get("wall_s", &r->wall_s);
+}
+
 void ReadCase(const Json& j, const std::string& path, absl::Status* st, CaseResult* c) {
   Fields f(j, path, st);
   f.Get("kernel_id", &c->kernel_id, Need::kRequired);
+  f.Get("kernel_revision", &c->kernel_revision);
+  f.Get("kernel_title", &c->kernel_title);
+  f.Get("kernel_changed", &c->kernel_changed);
   f.Get("family", &c->family);
   f.Get("problem_key", &c->problem_key, Need::kRequired);
   f.Get("params", &c->params);
@@ -352,6 +404,9 @@ void ReadCase(const Json& j, const std::string& path, absl::Status* st, CaseResu
       ReadResource((*a)[i], IndexPath(f.PathOf("resources"), i), st, &r);
       c->resources.push_back(std::move(r));
     }
+  }
+  if (const Json* z = f.Object("sanitizer")) {
+    ReadSanitizer(*z, f.PathOf("sanitizer"), st, &c->sanitizer.emplace());
   }
 }
 
@@ -418,6 +473,11 @@ Json CaseToJson(const CaseResult& c) {
             {"input_kind", c.input_kind},         {"seed", c.seed},
             {"status", CaseStatusName(c.status)}, {"reason", c.reason},
             {"wall_s", Number(c.wall_s)}};
+  if (c.kernel_revision != 0 || !c.kernel_title.empty()) {
+    j["kernel_revision"] = c.kernel_revision;
+    j["kernel_title"] = c.kernel_title;
+    j["kernel_changed"] = c.kernel_changed;
+  }
   if (c.timing) j["timing"] = TimingToJson(*c.timing);
   if (c.throughput) j["throughput"] = ThroughputToJson(*c.throughput);
   if (c.verification) j["verification"] = VerificationToJson(*c.verification);
@@ -425,6 +485,7 @@ Json CaseToJson(const CaseResult& c) {
   Json resources = Json::array();
   for (const ResourceRecord& r : c.resources) resources.push_back(ResourceToJson(r));
   j["resources"] = std::move(resources);
+  if (c.sanitizer) j["sanitizer"] = SanitizerToJson(*c.sanitizer);
   return j;
 }
 

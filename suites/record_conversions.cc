@@ -53,6 +53,9 @@ std::map<std::string, std::string> ProblemParams(const Problem& p) {
 reports::CaseResult NewCaseResult(const PlannedCase& c, const Suite& suite) {
   reports::CaseResult r;
   r.kernel_id = c.kernel->info.id;
+  r.kernel_revision = c.kernel->info.revision;
+  r.kernel_title = c.kernel->info.title;
+  r.kernel_changed = c.kernel->info.changed;
   r.family = std::string(FamilyName(FamilyOf(c.problem)));
   r.problem_key = ProblemKey(c.problem);
   r.params = ProblemParams(c.problem);

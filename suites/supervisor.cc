@@ -21,6 +21,9 @@
 #include "reports/report_json.h"
 #include "suites/plan.h"
 #include "suites/record_conversions.h"
+#include "suites/sanitize.h"
+#include "suites/shard.h"
+#include "suites/sanitizer_output.h"
 #include "suites/worker.h"
 
 namespace flashscope::suites {
@@ -61,6 +64,7 @@ absl::StatusOr<Worker> Spawn(const SuperviseArgs& args, const std::string& journ
                                    "--kernels=" + args.kernels_filter,
                                    "--metrics=" + args.metrics,
                                    "--dump=" + args.dump_dir,
+                                   "--shard=" + args.shard,
                                    "--progress_fd=" + std::to_string(fds[1])};
   pid_t pid = fork();
   if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
@@ -147,7 +151,23 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   if (!suite.ok()) return Fail(2, std::string(suite.status().message()));
   auto plan = BuildPlan(*suite, args.kernels_filter);
   if (!plan.ok()) return Fail(2, std::string(plan.status().message()));
+  auto shard = ParseShard(args.shard);
+  if (!shard.ok()) return Fail(2, std::string(shard.status().message()));
+  *plan = SelectShard(*plan, *shard, [](const PlannedCase& c) { return ProblemKey(c.problem); });
+  if (plan->empty()) {
+    return Fail(2, absl::StrCat("--shard ", shard->Name(), ": the suite has fewer cases than shards"));
+  }
   const double case_limit_s = args.case_timeout_s > 0 ? args.case_timeout_s : suite->case_timeout_s;
+  // --sanitize: refuse at once, before the run, when the tool cannot be used.
+  std::string sanitizer_path;
+  if (!args.sanitize_tool.empty()) {
+    if (auto s = CheckSanitizerTool(args.sanitize_tool); !s.ok()) {
+      return Fail(2, std::string(s.message()));
+    }
+    auto found = FindComputeSanitizer();
+    if (!found.ok()) return Fail(2, absl::StrCat("--sanitize: ", found.status().message()));
+    sanitizer_path = *found;
+  }
 
   // The journal: a fresh one beside the report, or the one being resumed.
   std::string out_path = args.out_path;
@@ -300,6 +320,20 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
     }
   }
 
+  if (!sanitizer_path.empty()) {
+    auto so_far = reports::ReadJournal(journal_path);
+    if (!so_far.ok()) return Fail(2, std::string(so_far.status().message()));
+    if (static_cast<int>(so_far->finished.size()) < total) {
+      std::fprintf(stderr,
+                   "flashscope run: --sanitize: not started, the run is incomplete; resume it "
+                   "with --sanitize to check its cases\n");
+    } else {
+      SanitizeArgs sa{args.sanitize_tool, sanitizer_path, args.worker_exe, args.suite_path,
+                      args.kernels_filter, journal_path, case_limit_s, args.quiet};
+      if (auto s = RunSanitizePass(sa, *plan); !s.ok()) return Fail(2, std::string(s.message()));
+    }
+  }
+
   auto contents = reports::ReadJournal(journal_path);
   if (!contents.ok()) return Fail(2, std::string(contents.status().message()));
   SuperviseResult result;
@@ -323,6 +357,7 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
         c.status == reports::CaseStatus::kTimeout) {
       result.exit_code = 1;
     }
+    if (c.sanitizer && c.sanitizer->errors > 0) result.exit_code = 1;  // a finding is a failure
   }
   return result;
 }

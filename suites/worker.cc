@@ -9,6 +9,7 @@
 #include "reports/journal.h"
 #include "suites/case_runner.h"
 #include "suites/plan.h"
+#include "suites/shard.h"
 
 namespace flashscope::suites {
 namespace {
@@ -33,6 +34,9 @@ int RunWorker(const WorkerArgs& args) {
   if (!suite.ok()) return Fatal(args.progress_fd, std::string(suite.status().message()));
   auto plan = BuildPlan(*suite, args.kernels_filter);
   if (!plan.ok()) return Fatal(args.progress_fd, std::string(plan.status().message()));
+  auto shard = ParseShard(args.shard);
+  if (!shard.ok()) return Fatal(args.progress_fd, std::string(shard.status().message()));
+  *plan = SelectShard(*plan, *shard, [](const PlannedCase& c) { return ProblemKey(c.problem); });
   auto journal = reports::ReadJournal(args.journal_path);
   if (!journal.ok()) return Fatal(args.progress_fd, std::string(journal.status().message()));
   auto writer = reports::JournalWriter::Open(args.journal_path, /*append=*/true);
@@ -41,6 +45,14 @@ int RunWorker(const WorkerArgs& args) {
   RunOptions options;
   options.metrics = args.metrics;
   options.dump_dir = args.dump_dir;
+  if (args.sanitize_rerun) {
+    suite->timing = TimingSpec{/*cold=*/false, /*warmup=*/0, /*min_samples=*/1, /*max_samples=*/1,
+                               /*noise_target=*/1.0, /*time_cap_s=*/0.0};
+    suite->metrics.clear();
+    suite->verify.heatmaps = "none";
+    options.metrics.clear();
+    options.dump_dir.clear();
+  }
   auto runner = CaseRunner::Create(*suite, options);
   if (!runner.ok()) return Fatal(args.progress_fd, std::string(runner.status().message()));
 
@@ -57,6 +69,7 @@ int RunWorker(const WorkerArgs& args) {
 
   for (const PlannedCase& c : *plan) {
     if (journal->finished.count(c.index)) continue;
+    if (!args.only_cases.empty() && !args.only_cases.count(c.index)) continue;
     Tell(args.progress_fd, absl::StrCat("S ", c.index));
     if (auto s = writer->CaseStarted(c.index, c.key); !s.ok()) {
       return Fatal(args.progress_fd, std::string(s.message()));

@@ -65,14 +65,20 @@ struct Instance {
   }
 };
 
-// Calls fn(Instance<...>{}) for the problem's dtype and head dim (checked by Supports first).
-template <unsigned F, class TL64, class TL128, class Fn>
-auto WithInstance(DType dtype, int64_t head_dim, Fn&& fn) {
-  if (dtype == DType::kBF16) {
-    if (head_dim == 64) return fn(Instance<__nv_bfloat16, 64, TL64, F>{});
+// Calls fn(Instance<...>{}) for the problem's dtype, head dim and masking (checked by Supports
+// first). A rung may give head dim 128 a different tile when not causal (TL128NC): without the
+// diagonal's partial tiles a taller query tile pays off there, while causal work prefers the
+// shorter one (measured: docs/perf-notes.md).
+template <unsigned F, class TL64, class TL128, class TL128NC, class Fn>
+auto WithInstance(const AttentionProblem& p, Fn&& fn) {
+  const bool tall = !p.causal && !std::is_same_v<TL128, TL128NC>;
+  if (p.dtype == DType::kBF16) {
+    if (p.head_dim == 64) return fn(Instance<__nv_bfloat16, 64, TL64, F>{});
+    if (tall) return fn(Instance<__nv_bfloat16, 128, TL128NC, F>{});
     return fn(Instance<__nv_bfloat16, 128, TL128, F>{});
   }
-  if (head_dim == 64) return fn(Instance<__half, 64, TL64, F>{});
+  if (p.head_dim == 64) return fn(Instance<__half, 64, TL64, F>{});
+  if (tall) return fn(Instance<__half, 128, TL128NC, F>{});
   return fn(Instance<__half, 128, TL128, F>{});
 }
 
@@ -98,7 +104,7 @@ inline std::string Supports(const AttentionProblem& p) {
   return "";
 }
 
-template <unsigned F, class TL64, class TL128>
+template <unsigned F, class TL64, class TL128, class TL128NC = TL128>
 KernelEntry MakeEntry(KernelInfo info) {
   KernelEntry e;
   info.family = Family::kAttentionFwd;
@@ -107,14 +113,14 @@ KernelEntry MakeEntry(KernelInfo info) {
   e.info = std::move(info);
   e.attention_supports = [](const AttentionProblem& p) { return Supports(p); };
   e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    return WithInstance<F, TL64, TL128>(p.dtype, p.head_dim,
-                                        [&](auto inst) { return inst.Launch(p, a, s); });
+    return WithInstance<F, TL64, TL128, TL128NC>(p,
+                                                 [&](auto inst) { return inst.Launch(p, a, s); });
   };
   e.device_functions = [](const Problem& pr) {
     std::vector<DeviceFunction> out;
     if (const auto* p = std::get_if<AttentionProblem>(&pr); p != nullptr && Supports(*p).empty()) {
-      out.push_back(WithInstance<F, TL64, TL128>(p->dtype, p->head_dim,
-                                                 [](auto inst) { return inst.Describe(); }));
+      out.push_back(
+          WithInstance<F, TL64, TL128, TL128NC>(*p, [](auto inst) { return inst.Describe(); }));
     }
     return out;
   };

@@ -67,6 +67,16 @@ struct SmemTile {
   __device__ __forceinline__ static int Offset(int row, int chunk) {
     return row * kStride + (kSwz ? (chunk ^ (row & 7)) : chunk) * 8;
   }
+  // ldmatrix addressing without per-load index math: a lane's byte offset for (row, chunk c0 + 2k)
+  // is Step(Offset(row, c0) * 2, k). Swizzled, chunk ^ (row & 7) = (2k) ^ (c0 ^ (row & 7)) and
+  // row·D·2 has no bits below D·2 bytes, so the step is one XOR with an immediate; padded, an add.
+  // Rows further on by a multiple of 8 keep row & 7, so they are a plain (immediate) byte offset.
+  // This keeps one address register per operand and lane instead of one per k step (the k loops
+  // are unrolled), which is what lets two m16 tiles per warp fit at D = 128 (docs/perf-notes.md).
+  __device__ __forceinline__ static uint32_t Step(uint32_t lane_bytes, int k) {
+    return kSwz ? lane_bytes ^ uint32_t(k * 32) : lane_bytes + uint32_t(k * 32);
+  }
+  static constexpr uint32_t kRowBytes = kStride * 2;  // 16-bit elements
 };
 
 template <typename T, int D, class TL, unsigned F>
@@ -167,13 +177,20 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
     ptx::CpAsyncWait<1>();  // Q has landed; tile 0 may still be in flight
   }
   __syncthreads();
+  // Per-lane ldmatrix byte offsets relative to their tile (see SmemTile::Step: the XOR needs the
+  // tile-relative offset, the tile base is added after): Q rows of this warp, K rows (B operand of
+  // Q·Kᵀ: keys n0 + 8·(lane/16) + lane%8, chunk parity (lane/8)%2), V rows (ldmatrix.trans of P·V:
+  // keys 8·((lane/8)%2) + lane%8, chunk parity lane/16).
+  const uint32_t sq_base = ptx::SmemAddr(sQ);
+  const uint32_t q_lane = uint32_t(L::Offset(wrow + lane % 16, lane / 16)) * 2;
+  const uint32_t k_lane = uint32_t(L::Offset((lane / 16) * 8 + lane % 8, (lane / 8) % 2)) * 2;
+  const uint32_t v_lane = uint32_t(L::Offset(((lane / 8) % 2) * 8 + lane % 8, lane / 16)) * 2;
   if constexpr (!kQSmem) {
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk) {
-        const int row = wrow + mt * 16 + (lane % 16), chunk = kk * 2 + lane / 16;
-        ptx::LdMatrixX4(qf[mt][kk], ptx::SmemAddr(sQ + L::Offset(row, chunk)));
+        ptx::LdMatrixX4(qf[mt][kk], sq_base + L::Step(q_lane, kk) + mt * 16 * L::kRowBytes);
       }
     }
   }
@@ -214,16 +231,14 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
       if constexpr (kQSmem) {
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
-          const int row = wrow + mt * 16 + (lane % 16), chunk = kk * 2 + lane / 16;
-          ptx::LdMatrixX4(qs[mt], ptx::SmemAddr(sQ + L::Offset(row, chunk)));
+          ptx::LdMatrixX4(qs[mt], sq_base + L::Step(q_lane, kk) + mt * 16 * L::kRowBytes);
         }
       }
+      const uint32_t k_addr = ptx::SmemAddr(sKb) + L::Step(k_lane, kk);
 #pragma unroll
       for (int np = 0; np < BN / 16; ++np) {
         uint32_t b[4];
-        const int key = np * 16 + (lane / 16) * 8 + (lane % 8);
-        const int chunk = kk * 2 + (lane / 8) % 2;
-        ptx::LdMatrixX4(b, ptx::SmemAddr(sKb + L::Offset(key, chunk)));
+        ptx::LdMatrixX4(b, k_addr + np * 16 * L::kRowBytes);
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           const uint32_t(&a)[4] = kQSmem ? qs[mt] : qf[kQSmem ? 0 : mt][kQSmem ? 0 : kk];
@@ -267,8 +282,8 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
 #pragma unroll
         for (int dp = 0; dp < D / 16; ++dp) {
           uint32_t b[4];
-          const int key = kc * 16 + ((lane / 8) % 2) * 8 + (lane % 8);
-          ptx::LdMatrixX4Trans(b, ptx::SmemAddr(sVb + L::Offset(key, dp * 2 + lane / 16)));
+          ptx::LdMatrixX4Trans(b,
+                               ptx::SmemAddr(sVb) + L::Step(v_lane, dp) + kc * 16 * L::kRowBytes);
 #pragma unroll
           for (int mt = 0; mt < MT; ++mt) {
             ptx::MmaM16N8K16<T>(st[mt].o[2 * dp], a[mt], b[0], b[1]);
@@ -290,8 +305,8 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
 #pragma unroll
         for (int dp = 0; dp < D / 16; ++dp) {
           uint32_t b[4];
-          const int key = kc * 16 + ((lane / 8) % 2) * 8 + (lane % 8);
-          ptx::LdMatrixX4Trans(b, ptx::SmemAddr(sVb + L::Offset(key, dp * 2 + lane / 16)));
+          ptx::LdMatrixX4Trans(b,
+                               ptx::SmemAddr(sVb) + L::Step(v_lane, dp) + kc * 16 * L::kRowBytes);
           ptx::MmaM16N8K16<T>(st[0].o[2 * dp], a, b[0], b[1]);
           ptx::MmaM16N8K16<T>(st[0].o[2 * dp + 1], a, b[2], b[3]);
         }

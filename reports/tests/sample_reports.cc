@@ -96,6 +96,9 @@ void ExpectSameProfile(const ProfileRecord& a, const ProfileRecord& b) {
 
 void ExpectSameCase(const CaseResult& a, const CaseResult& b) {
   FS_EQ(kernel_id);
+  FS_EQ(kernel_revision);
+  FS_EQ(kernel_title);
+  FS_EQ(kernel_changed);
   FS_EQ(family);
   FS_EQ(problem_key);
   FS_EQ(params);
@@ -251,6 +254,9 @@ Report FullReport() {
 
   CaseResult c;
   c.kernel_id = "attn.a02_smem_tiled";
+  c.kernel_revision = 2;
+  c.kernel_title = "K/V tiles in shared memory";
+  c.kernel_changed = "K/V tiles loaded once per block and reused by 64 rows";
   c.family = "attention_fwd";
   c.problem_key = "attention_fwd{B=1,H=2,Sq=17,Sk=17,D=64,fp16,causal}";
   c.params = {{"B", "1"}, {"H", "2"}, {"S", "17"}, {"causal", "true"}};

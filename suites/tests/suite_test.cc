@@ -36,7 +36,7 @@ TEST(SuiteTest, CommittedSuitesParseWithExpectedGrids) {
   const auto& first = std::get<AttentionProblem>(ladder->problems[1]);
   EXPECT_EQ(first.batch, 32);
   EXPECT_EQ(first.seq_q, 512);
-  EXPECT_EQ(ladder->metrics, "basic");
+  EXPECT_EQ(ladder->metrics, "full");
   EXPECT_EQ(ladder->verify.heatmaps, "all");
   EXPECT_EQ(smoke->verify.heatmaps, "failed");
 }

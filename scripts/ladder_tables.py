@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Markdown tables of the attention ladder from committed flashscope reports.
+
+Every number is read from the reports given (nothing typed by hand), so docs/ladder.md and the
+README can be regenerated after each run:
+
+    scripts/ladder_tables.py LADDER_REPORT [--peers TORCH_REPORT] [--problem KEY ...]
+"""
+import argparse
+import json
+import re
+import sys
+
+HEADLINE = [
+    "attention_fwd{B=4,H=16,S=4096,D=128,bf16}",
+    "attention_fwd{B=4,H=32,S=4096,D=64,bf16}",
+    "attention_fwd{B=4,H=12,S=2048,D=64,fp16,causal}",
+]
+
+
+def metric(case, name):
+    for m in (case.get("profile") or {}).get("metrics", []):
+        if m["name"] == name:
+            return m["value"]
+    return None
+
+
+def revision(case):
+    """The registry revision; reports older than the kernel_revision field: from the id (aNN_)."""
+    if case.get("kernel_revision"):
+        return case["kernel_revision"]
+    m = re.match(r"^[a-z]+\.[a-z](\d+)_", case["kernel_id"])
+    return int(m.group(1)) if m else 1000
+
+
+def fmt(v, spec="{:.1f}"):
+    return "–" if v is None else spec.format(v)
+
+
+def rung_table(cases, key):
+    rows = [c for c in cases if c["problem_key"] == key and c["status"] == "passed"]
+    rows.sort(key=lambda c: (revision(c), c["kernel_id"]))
+    out = [f"**{key}**", "",
+           "| kernel | median ms | TFLOPS | × prev | % peak | tensor % | shared % | bank conflicts (ld+st) | XU % | occupancy % | regs | spill B |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    # "x prev" is against the last rung of a lower revision (the a11 variants all against a10).
+    prev_rev, prev, cur_rev, cur = -1, None, -1, None
+    for c in rows:
+        t = c.get("throughput") or {}
+        tf = t.get("tflops")
+        rev = revision(c)
+        if rev != cur_rev:
+            prev_rev, prev, cur_rev = cur_rev, cur, rev
+        step = (tf / prev) if (prev and tf and not c["kernel_id"].startswith("peer.")) else None
+        conflicts = None
+        ld, st = metric(c, "shared_bank_conflicts_ld"), metric(c, "shared_bank_conflicts_st")
+        if ld is not None or st is not None:
+            conflicts = (ld or 0) + (st or 0)
+        res = c.get("resources") or [{}]
+        regs = max((r.get("registers", 0) for r in res), default=None)
+        spill = max((r.get("local_bytes", 0) for r in res), default=None)
+        out.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+            c["kernel_id"], fmt(c["timing"]["median_ms"], "{:.3f}"), fmt(tf), fmt(step, "{:.2f}"),
+            fmt(t.get("pct_peak_flops")), fmt(metric(c, "tensor_pipe_pct")),
+            fmt(metric(c, "shared_pct")), fmt(conflicts, "{:.3g}"), fmt(metric(c, "xu_pipe_pct")),
+            fmt(metric(c, "achieved_occupancy")), regs if regs else "–",
+            spill if spill is not None else "–"))
+        if not c["kernel_id"].startswith("peer."):
+            cur = tf
+    return "\n".join(out)
+
+
+def peer_table(ladder, torch_cases):
+    torch = {(c["kernel_id"], c["problem_key"]): c for c in torch_cases}
+    keys = []
+    for c in ladder:
+        if c["kernel_id"] == "attn.a10_fa2" and c["problem_key"] not in keys:
+            keys.append(c["problem_key"])
+
+    def tf(kernel, key, source):
+        c = source.get((kernel, key))
+        return (c.get("throughput") or {}).get("tflops") if c and c["status"] == "passed" else None
+
+    ours = {(c["kernel_id"], c["problem_key"]): c for c in ladder}
+    out = ["| problem | a10_fa2 | a11 best | FA2 (torch flash) | a10 / FA2 | cuDNN (ours) | torch cuDNN |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for k in keys:
+        a10 = tf("attn.a10_fa2", k, ours)
+        a11 = max([v for v in (tf(i, k, ours) for i in ("attn.a11_fa4_cond_rescale",
+                   "attn.a11_fa4_poly_exp", "attn.a11_fa4_softmax")) if v] or [0]) or None
+        fa2 = tf("torch.sdpa_flash", k, torch)
+        ratio = a10 / fa2 if a10 and fa2 else None
+        out.append("| {} | {} | {} | {} | {} | {} | {} |".format(
+            k, fmt(a10), fmt(a11), fmt(fa2), fmt(ratio, "{:.2f}"),
+            fmt(tf("peer.cudnn_sdpa", k, ours)), fmt(tf("torch.sdpa_cudnn", k, torch))))
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("ladder")
+    ap.add_argument("--peers", help="report of scripts/torch_sdpa_report.py from the same session")
+    ap.add_argument("--problem", action="append", help="problem keys for rung tables")
+    a = ap.parse_args()
+    try:
+        ladder = json.load(open(a.ladder))
+        torch = json.load(open(a.peers)) if a.peers else {"cases": []}
+    except (OSError, ValueError) as e:
+        sys.exit(f"ladder_tables: {e}")
+    env = ladder["environment"]
+    print(f"Source: `{a.ladder}` ({env['gpu_name']}, driver {env['driver_version']}, "
+          f"revision {env.get('git_revision', '?')}, measured bf16 peak "
+          f"{env['peaks']['matmul_bf16_tflops']:.0f} TFLOPS)" +
+          (f" and `{a.peers}`." if a.peers else "."))
+    print()
+    for key in a.problem or HEADLINE:
+        print(rung_table(ladder["cases"], key))
+        print()
+    if a.peers:
+        print(peer_table(ladder["cases"], torch["cases"]))
+
+
+if __name__ == "__main__":
+    main()
