@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
   auto json = flashscope::audit::AuditToJson(audits, input, tool_text);
   std::printf("static audit of %s: %zu device functions\n%s", input.c_str(), functions->size(),
               flashscope::audit::RenderAuditTable(audits).c_str());
-  for (const auto& v : json["violations"]) std::printf("VIOLATION %s\n", v.get<std::string>().c_str());
+  for (const auto& v : json["violations"])
+    std::printf("VIOLATION %s\n", v.get<std::string>().c_str());
   if (!absl::GetFlag(FLAGS_out).empty()) {
     std::ofstream out(absl::GetFlag(FLAGS_out));
     out << json.dump(2) << "\n";

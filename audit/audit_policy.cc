@@ -34,9 +34,9 @@ std::string ShortName(const SassFunction& f) {
 }
 
 nlohmann::json MixToJson(const InstructionMix& m) {
-  return {{"total", m.total}, {"hmma", m.hmma},   {"hgmma", m.hgmma}, {"other_mma", m.other_mma},
-          {"ldsm", m.ldsm},   {"ldgsts", m.ldgsts}, {"ldl", m.ldl},   {"stl", m.stl},
-          {"lds", m.lds},     {"sts", m.sts},     {"ldg", m.ldg},     {"stg", m.stg}};
+  return {{"total", m.total}, {"hmma", m.hmma},     {"hgmma", m.hgmma}, {"other_mma", m.other_mma},
+          {"ldsm", m.ldsm},   {"ldgsts", m.ldgsts}, {"ldl", m.ldl},     {"stl", m.stl},
+          {"lds", m.lds},     {"sts", m.sts},       {"ldg", m.ldg},     {"stg", m.stg}};
 }
 
 }  // namespace
@@ -182,13 +182,14 @@ nlohmann::json AuditToJson(const std::vector<KernelAudit>& audits, const std::st
 }
 
 std::string RenderAuditTable(const std::vector<KernelAudit>& audits) {
-  std::string out = absl::StrFormat("%-28s %-7s %4s %5s %7s %5s %6s %6s %6s %6s  %s\n", "kernel",
-                                    "arch", "fns", "regs", "smem", "local", "HMMA", "HGMMA",
-                                    "LDSM", "LDGSTS", "verdict");
+  std::string out =
+      absl::StrFormat("%-28s %-7s %4s %5s %7s %5s %6s %6s %6s %6s  %s\n", "kernel", "arch", "fns",
+                      "regs", "smem", "local", "HMMA", "HGMMA", "LDSM", "LDGSTS", "verdict");
   for (const KernelAudit& a : audits) {
     if (a.arches.empty()) {
       out += absl::StrFormat("%-28s %-7s %s\n", a.kernel.id, "-",
                              a.expects_device_code ? "FAIL no device code found"
+                             : a.kernel.test_only  ? "test-only kernel: not audited"
                                                    : "no device code of ours (library peer)");
       continue;
     }

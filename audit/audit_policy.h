@@ -30,13 +30,13 @@ struct KernelDescriptor {
 // The instruction groups the audit reports, in this order.
 struct InstructionMix {
   int total = 0;
-  int hmma = 0;      // mma.sync (Ampere-style tensor cores)
-  int hgmma = 0;     // wgmma (Hopper warpgroup tensor cores)
-  int other_mma = 0; // IMMA, QGMMA, DMMA, ...
-  int ldsm = 0;      // ldmatrix
-  int ldgsts = 0;    // cp.async
-  int ldl = 0;       // local loads (spill reloads, local arrays)
-  int stl = 0;       // local stores
+  int hmma = 0;       // mma.sync (Ampere-style tensor cores)
+  int hgmma = 0;      // wgmma (Hopper warpgroup tensor cores)
+  int other_mma = 0;  // IMMA, QGMMA, DMMA, ...
+  int ldsm = 0;       // ldmatrix
+  int ldgsts = 0;     // cp.async
+  int ldl = 0;        // local loads (spill reloads, local arrays)
+  int stl = 0;        // local stores
   int lds = 0, sts = 0, ldg = 0, stg = 0;
   int Tensor() const { return hmma + hgmma + other_mma; }
 };

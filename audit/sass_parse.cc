@@ -43,7 +43,8 @@ struct Resources {
 absl::StatusOr<Resources> ParseResources(absl::string_view line, int line_no) {
   Resources r;
   for (absl::string_view field : absl::StrSplit(line, ' ', absl::SkipEmpty())) {
-    std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(field, absl::MaxSplits(':', 1));
+    std::pair<absl::string_view, absl::string_view> kv =
+        absl::StrSplit(field, absl::MaxSplits(':', 1));
     int* target = kv.first == "REG"      ? &r.registers
                   : kv.first == "STACK"  ? &r.stack
                   : kv.first == "SHARED" ? &r.shared
@@ -51,8 +52,8 @@ absl::StatusOr<Resources> ParseResources(absl::string_view line, int line_no) {
                                          : nullptr;
     if (target == nullptr) continue;
     if (!absl::SimpleAtoi(kv.second, target)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("line ", line_no, ": resource usage field '", field, "' is not NAME:number"));
+      return absl::InvalidArgumentError(absl::StrCat("line ", line_no, ": resource usage field '",
+                                                     field, "' is not NAME:number"));
     }
   }
   if (r.registers < 0) {
@@ -70,7 +71,8 @@ int SassFunction::Count(const std::string& opcode) const {
 }
 
 std::string OpcodeOfLine(const std::string& line) {
-  // Instruction lines look like: "        /*0120*/   @!P0 HMMA.16816.F32 R4, R8, R12, R4 ;  /* 0x... */"
+  // Instruction lines look like: "        /*0120*/   @!P0 HMMA.16816.F32 R4, R8, R12, R4 ;  /*
+  // 0x... */"
   size_t open = line.find("/*");
   if (open == std::string::npos) return "";
   size_t close = line.find("*/", open + 2);

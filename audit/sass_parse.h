@@ -19,8 +19,8 @@ struct SassFunction {
   // From the "Resource usage" block (REG, STACK, SHARED, LOCAL); -1 when cuobjdump printed none.
   int registers = -1;
   int stack_bytes = -1;
-  int shared_bytes = -1;  // static shared memory
-  int local_bytes = -1;   // per thread: spills and local arrays
+  int shared_bytes = -1;               // static shared memory
+  int local_bytes = -1;                // per thread: spills and local arrays
   std::map<std::string, int> opcodes;  // base mnemonic ("HMMA", "LDSM", "LDGSTS") -> count
   int instructions = 0;
 

@@ -23,7 +23,8 @@ int CmdMerge(const std::vector<std::string>& args) {
   for (const auto& path : args) {
     auto report = reports::ReadReportFile(path);
     if (!report.ok()) {
-      std::fprintf(stderr, "flashscope merge: %s\n", std::string(report.status().message()).c_str());
+      std::fprintf(stderr, "flashscope merge: %s\n",
+                   std::string(report.status().message()).c_str());
       return 2;
     }
     inputs.push_back({path, *std::move(report)});

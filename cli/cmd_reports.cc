@@ -5,7 +5,6 @@
 #include "cli/commands.h"
 #include "cli/flags.h"
 #include "profiler/metric_catalogue.h"
-#include "reports/compare.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
 
@@ -34,25 +33,6 @@ int CmdShow(const std::vector<std::string>& args) {
   const bool color = UseColor();
   std::printf("%s\n%s", reports::RenderSummary(*report, color).c_str(),
               reports::RenderCaseTable(*report, color).c_str());
-  return 0;
-}
-
-int CmdCompare(const std::vector<std::string>& args) {
-  if (args.size() != 2) {
-    std::fprintf(stderr, "usage: flashscope compare BASE NEW\n");
-    return 2;
-  }
-  auto base = reports::ReadReportFile(args[0]);
-  if (!base.ok()) {
-    std::fprintf(stderr, "flashscope compare: %s\n", std::string(base.status().message()).c_str());
-    return 2;
-  }
-  auto next = reports::ReadReportFile(args[1]);
-  if (!next.ok()) {
-    std::fprintf(stderr, "flashscope compare: %s\n", std::string(next.status().message()).c_str());
-    return 2;
-  }
-  std::printf("%s", reports::RenderComparison(reports::Compare(*base, *next), UseColor()).c_str());
   return 0;
 }
 

@@ -15,7 +15,9 @@ int CmdRun(const std::vector<std::string>& args, const std::string& command_line
 int CmdWorker(const std::vector<std::string>& args);
 int CmdShow(const std::vector<std::string>& args);
 int CmdMerge(const std::vector<std::string>& args);
-int CmdCompare(const std::vector<std::string>& args);
+int CmdCompare(const std::vector<std::string>& args);  // cmd_gate.cc
+int CmdGate(const std::vector<std::string>& args);     // cmd_gate.cc
+int CmdRender(const std::vector<std::string>& args);   // cmd_gate.cc
 int CmdMetrics(const std::vector<std::string>& args);
 
 }  // namespace flashscope::cli

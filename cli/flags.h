@@ -14,12 +14,18 @@ ABSL_DECLARE_FLAG(double, case_timeout_s);
 ABSL_DECLARE_FLAG(double, deadline_s);
 ABSL_DECLARE_FLAG(std::string, sanitize);
 ABSL_DECLARE_FLAG(std::string, shard);
-ABSL_DECLARE_FLAG(bool, force);
 ABSL_DECLARE_FLAG(std::string, suites_dir);
 ABSL_DECLARE_FLAG(bool, color);
 ABSL_DECLARE_FLAG(bool, quiet);
 ABSL_DECLARE_FLAG(bool, all);
 ABSL_DECLARE_FLAG(int, cc);
+// compare, gate, render (cmd_gate.cc).
+ABSL_DECLARE_FLAG(double, alpha);
+ABSL_DECLARE_FLAG(double, min_effect);
+ABSL_DECLARE_FLAG(bool, force);
+ABSL_DECLARE_FLAG(std::string, format);
+ABSL_DECLARE_FLAG(std::string, policy);
+ABSL_DECLARE_FLAG(std::string, json);
 // Worker-only plumbing (set by the supervisor).
 ABSL_DECLARE_FLAG(std::string, suite);
 ABSL_DECLARE_FLAG(std::string, journal);

@@ -10,7 +10,9 @@
 #include "cli/commands.h"
 
 ABSL_FLAG(std::string, kernels, "", "run: comma list of kernel ids or globs narrowing the suite");
-ABSL_FLAG(std::string, out, "", "run: report path (default reports/runs/<utc time>-<suite>.json)");
+ABSL_FLAG(std::string, out, "",
+          "run: report path (default reports/runs/<utc time>-<suite>.json); compare/gate/render: "
+          "output file (default stdout)");
 ABSL_FLAG(std::string, dump, "",
           "run: write output, reference and inputs of every verified case as .npy under DIR");
 ABSL_FLAG(std::string, metrics, "",
@@ -26,14 +28,23 @@ ABSL_FLAG(std::string, sanitize, "",
 ABSL_FLAG(std::string, shard, "",
           "run: only shard K/N of the plan (e.g. 2/4), for splitting a suite over CI jobs; join "
           "the reports with `flashscope merge`");
-ABSL_FLAG(bool, force, false,
-          "compare, gate, merge: go on although the reports come from different GPUs, drivers or "
-          "suites (every output then says so)");
 ABSL_FLAG(std::string, suites_dir, "", "where suite files live (default ./suites)");
 ABSL_FLAG(bool, color, true, "colour terminal output when stdout is a terminal");
 ABSL_FLAG(bool, quiet, false, "run: no per-case progress lines");
 ABSL_FLAG(bool, all, false, "list: also the test-only (deliberately faulty) kernels");
 ABSL_FLAG(int, cc, 0, "metrics: compute capability x10 to show (default: the GPU's, else 90)");
+ABSL_FLAG(double, alpha, 0,
+          "compare/gate: significance level of the Mann-Whitney U test (default: the policy's, "
+          "else 0.01)");
+ABSL_FLAG(double, min_effect, -1,
+          "compare/gate: smallest relative median change that counts, 0.02 = 2% (default: the "
+          "policy's, else 0.02)");
+ABSL_FLAG(bool, force, false,
+          "compare/gate/merge: use reports from different GPUs or drivers (every output says so)");
+ABSL_FLAG(std::string, format, "terminal",
+          "compare/gate/render: terminal, markdown, junit, csv, html (render also: baseline)");
+ABSL_FLAG(std::string, policy, "", "gate: policy JSON file (docs/gating.md)");
+ABSL_FLAG(std::string, json, "", "gate: also write the machine-readable verdict to this file");
 ABSL_FLAG(std::string, suite, "", "internal (worker)");
 ABSL_FLAG(std::string, journal, "", "internal (worker)");
 ABSL_FLAG(int, progress_fd, -1, "internal (worker)");
@@ -53,11 +64,16 @@ usage:
   flashscope merge --out FILE REPORT... [--force]
                                                join the reports of shards (run --shard K/N)
   flashscope show REPORT                       summary and case table of a report or journal
-  flashscope compare BASE NEW                  median time deltas, case by case
+  flashscope compare BASE NEW [--alpha A] [--min_effect E] [--force] [--format F] [--out FILE]
+                                               median deltas, Mann-Whitney U, verdict per case
+  flashscope gate BASE NEW [--policy FILE] [--json FILE] [--force] [--format F] [--out FILE]
+                                               compare + policy: exit 0 pass, 1 regression
+  flashscope render REPORT --format markdown|junit|csv|html|baseline [--out FILE]
   flashscope metrics [--cc 90]                 the hardware-metric catalogue
 
-exit codes: 0 success; 1 a case failed, errored or timed out (run); 2 bad input or usage.
-docs: README.md, docs/suites.md, docs/report-schema.md)";
+exit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression (gate);
+2 bad input or usage.
+docs: README.md, docs/suites.md, docs/report-schema.md, docs/gating.md)";
 
 }  // namespace
 
@@ -85,6 +101,8 @@ int main(int argc, char** argv) {
   if (command == "merge") return flashscope::cli::CmdMerge(args);
   if (command == "show") return flashscope::cli::CmdShow(args);
   if (command == "compare") return flashscope::cli::CmdCompare(args);
+  if (command == "gate") return flashscope::cli::CmdGate(args);
+  if (command == "render") return flashscope::cli::CmdRender(args);
   if (command == "metrics") return flashscope::cli::CmdMetrics(args);
   std::fprintf(stderr, "flashscope: unknown command '%s'\n\n%s\n", command.c_str(), kUsage);
   return 2;

@@ -38,6 +38,9 @@ KernelEntry MakeTestOobWrite();
 KernelEntry MakeTestInfiniteLoop();
 KernelEntry MakeTestNanOutput();
 KernelEntry MakeTestHalfOutput();
+KernelEntry MakeTestA10Slow3();  // testing/slowdown_kernels.cu: a10 + 3/5/10 % (gate quality)
+KernelEntry MakeTestA10Slow5();
+KernelEntry MakeTestA10Slow10();
 
 inline constexpr KernelMaker kKernelMakers[] = {
     // attention_fwd ladder
@@ -70,6 +73,9 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeTestInfiniteLoop,
     &MakeTestNanOutput,
     &MakeTestHalfOutput,
+    &MakeTestA10Slow3,
+    &MakeTestA10Slow5,
+    &MakeTestA10Slow10,
 };
 
 }  // namespace flashscope::kernels

@@ -62,9 +62,7 @@ std::vector<MetricDelta> MetricDeltas(const CaseResult& base, const CaseResult& 
   return out;
 }
 
-std::string EffectText(double fraction) {
-  return absl::StrFormat("%+.1f%%", fraction * 100);
-}
+std::string EffectText(double fraction) { return absl::StrFormat("%+.1f%%", fraction * 100); }
 
 }  // namespace
 
@@ -102,8 +100,8 @@ Verdict DecideVerdict(double delta_fraction, double p_value, const CompareOption
     why = absl::StrCat(EffectText(delta_fraction), " but no raw samples to test");
   } else if (p_value < o.alpha) {
     v = delta_fraction > 0 ? Verdict::kSlower : Verdict::kFaster;
-    why = absl::StrFormat("p %.2g < %g, |%s| >= %s", p_value, o.alpha,
-                          EffectText(delta_fraction), min_effect);
+    why = absl::StrFormat("p %.2g < %g, |%s| >= %s", p_value, o.alpha, EffectText(delta_fraction),
+                          min_effect);
   } else {
     v = Verdict::kAmbiguous;
     why = absl::StrFormat("%s but p %.2g >= %g", EffectText(delta_fraction), p_value, o.alpha);
@@ -155,8 +153,8 @@ Comparison Compare(const Report& base, const Report& next, const CompareOptions&
   if (a.sm_count != b.sm_count) {
     notes.push_back(absl::StrCat("SM count ", a.sm_count, " vs ", b.sm_count));
   }
-  out.different_driver = a.driver_version != b.driver_version ||
-                         a.cuda_runtime_version != b.cuda_runtime_version;
+  out.different_driver =
+      a.driver_version != b.driver_version || a.cuda_runtime_version != b.cuda_runtime_version;
   out.forced = options.forced && out.EnvironmentMismatch();
   AddEnvDifference(&notes, "driver", a.driver_version, b.driver_version);
   AddEnvDifference(&notes, "CUDA", a.cuda_runtime_version, b.cuda_runtime_version);
@@ -274,7 +272,7 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
       if (d.verdict == Verdict::kFaster) verdict_color = text::kGreen;
       if (d.verdict == Verdict::kAmbiguous) verdict_color = text::kYellow;
       if (d.IsCorrectnessRegression()) verdict_color = text::kBoldRed;
-      std::string last = d.note.empty() ? verdict
+      std::string last = d.note.empty()    ? verdict
                          : verdict.empty() ? d.note
                                            : absl::StrCat(d.note, "; ", verdict);
       t.AddRow({{d.kernel_id},

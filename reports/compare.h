@@ -60,9 +60,9 @@ struct CaseDelta {
 struct Comparison {
   std::vector<CaseDelta> paired;  // in the order of `base`
   std::vector<const CaseResult*> only_base, only_next;
-  bool different_gpu = false;    // GPU name or architecture differ: timings are not comparable
-  std::string environment_note;  // each difference in GPU, driver or CUDA, in words; "" if none
-  int duplicate_keys = 0;        // cases whose key repeated within one report (first one is used)
+  bool different_gpu = false;     // GPU name or architecture differ: timings are not comparable
+  std::string environment_note;   // each difference in GPU, driver or CUDA, in words; "" if none
+  int duplicate_keys = 0;         // cases whose key repeated within one report (first one is used)
   bool different_driver = false;  // driver or CUDA runtime versions differ
   CompareOptions options;         // what the verdicts were decided with
   bool forced = false;            // compared although GPUs or drivers differ (options.forced)

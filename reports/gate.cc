@@ -25,15 +25,14 @@ bool Glob(const std::string& pattern, const std::string& text) {
 // misspelt "allowed_slowdwn" would otherwise leave the gate at its default without a word.
 absl::Status CheckKeys(const Json& j, const std::string& path, const std::set<std::string>& known) {
   if (!j.is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path.empty() ? "policy" : path, ": expected object, got ",
-                     jsonio::TypeName(j)));
+    return absl::InvalidArgumentError(absl::StrCat(path.empty() ? "policy" : path,
+                                                   ": expected object, got ", jsonio::TypeName(j)));
   }
   for (auto it = j.begin(); it != j.end(); ++it) {
     if (known.count(it.key()) == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          jsonio::JoinPath(path, it.key()), ": unknown key; known keys: ",
-          absl::StrJoin(known, ", ")));
+      return absl::InvalidArgumentError(
+          absl::StrCat(jsonio::JoinPath(path, it.key()),
+                       ": unknown key; known keys: ", absl::StrJoin(known, ", ")));
     }
   }
   return absl::OkStatus();
@@ -68,8 +67,8 @@ class Judge {
 
   // Verification and metric floors of a case of the new report; `base` may be null (new case).
   void CheckNextCase(const CaseResult& next, const CaseResult* base, const KernelOverride* o) {
-    const bool required = o && o->verification_required ? *o->verification_required
-                                                        : policy_.verification_required;
+    const bool required =
+        o && o->verification_required ? *o->verification_required : policy_.verification_required;
     const std::string key = next.Key();
     const bool regression = base != nullptr && base->status == CaseStatus::kPassed &&
                             next.status != CaseStatus::kPassed;
@@ -79,9 +78,9 @@ class Judge {
     } else if (required && next.status != CaseStatus::kSkipped &&
                next.status != CaseStatus::kPassed) {
       Fail(key, "verification",
-           absl::StrCat(CaseStatusName(next.status), Reason(next),
-                        base ? absl::StrCat(" (base: ", CaseStatusName(base->status), ")")
-                             : " (new case)"));
+           absl::StrCat(
+               CaseStatusName(next.status), Reason(next),
+               base ? absl::StrCat(" (base: ", CaseStatusName(base->status), ")") : " (new case)"));
     } else if (required && next.status == CaseStatus::kPassed &&
                (!next.verification || !next.verification->ran)) {
       Fail(key, "verification", "passed without verification, but the policy requires it");
@@ -93,8 +92,9 @@ class Judge {
       if (m == nullptr) {
         if (f.fail_when_missing) {
           Fail(key, "metric_floor",
-               absl::StrCat(f.metric, " not measured (run with --metrics basic, or set "
-                                      "\"fail_when_missing\": false)"));
+               absl::StrCat(f.metric,
+                            " not measured (run with --metrics basic, or set "
+                            "\"fail_when_missing\": false)"));
         }
       } else if (!(m->value >= f.min)) {
         Fail(key, "metric_floor",
@@ -104,12 +104,13 @@ class Judge {
   }
 
   void CheckTiming(const CaseDelta& d, const KernelOverride* o) {
-    const double allowed = o && o->allowed_slowdown ? *o->allowed_slowdown : policy_.allowed_slowdown;
+    const double allowed =
+        o && o->allowed_slowdown ? *o->allowed_slowdown : policy_.allowed_slowdown;
     const double slowdown = d.delta_pct / 100;
     if (std::isnan(slowdown) || slowdown <= allowed) return;
-    const std::string text =
-        absl::StrFormat("median %s -> %s ms (%+.1f%% > allowed %+.1f%%): %s", text::Ms(d.base_median_ms),
-                        text::Ms(d.next_median_ms), d.delta_pct, allowed * 100, d.verdict_reason);
+    const std::string text = absl::StrFormat("median %s -> %s ms (%+.1f%% > allowed %+.1f%%): %s",
+                                             text::Ms(d.base_median_ms), text::Ms(d.next_median_ms),
+                                             d.delta_pct, allowed * 100, d.verdict_reason);
     if (d.verdict == Verdict::kSlower) Fail(d.key, "slowdown", text);
     if (d.verdict == Verdict::kAmbiguous && policy_.fail_on_ambiguous) {
       Fail(d.key, "ambiguous", text);
@@ -160,9 +161,9 @@ absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& 
     return absl::InvalidArgumentError(
         where(absl::StrCat("schema \"", schema, "\" is not \"", kGatePolicySchemaName, "\"")));
   }
-  for (absl::Status s : {CheckFraction(p.alpha, "alpha", 0.5),
-                         CheckFraction(p.min_effect, "min_effect", 10),
-                         CheckFraction(p.allowed_slowdown, "allowed_slowdown", 100)}) {
+  for (absl::Status s :
+       {CheckFraction(p.alpha, "alpha", 0.5), CheckFraction(p.min_effect, "min_effect", 10),
+        CheckFraction(p.allowed_slowdown, "allowed_slowdown", 100)}) {
     if (!s.ok()) return absl::InvalidArgumentError(where(std::string(s.message())));
   }
   if (p.alpha == 0) return absl::InvalidArgumentError(where("alpha: must be > 0"));
@@ -201,7 +202,8 @@ absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& 
     for (size_t i = 0; i < arr->size(); ++i) {
       const std::string at = jsonio::IndexPath("metric_floors", i);
       const Json& e = (*arr)[i];
-      if (absl::Status s = CheckKeys(e, at, {"kernels", "metric", "min", "fail_when_missing", "note"});
+      if (absl::Status s =
+              CheckKeys(e, at, {"kernels", "metric", "min", "fail_when_missing", "note"});
           !s.ok()) {
         return absl::InvalidArgumentError(where(std::string(s.message())));
       }
@@ -262,9 +264,10 @@ GateResult ApplyGate(const Comparison& cmp, const GatePolicy& policy) {
     }
     ++out.cases_gated;
     if (policy.fail_on_missing) {
-      judge.Fail(c->Key(), "missing",
-                 absl::StrCat("in the base report (", CaseStatusName(c->status),
-                              ") but not in the new one (set \"fail_on_missing\": false to allow)"));
+      judge.Fail(
+          c->Key(), "missing",
+          absl::StrCat("in the base report (", CaseStatusName(c->status),
+                       ") but not in the new one (set \"fail_on_missing\": false to allow)"));
     }
   }
   return out;

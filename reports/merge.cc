@@ -59,7 +59,7 @@ absl::StatusOr<MergeResult> MergeReports(const std::vector<MergeInput>& inputs,
                                          const MergeOptions& options) {
   if (inputs.size() < 2) {
     return absl::InvalidArgumentError(
-        "merge: give at least two reports (the shards of one suite, e.g. from run --shard K/N)");
+        "give at least two reports (the shards of one suite, e.g. from run --shard K/N)");
   }
   MergeResult result;
   Report& merged = result.report;
@@ -72,7 +72,8 @@ absl::StatusOr<MergeResult> MergeReports(const std::vector<MergeInput>& inputs,
     std::vector<std::pair<std::string, std::string>> distinct;  // value, first path
     for (const auto& in : inputs) {
       const std::string v = f.get(in.report);
-      if (std::none_of(distinct.begin(), distinct.end(), [&](const auto& d) { return d.first == v; })) {
+      if (std::none_of(distinct.begin(), distinct.end(),
+                       [&](const auto& d) { return d.first == v; })) {
         distinct.emplace_back(v, in.path);
       }
     }
@@ -88,8 +89,7 @@ absl::StatusOr<MergeResult> MergeReports(const std::vector<MergeInput>& inputs,
   }
   if (!refusals.empty() && !options.force) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "merge: the reports differ, so their cases are not one run's: ",
-        absl::StrJoin(refusals, "; "),
+        "the reports differ, so their cases are not one run's: ", absl::StrJoin(refusals, "; "),
         ". Merge reports of one suite run on one GPU and build; --force merges anyway and keeps "
         "every differing value in the merged environment"));
   }
@@ -117,8 +117,8 @@ absl::StatusOr<MergeResult> MergeReports(const std::vector<MergeInput>& inputs,
                            ? absl::StrCat(" and ", duplicate_count - duplicates.size(), " more")
                            : "";
     return absl::InvalidArgumentError(absl::StrCat(
-        "merge: ", duplicate_count, " case(s) appear more than once: ",
-        absl::StrJoin(duplicates, "; "), more,
+        "", duplicate_count, " case(s) appear more than once: ", absl::StrJoin(duplicates, "; "),
+        more,
         ". Each case must come from exactly one report (were the same shard's reports given "
         "twice, or two overlapping runs?)"));
   }

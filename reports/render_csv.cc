@@ -37,29 +37,65 @@ std::string CsvField(const std::string& s) {
 }
 
 std::string RenderReportCsv(const Report& r) {
-  constexpr double kNaN = std::nan("");
-  std::string out = Row({"suite", "gpu", "synthetic", "kernel_id", "family", "problem_key",
-                         "status", "median_ms", "mean_ms", "min_ms", "max_ms", "noise", "samples",
-                         "tflops", "gbps", "pct_peak_flops", "pct_peak_bandwidth", "verified",
-                         "max_abs", "nrmse", "ratio_to_baseline", "tensor_pipe_pct", "shared_pct",
-                         "registers", "local_bytes", "reason"});
+  const double kNaN = std::nan("");  // not constexpr: std::nan is not (clang refuses)
+  std::string out = Row({"suite",
+                         "gpu",
+                         "synthetic",
+                         "kernel_id",
+                         "family",
+                         "problem_key",
+                         "status",
+                         "median_ms",
+                         "mean_ms",
+                         "min_ms",
+                         "max_ms",
+                         "noise",
+                         "samples",
+                         "tflops",
+                         "gbps",
+                         "pct_peak_flops",
+                         "pct_peak_bandwidth",
+                         "verified",
+                         "max_abs",
+                         "nrmse",
+                         "ratio_to_baseline",
+                         "tensor_pipe_pct",
+                         "shared_pct",
+                         "registers",
+                         "local_bytes",
+                         "reason"});
   for (const CaseResult& c : r.cases) {
     const TimingRecord* t = c.timing ? &*c.timing : nullptr;
     const ThroughputRecord* th = c.throughput ? &*c.throughput : nullptr;
-    const VerificationRecord* v = c.verification && c.verification->ran ? &*c.verification : nullptr;
+    const VerificationRecord* v =
+        c.verification && c.verification->ran ? &*c.verification : nullptr;
     const ResourceRecord* res = c.resources.empty() ? nullptr : &c.resources.front();
-    out += Row({r.suite.name, r.environment.gpu_name, r.environment.synthetic ? "true" : "false",
-                c.kernel_id, c.family, c.problem_key, CaseStatusName(c.status),
-                Num(render::MedianMs(c)), Num(t ? t->mean_ms : kNaN), Num(t ? t->min_ms : kNaN),
-                Num(t ? t->max_ms : kNaN), Num(t ? t->noise : kNaN),
-                t ? std::to_string(t->samples_ms.size()) : "", Num(th ? th->tflops : kNaN),
-                Num(th ? th->gbps : kNaN), Num(th ? th->pct_peak_flops : kNaN),
+    out += Row({r.suite.name,
+                r.environment.gpu_name,
+                r.environment.synthetic ? "true" : "false",
+                c.kernel_id,
+                c.family,
+                c.problem_key,
+                CaseStatusName(c.status),
+                Num(render::MedianMs(c)),
+                Num(t ? t->mean_ms : kNaN),
+                Num(t ? t->min_ms : kNaN),
+                Num(t ? t->max_ms : kNaN),
+                Num(t ? t->noise : kNaN),
+                t ? std::to_string(t->samples_ms.size()) : "",
+                Num(th ? th->tflops : kNaN),
+                Num(th ? th->gbps : kNaN),
+                Num(th ? th->pct_peak_flops : kNaN),
                 Num(th ? th->pct_peak_bandwidth : kNaN),
-                v ? (v->passed ? "passed" : "failed") : "", Num(v ? v->stats.max_abs : kNaN),
-                Num(v ? v->stats.nrmse : kNaN), Num(v ? v->ratio_to_baseline : kNaN),
-                Num(render::TensorPct(c)), Num(render::SharedPct(c)),
+                v ? (v->passed ? "passed" : "failed") : "",
+                Num(v ? v->stats.max_abs : kNaN),
+                Num(v ? v->stats.nrmse : kNaN),
+                Num(v ? v->ratio_to_baseline : kNaN),
+                Num(render::TensorPct(c)),
+                Num(render::SharedPct(c)),
                 res ? std::to_string(res->registers) : "",
-                res ? std::to_string(res->local_bytes) : "", render::CaseReason(c)});
+                res ? std::to_string(res->local_bytes) : "",
+                render::CaseReason(c)});
   }
   return out;
 }
@@ -75,7 +111,8 @@ std::string RenderComparisonCsv(const Comparison& c, const GateResult* gate) {
     auto it = failures.find(key);
     if (it == failures.end()) return {"pass", ""};
     std::vector<std::string> parts;
-    for (const GateFailure* f : it->second) parts.push_back(absl::StrCat(f->rule, ": ", f->message));
+    for (const GateFailure* f : it->second)
+      parts.push_back(absl::StrCat(f->rule, ": ", f->message));
     return {"fail", absl::StrJoin(parts, "; ")};
   };
   std::string out = Row({"side", "key", "kernel_id", "problem_key", "base_status", "next_status",

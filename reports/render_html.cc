@@ -35,18 +35,21 @@ std::string Page(const std::string& title, const std::string& body) {
 
 std::string Warnings(const std::vector<std::string>& warnings) {
   std::string out;
-  for (const std::string& w : warnings) absl::StrAppend(&out, "<div class=\"warn\">", Esc(w), "</div>\n");
+  for (const std::string& w : warnings)
+    absl::StrAppend(&out, "<div class=\"warn\">", Esc(w), "</div>\n");
   return out;
 }
 
 // Five-stop blue-to-yellow ramp (viridis-like), t in [0, 1].
 std::string Ramp(double t) {
-  static const int stops[5][3] = {{68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
+  static const int stops[5][3] = {
+      {68, 1, 84}, {59, 82, 139}, {33, 145, 140}, {94, 201, 98}, {253, 231, 37}};
   t = std::clamp(t, 0.0, 1.0) * 4;
   const int i = std::min(3, static_cast<int>(t));
   const double f = t - i;
   int c[3];
-  for (int k = 0; k < 3; ++k) c[k] = static_cast<int>(stops[i][k] + f * (stops[i + 1][k] - stops[i][k]));
+  for (int k = 0; k < 3; ++k)
+    c[k] = static_cast<int>(stops[i][k] + f * (stops[i + 1][k] - stops[i][k]));
   return absl::StrFormat("#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
@@ -74,7 +77,8 @@ std::string LadderCharts(const Report& r, int max_problems) {
     for (const CaseResult* c : cases) top = std::max(top, c->throughput->tflops);
     const int bar_h = 16, label_w = 210, plot_w = 260;
     const int h = 30 + bar_h * static_cast<int>(cases.size());
-    absl::StrAppend(&out, "<svg class=\"ladder\" width=\"", label_w + plot_w + 70, "\" height=\"", h,
+    absl::StrAppend(&out, "<svg class=\"ladder\" width=\"", label_w + plot_w + 70, "\" height=\"",
+                    h,
                     "\" role=\"img\"><text x=\"4\" y=\"16\" font-size=\"12\" font-weight=\"bold\">",
                     Esc(order[p]), "</text>\n");
     for (size_t i = 0; i < cases.size(); ++i) {
@@ -85,10 +89,11 @@ std::string LadderCharts(const Report& r, int max_problems) {
                             "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%s</text>"
                             "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#3b6fb6\">"
                             "<title>%s: %.2f TFLOPS, %s ms</title></rect>"
-                            "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%.1f</text>\n",
+                            "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%.3g</text>\n",
                             label_w - 4, y + 11, Esc(c->kernel_id), label_w, y + 2, w, bar_h - 4,
-                            Esc(c->kernel_id), c->throughput->tflops, text::Ms(c->timing ? c->timing->median_ms : NAN),
-                            label_w + w + 4, y + 11, c->throughput->tflops);
+                            Esc(c->kernel_id), c->throughput->tflops,
+                            text::Ms(c->timing ? c->timing->median_ms : NAN), label_w + w + 4,
+                            y + 11, c->throughput->tflops);
     }
     out += "</svg>\n";
   }
@@ -103,7 +108,8 @@ std::string LadderCharts(const Report& r, int max_problems) {
 // Log-log: arithmetic intensity (FLOP per byte of minimal traffic) against TFLOPS, with the roof
 // min(peak, intensity × bandwidth) from the measured peaks.
 std::string Roofline(const Report& r) {
-  const double peak = std::max(r.environment.peaks.matmul_fp16_tflops, r.environment.peaks.matmul_bf16_tflops);
+  const double peak =
+      std::max(r.environment.peaks.matmul_fp16_tflops, r.environment.peaks.matmul_bf16_tflops);
   const double bw_tbs = r.environment.peaks.copy_gbps / 1000;  // TB/s: TFLOPS per FLOP/byte
   struct Pt {
     double ai, tflops;
@@ -125,21 +131,31 @@ std::string Roofline(const Report& r) {
   const double x0 = std::floor(std::log10(lo_x)), x1 = std::ceil(std::log10(hi_x * 1.01));
   const double y0 = std::floor(std::log10(lo_y)), y1 = std::ceil(std::log10(hi_y * 1.01));
   const int W = 640, H = 400, L = 60, B = 40, T = 20, R = 20;
-  auto px = [&](double ai) { return L + (std::log10(ai) - x0) / std::max(1.0, x1 - x0) * (W - L - R); };
-  auto py = [&](double tf) { return H - B - (std::log10(tf) - y0) / std::max(1.0, y1 - y0) * (H - B - T); };
+  auto px = [&](double ai) {
+    return L + (std::log10(ai) - x0) / std::max(1.0, x1 - x0) * (W - L - R);
+  };
+  auto py = [&](double tf) {
+    return H - B - (std::log10(tf) - y0) / std::max(1.0, y1 - y0) * (H - B - T);
+  };
   std::string out = absl::StrFormat(
       "<svg class=\"roofline\" width=\"%d\" height=\"%d\" role=\"img\"><rect x=\"%d\" y=\"%d\" "
       "width=\"%d\" height=\"%d\" fill=\"#fff\" stroke=\"#999\"/>\n",
       W, H, L, T, W - L - R, H - B - T);
   for (double e = x0; e <= x1; ++e) {
-    absl::StrAppendFormat(&out, "<text x=\"%.0f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">1e%g</text>\n", px(std::pow(10, e)), H - B + 14, e);
+    absl::StrAppendFormat(
+        &out, "<text x=\"%.0f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">1e%g</text>\n",
+        px(std::pow(10, e)), H - B + 14, e);
   }
   for (double e = y0; e <= y1; ++e) {
-    absl::StrAppendFormat(&out, "<text x=\"%d\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">1e%g</text>\n", L - 4, py(std::pow(10, e)) + 3, e);
+    absl::StrAppendFormat(
+        &out, "<text x=\"%d\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">1e%g</text>\n", L - 4,
+        py(std::pow(10, e)) + 3, e);
   }
   absl::StrAppendFormat(&out,
-                        "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">FLOP per byte (minimal traffic)</text>"
-                        "<text x=\"14\" y=\"%d\" font-size=\"11\" transform=\"rotate(-90 14 %d)\" text-anchor=\"middle\">TFLOPS</text>\n",
+                        "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">FLOP per "
+                        "byte (minimal traffic)</text>"
+                        "<text x=\"14\" y=\"%d\" font-size=\"11\" transform=\"rotate(-90 14 %d)\" "
+                        "text-anchor=\"middle\">TFLOPS</text>\n",
                         (W + L) / 2, H - 6, H / 2, H / 2);
   if (peak > 0 && bw_tbs > 0) {
     std::string roof;
@@ -150,15 +166,20 @@ std::string Roofline(const Report& r) {
       if (y < std::pow(10, y0)) continue;
       absl::StrAppendFormat(&roof, "%.1f,%.1f ", px(ai), py(y));
     }
-    absl::StrAppendFormat(&out,
-                          "<polyline points=\"%s\" fill=\"none\" stroke=\"#b00020\" stroke-width=\"2\"><title>roof: "
-                          "%.0f TFLOPS measured matmul peak, %.0f GB/s measured copy; ridge at %.0f FLOP/byte</title></polyline>\n",
-                          roof, peak, r.environment.peaks.copy_gbps, ridge);
+    absl::StrAppendFormat(
+        &out,
+        "<polyline points=\"%s\" fill=\"none\" stroke=\"#b00020\" stroke-width=\"2\"><title>roof: "
+        "%.0f TFLOPS measured matmul peak, %.0f GB/s measured copy; ridge at %.0f "
+        "FLOP/byte</title></polyline>\n",
+        roof, peak, r.environment.peaks.copy_gbps, ridge);
   }
   for (const Pt& p : pts) {
     const char* color = p.c->family == "gemm" ? "#e07b00" : "#3b6fb6";
-    absl::StrAppendFormat(&out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.7\"><title>%s: %.1f TFLOPS at %.0f FLOP/byte</title></circle>\n",
-                          px(p.ai), py(p.tflops), color, Esc(p.c->Key()), p.tflops, p.ai);
+    absl::StrAppendFormat(
+        &out,
+        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.7\"><title>%s: %.1f "
+        "TFLOPS at %.0f FLOP/byte</title></circle>\n",
+        px(p.ai), py(p.tflops), color, Esc(p.c->Key()), p.tflops, p.ai);
   }
   out += "</svg>\n<p>Blue: attention, orange: GEMM. Red: the roof from the measured peaks.</p>\n";
   return out;
@@ -170,7 +191,8 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
     for (const CaseResult& c : r.cases) {
       if (!c.verification || (pass == 0) != (c.status == CaseStatus::kFailed)) continue;
       for (const HeatmapRecord& h : c.verification->heatmaps) {
-        if (h.rows > 0 && h.cols > 0 && h.max.size() == static_cast<size_t>(h.rows) * h.cols) maps.push_back({&c, &h});
+        if (h.rows > 0 && h.cols > 0 && h.max.size() == static_cast<size_t>(h.rows) * h.cols)
+          maps.push_back({&c, &h});
       }
     }
   }
@@ -183,22 +205,33 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
     for (float v : h->max) top = std::max(top, v);
     const double cell = std::max(2.0, std::min(16.0, 256.0 / std::max(h->rows, h->cols)));
     const int W = static_cast<int>(cell * h->cols) + 20, Hh = static_cast<int>(cell * h->rows) + 44;
-    absl::StrAppendFormat(&out, "<svg class=\"heatmap\" width=\"%d\" height=\"%d\" role=\"img\"><text x=\"4\" y=\"12\" font-size=\"10\">%s</text><text x=\"4\" y=\"24\" font-size=\"10\">%s: %s × %s, max %.2e</text>\n",
-                          std::max(W, 260), Hh, Esc(c->Key()), Esc(h->kind), Esc(h->row_axis), Esc(h->col_axis), top);
+    absl::StrAppendFormat(&out,
+                          "<svg class=\"heatmap\" width=\"%d\" height=\"%d\" role=\"img\"><text "
+                          "x=\"4\" y=\"12\" font-size=\"10\">%s</text><text x=\"4\" y=\"24\" "
+                          "font-size=\"10\">%s: %s × %s, max %.2e</text>\n",
+                          std::max(W, 260), Hh, Esc(c->Key()), Esc(h->kind), Esc(h->row_axis),
+                          Esc(h->col_axis), top);
     for (int y = 0; y < h->rows; ++y) {
       for (int x = 0; x < h->cols; ++x) {
         const float v = h->max[static_cast<size_t>(y) * h->cols + x];
         // Log scale over three decades below the map's maximum: error spans orders of magnitude.
         const double t = top > 0 && v > 0 ? (std::log10(v / top) + 3) / 3 : 0;
-        absl::StrAppendFormat(&out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>", 10 + x * cell, 32 + y * cell, cell, cell, Ramp(t));
+        absl::StrAppendFormat(
+            &out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>",
+            10 + x * cell, 32 + y * cell, cell, cell, Ramp(t));
       }
       out += "\n";
     }
     out += "</svg>\n";
   }
   out += "</div>\n";
-  absl::StrAppend(&out, "<p>Colour: max |error| per cell, log scale over three decades below each map's maximum. ",
-                  maps.size() > static_cast<size_t>(shown) ? absl::StrCat(maps.size() - shown, " more heatmaps not drawn.") : "", "</p>\n");
+  absl::StrAppend(
+      &out,
+      "<p>Colour: max |error| per cell, log scale over three decades below each map's maximum. ",
+      maps.size() > static_cast<size_t>(shown)
+          ? absl::StrCat(maps.size() - shown, " more heatmaps not drawn.")
+          : "",
+      "</p>\n");
   return out;
 }
 
@@ -207,13 +240,17 @@ std::string CaseTable(const Report& r) {
       "<table class=\"cases\"><tr><th>kernel</th><th>problem</th><th>status</th><th>median ms</th>"
       "<th>TFLOPS</th><th>% peak</th><th>max err</th><th>tensor %</th><th>reason</th></tr>\n";
   for (const CaseResult& c : r.cases) {
-    const bool bad = c.status == CaseStatus::kFailed || c.status == CaseStatus::kError || c.status == CaseStatus::kTimeout;
-    absl::StrAppend(&out, bad ? "<tr class=\"bad\">" : "<tr>", "<td>", Esc(c.kernel_id), "</td><td>", Esc(c.problem_key), "</td><td>",
-                    CaseStatusName(c.status), "</td><td class=\"n\">", text::Ms(render::MedianMs(c)), "</td><td class=\"n\">",
-                    c.throughput ? text::Fixed(c.throughput->tflops, 1) : "-", "</td><td class=\"n\">",
-                    c.throughput ? text::Fixed(c.throughput->pct_peak_flops, 1) : "-", "</td><td class=\"n\">",
-                    c.verification && c.verification->ran ? text::Sci(c.verification->stats.max_abs) : "-", "</td><td class=\"n\">",
-                    text::Fixed(render::TensorPct(c), 1), "</td><td>", Esc(render::CaseReason(c)), "</td></tr>\n");
+    const bool bad = c.status == CaseStatus::kFailed || c.status == CaseStatus::kError ||
+                     c.status == CaseStatus::kTimeout;
+    absl::StrAppend(
+        &out, bad ? "<tr class=\"bad\">" : "<tr>", "<td>", Esc(c.kernel_id), "</td><td>",
+        Esc(c.problem_key), "</td><td>", CaseStatusName(c.status), "</td><td class=\"n\">",
+        text::Ms(render::MedianMs(c)), "</td><td class=\"n\">",
+        c.throughput ? text::Fixed(c.throughput->tflops, 1) : "-", "</td><td class=\"n\">",
+        c.throughput ? text::Fixed(c.throughput->pct_peak_flops, 1) : "-", "</td><td class=\"n\">",
+        c.verification && c.verification->ran ? text::Sci(c.verification->stats.max_abs) : "-",
+        "</td><td class=\"n\">", text::Fixed(render::TensorPct(c), 1), "</td><td>",
+        Esc(render::CaseReason(c)), "</td></tr>\n");
   }
   return out + "</table>\n";
 }
@@ -225,21 +262,35 @@ std::string DeltaChart(const Comparison& c, int max_bars) {
     if (!std::isnan(d.delta_pct)) timed.push_back(&d);
   }
   if (timed.empty()) return "<p>No pairs timed on both sides.</p>\n";
-  std::stable_sort(timed.begin(), timed.end(), [](const CaseDelta* a, const CaseDelta* b) { return std::fabs(a->delta_pct) > std::fabs(b->delta_pct); });
+  std::stable_sort(timed.begin(), timed.end(), [](const CaseDelta* a, const CaseDelta* b) {
+    return std::fabs(a->delta_pct) > std::fabs(b->delta_pct);
+  });
   if (static_cast<int>(timed.size()) > max_bars) timed.resize(max_bars);
   double span = 5;
   for (const CaseDelta* d : timed) span = std::max(span, std::fabs(d->delta_pct));
   const int bar_h = 14, label_w = 420, half = 160, H = 20 + bar_h * static_cast<int>(timed.size());
-  std::string out = absl::StrFormat("<svg class=\"deltas\" width=\"%d\" height=\"%d\" role=\"img\"><line x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n", label_w + 2 * half + 60, H, label_w + half, label_w + half, H);
+  std::string out = absl::StrFormat(
+      "<svg class=\"deltas\" width=\"%d\" height=\"%d\" role=\"img\"><line x1=\"%d\" y1=\"0\" "
+      "x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n",
+      label_w + 2 * half + 60, H, label_w + half, label_w + half, H);
   for (size_t i = 0; i < timed.size(); ++i) {
     const CaseDelta* d = timed[i];
     const int y = 10 + bar_h * static_cast<int>(i);
     const double w = half * d->delta_pct / span;
-    const char* color = d->verdict == Verdict::kSlower ? "#b00020" : d->verdict == Verdict::kFaster ? "#1b7a2f" : d->verdict == Verdict::kAmbiguous ? "#d0a000" : "#999";
-    absl::StrAppendFormat(&out, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %+.1f%%, %s</title></rect>\n",
-                          label_w - 4, y + 10, Esc(d->key.size() > 70 ? d->key.substr(0, 67) + "..." : d->key), label_w + half + std::min(0.0, w), y + 1, std::fabs(w), bar_h - 3, color, Esc(d->key), d->delta_pct, Esc(VerdictName(d->verdict)));
+    const char* color = d->verdict == Verdict::kSlower      ? "#b00020"
+                        : d->verdict == Verdict::kFaster    ? "#1b7a2f"
+                        : d->verdict == Verdict::kAmbiguous ? "#d0a000"
+                                                            : "#999";
+    absl::StrAppendFormat(
+        &out,
+        "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\">%s</text><rect x=\"%.1f\" "
+        "y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"><title>%s: %+.1f%%, %s</title></rect>\n",
+        label_w - 4, y + 10, Esc(d->key.size() > 70 ? d->key.substr(0, 67) + "..." : d->key),
+        label_w + half + std::min(0.0, w), y + 1, std::fabs(w), bar_h - 3, color, Esc(d->key),
+        d->delta_pct, Esc(VerdictName(d->verdict)));
   }
-  absl::StrAppendFormat(&out, "<text x=\"%d\" y=\"%d\" font-size=\"10\">±%.0f%%</text></svg>\n", label_w + 2 * half + 4, 12, span);
+  absl::StrAppendFormat(&out, "<text x=\"%d\" y=\"%d\" font-size=\"10\">±%.0f%%</text></svg>\n",
+                        label_w + 2 * half + 4, 12, span);
   return out;
 }
 
@@ -248,48 +299,80 @@ std::string DeltaChart(const Comparison& c, int max_bars) {
 std::string RenderReportHtml(const Report& r, const HtmlLimits& limits) {
   const render::StatusCounts n = render::CountStatuses(r);
   std::string body = Warnings(render::ReportWarnings(r));
-  absl::StrAppend(&body, "<p>", Esc(render::EnvironmentLine(r.environment)), "</p>\n<p><b>", n.total(), " cases</b>: ", n.passed,
-                  " passed, ", n.failed, " failed, ", n.error, " error, ", n.timeout, " timeout, ", n.skipped, " skipped</p>\n");
-  absl::StrAppend(&body, "<h2>Ladder: TFLOPS per kernel</h2>\n", LadderCharts(r, limits.ladder_problems));
+  absl::StrAppend(&body, "<p>", Esc(render::EnvironmentLine(r.environment)), "</p>\n<p><b>",
+                  n.total(), " cases</b>: ", n.passed, " passed, ", n.failed, " failed, ", n.error,
+                  " error, ", n.timeout, " timeout, ", n.skipped, " skipped</p>\n");
+  absl::StrAppend(&body, "<h2>Ladder: TFLOPS per kernel</h2>\n",
+                  LadderCharts(r, limits.ladder_problems));
   absl::StrAppend(&body, "<h2>Roofline</h2>\n", Roofline(r));
   absl::StrAppend(&body, "<h2>Error heatmaps</h2>\n", Heatmaps(r, limits.heatmaps));
   absl::StrAppend(&body, "<h2>Cases</h2>\n", CaseTable(r));
   return Page(absl::StrCat("flashscope report: ", r.suite.name), body);
 }
 
-std::string RenderComparisonHtml(const Comparison& c, const GateResult* gate, const HtmlLimits& limits) {
+std::string RenderComparisonHtml(const Comparison& c, const GateResult* gate,
+                                 const HtmlLimits& limits) {
   std::string body = Warnings(render::ComparisonWarnings(c));
   const auto failures = render::FailuresByKey(gate);
   if (gate != nullptr) {
-    absl::StrAppend(&body, gate->passed ? "<div class=\"pass\">GATE PASSED: " : "<div class=\"fail\">GATE FAILED: ",
-                    gate->passed ? absl::StrCat(gate->cases_gated, " cases gated") : absl::StrCat(gate->failures.size(), " failures in ", gate->cases_gated, " cases gated"),
-                    " (policy: ", Esc(gate->policy_source), ")</div>\n<ul>\n");
-    for (const GateFailure& f : gate->failures) absl::StrAppend(&body, "<li><b>", Esc(f.rule), "</b> ", Esc(f.key), ": ", Esc(f.message), "</li>\n");
+    absl::StrAppend(
+        &body,
+        gate->passed ? "<div class=\"pass\">GATE PASSED: " : "<div class=\"fail\">GATE FAILED: ",
+        gate->passed ? absl::StrCat(gate->cases_gated, " cases gated")
+                     : absl::StrCat(gate->failures.size(), " failures in ", gate->cases_gated,
+                                    " cases gated"),
+        " (policy: ", Esc(gate->policy_source), ")</div>\n<ul>\n");
+    for (const GateFailure& f : gate->failures)
+      absl::StrAppend(&body, "<li><b>", Esc(f.rule), "</b> ", Esc(f.key), ": ", Esc(f.message),
+                      "</li>\n");
     body += "</ul>\n";
   }
-  absl::StrAppend(&body, "<p>", Esc(absl::StrFormat("Mann-Whitney U on raw samples, alpha %g, minimum effect %g%%: %d slower, %d faster, %d same, %d ambiguous, %d not timed; %d correctness regressions; %d only in base, %d only in next.",
-                                                    c.options.alpha, c.options.min_effect * 100, c.CountVerdict(Verdict::kSlower), c.CountVerdict(Verdict::kFaster), c.CountVerdict(Verdict::kSame),
-                                                    c.CountVerdict(Verdict::kAmbiguous), c.CountVerdict(Verdict::kNotTimed), c.CorrectnessRegressions(), c.only_base.size(), c.only_next.size())),
-                  "</p>\n<h2>Median change (most changed first)</h2>\n", DeltaChart(c, limits.delta_bars));
-  body += "<h2>Pairs</h2>\n<table class=\"pairs\"><tr><th>kernel</th><th>problem</th><th>status</th><th>base ms</th><th>next ms</th><th>delta</th><th>p</th><th>verdict</th><th>gate</th></tr>\n";
+  absl::StrAppend(&body, "<p>",
+                  Esc(absl::StrFormat(
+                      "Mann-Whitney U on raw samples, alpha %g, minimum effect %g%%: %d slower, %d "
+                      "faster, %d same, %d ambiguous, %d not timed; %d correctness regressions; %d "
+                      "only in base, %d only in next.",
+                      c.options.alpha, c.options.min_effect * 100, c.CountVerdict(Verdict::kSlower),
+                      c.CountVerdict(Verdict::kFaster), c.CountVerdict(Verdict::kSame),
+                      c.CountVerdict(Verdict::kAmbiguous), c.CountVerdict(Verdict::kNotTimed),
+                      c.CorrectnessRegressions(), c.only_base.size(), c.only_next.size())),
+                  "</p>\n<h2>Median change (most changed first)</h2>\n",
+                  DeltaChart(c, limits.delta_bars));
+  body +=
+      "<h2>Pairs</h2>\n<table "
+      "class=\"pairs\"><tr><th>kernel</th><th>problem</th><th>status</th><th>base ms</th><th>next "
+      "ms</th><th>delta</th><th>p</th><th>verdict</th><th>gate</th></tr>\n";
   for (const CaseDelta& d : c.paired) {
     const bool failed = failures.count(d.key) > 0 || d.IsCorrectnessRegression();
-    const char* cls = failed ? " class=\"bad\"" : d.verdict == Verdict::kSlower ? " class=\"slow\"" : d.verdict == Verdict::kFaster ? " class=\"fast\"" : "";
+    const char* cls = failed                          ? " class=\"bad\""
+                      : d.verdict == Verdict::kSlower ? " class=\"slow\""
+                      : d.verdict == Verdict::kFaster ? " class=\"fast\""
+                                                      : "";
     std::string gate_text;
     if (auto it = failures.find(d.key); it != failures.end()) {
-      for (const GateFailure* f : it->second) absl::StrAppend(&gate_text, gate_text.empty() ? "" : "; ", f->rule, ": ", f->message);
+      for (const GateFailure* f : it->second)
+        absl::StrAppend(&gate_text, gate_text.empty() ? "" : "; ", f->rule, ": ", f->message);
     }
-    absl::StrAppend(&body, "<tr", cls, "><td>", Esc(d.kernel_id), "</td><td>", Esc(d.problem_key), "</td><td>",
-                    d.StatusChanged() ? absl::StrCat(CaseStatusName(d.base->status), " → ", CaseStatusName(d.next->status)) : CaseStatusName(d.next->status),
-                    "</td><td class=\"n\">", text::Ms(d.base_median_ms), "</td><td class=\"n\">", text::Ms(d.next_median_ms), "</td><td class=\"n\">",
-                    text::SignedPct(d.delta_pct), "</td><td class=\"n\">", std::isnan(d.PValue()) ? "-" : absl::StrFormat("%.2g", d.PValue()), "</td><td>",
-                    Esc(absl::StrCat(VerdictName(d.verdict), d.verdict_reason.empty() ? "" : ": " + d.verdict_reason)), "</td><td>", Esc(gate_text), "</td></tr>\n");
+    absl::StrAppend(
+        &body, "<tr", cls, "><td>", Esc(d.kernel_id), "</td><td>", Esc(d.problem_key), "</td><td>",
+        d.StatusChanged()
+            ? absl::StrCat(CaseStatusName(d.base->status), " → ", CaseStatusName(d.next->status))
+            : CaseStatusName(d.next->status),
+        "</td><td class=\"n\">", text::Ms(d.base_median_ms), "</td><td class=\"n\">",
+        text::Ms(d.next_median_ms), "</td><td class=\"n\">", text::SignedPct(d.delta_pct),
+        "</td><td class=\"n\">", std::isnan(d.PValue()) ? "-" : absl::StrFormat("%.2g", d.PValue()),
+        "</td><td>",
+        Esc(absl::StrCat(VerdictName(d.verdict),
+                         d.verdict_reason.empty() ? "" : ": " + d.verdict_reason)),
+        "</td><td>", Esc(gate_text), "</td></tr>\n");
   }
   body += "</table>\n";
-  for (const auto& [title, cases] : {std::make_pair("Only in base", &c.only_base), std::make_pair("Only in next", &c.only_next)}) {
+  for (const auto& [title, cases] : {std::make_pair("Only in base", &c.only_base),
+                                     std::make_pair("Only in next", &c.only_next)}) {
     if (cases->empty()) continue;
     absl::StrAppend(&body, "<h2>", title, " (", cases->size(), ")</h2><ul>\n");
-    for (const CaseResult* x : *cases) absl::StrAppend(&body, "<li>", Esc(x->Key()), " (", CaseStatusName(x->status), ")</li>\n");
+    for (const CaseResult* x : *cases)
+      absl::StrAppend(&body, "<li>", Esc(x->Key()), " (", CaseStatusName(x->status), ")</li>\n");
     body += "</ul>\n";
   }
   return Page(gate ? "flashscope gate" : "flashscope compare", body);

@@ -77,15 +77,19 @@ std::string RenderReportJunit(const Report& r) {
     switch (c.status) {
       case CaseStatus::kPassed:
         if (c.timing) {
-          body = absl::StrCat("      <system-out>",
-                              XmlEscape(absl::StrCat("median ", text::Ms(c.timing->median_ms), " ms",
-                                                     c.throughput ? absl::StrCat(", ", text::Fixed(c.throughput->tflops, 2), " TFLOPS") : "")),
-                              "</system-out>\n");
+          body = absl::StrCat(
+              "      <system-out>",
+              XmlEscape(absl::StrCat(
+                  "median ", text::Ms(c.timing->median_ms), " ms",
+                  c.throughput ? absl::StrCat(", ", text::Fixed(c.throughput->tflops, 2), " TFLOPS")
+                               : "")),
+              "</system-out>\n");
         }
         break;
       case CaseStatus::kFailed:
-        body = absl::StrCat("      <failure", Attr("type", "verification"),
-                            Attr("message", reason.empty() ? "verification failed" : reason), "/>\n");
+        body =
+            absl::StrCat("      <failure", Attr("type", "verification"),
+                         Attr("message", reason.empty() ? "verification failed" : reason), "/>\n");
         break;
       case CaseStatus::kSkipped:
         body = absl::StrCat("      <skipped", Attr("message", reason), "/>\n");
@@ -118,16 +122,17 @@ std::string RenderComparisonJunit(const Comparison& c, const GateResult* gate) {
   std::vector<Row> rows;
   for (const CaseDelta& d : c.paired) {
     Row row{d.kernel_id, d.problem_key, "", ""};
-    row.out = absl::StrCat(CaseStatusName(d.base->status), " -> ", CaseStatusName(d.next->status),
-                           ", median ", text::Ms(d.base_median_ms), " -> ",
-                           text::Ms(d.next_median_ms), " ms (", text::SignedPct(d.delta_pct),
-                           "), ", VerdictName(d.verdict),
-                           d.verdict_reason.empty() ? "" : absl::StrCat(": ", d.verdict_reason));
+    row.out =
+        absl::StrCat(CaseStatusName(d.base->status), " -> ", CaseStatusName(d.next->status),
+                     ", median ", text::Ms(d.base_median_ms), " -> ", text::Ms(d.next_median_ms),
+                     " ms (", text::SignedPct(d.delta_pct), "), ", VerdictName(d.verdict),
+                     d.verdict_reason.empty() ? "" : absl::StrCat(": ", d.verdict_reason));
     if (gate != nullptr) {
       auto it = failures.find(d.key);
       if (it != failures.end()) {
         std::vector<std::string> parts;
-        for (const GateFailure* f : it->second) parts.push_back(absl::StrCat(f->rule, ": ", f->message));
+        for (const GateFailure* f : it->second)
+          parts.push_back(absl::StrCat(f->rule, ": ", f->message));
         row.failure = absl::StrJoin(parts, "; ");
       }
     } else if (d.IsCorrectnessRegression()) {
@@ -140,11 +145,13 @@ std::string RenderComparisonJunit(const Comparison& c, const GateResult* gate) {
   }
   auto one_side = [&](const std::vector<const CaseResult*>& cases, const char* side) {
     for (const CaseResult* x : cases) {
-      Row row{x->kernel_id, x->problem_key, "", absl::StrCat("only in ", side, " (", CaseStatusName(x->status), ")")};
+      Row row{x->kernel_id, x->problem_key, "",
+              absl::StrCat("only in ", side, " (", CaseStatusName(x->status), ")")};
       auto it = failures.find(x->Key());
       if (it != failures.end()) {
         std::vector<std::string> parts;
-        for (const GateFailure* f : it->second) parts.push_back(absl::StrCat(f->rule, ": ", f->message));
+        for (const GateFailure* f : it->second)
+          parts.push_back(absl::StrCat(f->rule, ": ", f->message));
         row.failure = absl::StrJoin(parts, "; ");
       }
       rows.push_back(std::move(row));
@@ -155,8 +162,8 @@ std::string RenderComparisonJunit(const Comparison& c, const GateResult* gate) {
   int n_failed = 0;
   for (const Row& row : rows) n_failed += !row.failure.empty();
   const std::string suite = gate ? "flashscope.gate" : "flashscope.compare";
-  const std::string counts = absl::StrFormat(" tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\"",
-                                             rows.size(), n_failed);
+  const std::string counts = absl::StrFormat(
+      " tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\"", rows.size(), n_failed);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   absl::StrAppend(&out, "<testsuites", Attr("name", suite), counts, ">\n");
   absl::StrAppend(&out, "  <testsuite", Attr("name", suite), counts, ">\n");
@@ -167,8 +174,8 @@ std::string RenderComparisonJunit(const Comparison& c, const GateResult* gate) {
     absl::StrAppend(&out, "    <testcase", Attr("classname", row.classname), Attr("name", row.name),
                     ">\n");
     if (!row.failure.empty()) {
-      absl::StrAppend(&out, "      <failure", Attr("type", "regression"), Attr("message", row.failure),
-                      "/>\n");
+      absl::StrAppend(&out, "      <failure", Attr("type", "regression"),
+                      Attr("message", row.failure), "/>\n");
     }
     absl::StrAppend(&out, "      <system-out>", XmlEscape(row.out), "</system-out>\n",
                     "    </testcase>\n");

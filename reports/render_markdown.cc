@@ -25,12 +25,13 @@ void AppendPairRow(std::string* out, const CaseDelta& d,
   std::string gate;
   auto it = failures.find(d.key);
   if (it != failures.end()) {
-    for (const GateFailure* f : it->second) absl::StrAppend(&gate, gate.empty() ? "" : "; ", "❌ ", f->rule);
+    for (const GateFailure* f : it->second)
+      absl::StrAppend(&gate, gate.empty() ? "" : "; ", "❌ ", f->rule);
   }
-  absl::StrAppend(out, "| `", MarkdownCell(d.kernel_id), "` | ", MarkdownCell(d.problem_key),
-                  " | ", status, " | ", text::Ms(d.base_median_ms), " | ",
-                  text::Ms(d.next_median_ms), " | ", text::SignedPct(d.delta_pct), " | ",
-                  PValue(d.PValue()), " | ", VerdictName(d.verdict), " | ", gate, " |\n");
+  absl::StrAppend(out, "| `", MarkdownCell(d.kernel_id), "` | ", MarkdownCell(d.problem_key), " | ",
+                  status, " | ", text::Ms(d.base_median_ms), " | ", text::Ms(d.next_median_ms),
+                  " | ", text::SignedPct(d.delta_pct), " | ", PValue(d.PValue()), " | ",
+                  VerdictName(d.verdict), " | ", gate, " |\n");
 }
 
 constexpr char kPairHeader[] =
@@ -57,9 +58,9 @@ std::string RenderReportMarkdown(const Report& r) {
   std::string out = absl::StrCat("## flashscope report: ", MarkdownCell(r.suite.name), "\n\n");
   AppendWarnings(&out, render::ReportWarnings(r));
   const render::StatusCounts n = render::CountStatuses(r);
-  absl::StrAppend(&out, MarkdownCell(render::EnvironmentLine(r.environment)), "\n\n",
-                  "**", n.total(), " cases**: ", n.passed, " passed, ", n.failed, " failed, ",
-                  n.error, " error, ", n.timeout, " timeout, ", n.skipped, " skipped\n\n");
+  absl::StrAppend(&out, MarkdownCell(render::EnvironmentLine(r.environment)), "\n\n", "**",
+                  n.total(), " cases**: ", n.passed, " passed, ", n.failed, " failed, ", n.error,
+                  " error, ", n.timeout, " timeout, ", n.skipped, " skipped\n\n");
   if (r.cases.empty()) return out;
   absl::StrAppend(&out,
                   "| kernel | problem | status | median ms | TFLOPS | % peak | max err | "
@@ -91,11 +92,12 @@ std::string RenderComparisonMarkdown(const Comparison& c, const GateResult* gate
       absl::StrAppend(&out, "❌ **GATE FAILED**: ", gate->failures.size(), " failures in ",
                       gate->cases_gated, " cases gated");
     }
-    absl::StrAppend(&out, gate->ignored.empty() ? "" : absl::StrCat(", ", gate->ignored.size(), " ignored"),
-                    " (policy: `", MarkdownCell(gate->policy_source), "`)\n\n");
+    absl::StrAppend(
+        &out, gate->ignored.empty() ? "" : absl::StrCat(", ", gate->ignored.size(), " ignored"),
+        " (policy: `", MarkdownCell(gate->policy_source), "`)\n\n");
     for (const GateFailure& f : gate->failures) {
-      absl::StrAppend(&out, "- **", f.rule, "** `", MarkdownCell(f.key), "`: ",
-                      MarkdownCell(f.message), "\n");
+      absl::StrAppend(&out, "- **", f.rule, "** `", MarkdownCell(f.key),
+                      "`: ", MarkdownCell(f.message), "\n");
     }
     if (!gate->failures.empty()) out += "\n";
   }
@@ -119,7 +121,8 @@ std::string RenderComparisonMarkdown(const Comparison& c, const GateResult* gate
     AppendPairRow(&changed, d, failures);
     ++n_changed;
   }
-  if (n_changed > 0) absl::StrAppend(&out, "### Changes (", n_changed, ")\n\n", kPairHeader, changed, "\n");
+  if (n_changed > 0)
+    absl::StrAppend(&out, "### Changes (", n_changed, ")\n\n", kPairHeader, changed, "\n");
   auto one_side = [&](const char* title, const std::vector<const CaseResult*>& cases) {
     if (cases.empty()) return;
     absl::StrAppend(&out, "### ", title, " (", cases.size(), ")\n\n");

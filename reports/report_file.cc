@@ -53,6 +53,13 @@ absl::StatusOr<Report> ReadReportFile(const std::string& path) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ":", line, ":", col,
                      ": not valid JSON: ", cut == std::string::npos ? what : what.substr(cut)));
+  } catch (const Json::exception& e) {
+    // Valid syntax the parser still cannot hold, e.g. a number beyond double ("1e900"); found
+    // by fuzz/report_fuzzer.cc, it used to end the program in std::terminate.
+    std::string what = e.what();
+    size_t cut = what.find("] ");
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": not valid JSON: ", cut == std::string::npos ? what : what.substr(cut + 2)));
   }
   absl::StatusOr<Report> report = ReportFromJson(j);
   if (!report.ok()) {

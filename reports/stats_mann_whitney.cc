@@ -36,8 +36,7 @@ std::vector<double> ExactDistribution(int m, int n) {
 
 std::string MannWhitneyResult::Method() const {
   if (exact) return absl::StrCat("exact (", n_a, " vs ", n_b, ")");
-  return absl::StrCat("normal approx.", ties ? ", tie-corrected" : "", " (", n_a, " vs ", n_b,
-                      ")");
+  return absl::StrCat("normal approx.", ties ? ", tie-corrected" : "", " (", n_a, " vs ", n_b, ")");
 }
 
 double MannWhitneyExactCdf(int n_a, int n_b, double u) {
@@ -51,7 +50,8 @@ double MannWhitneyExactCdf(int n_a, int n_b, double u) {
 double MannWhitneyMinP(int n_a, int n_b) {
   if (n_a <= 0 || n_b <= 0) return 1.0;
   // 1 / C(n_a + n_b, n_a) through logs: exact enough and never overflows.
-  const double log_c = std::lgamma(n_a + n_b + 1.0) - std::lgamma(n_a + 1.0) - std::lgamma(n_b + 1.0);
+  const double log_c =
+      std::lgamma(n_a + n_b + 1.0) - std::lgamma(n_a + 1.0) - std::lgamma(n_b + 1.0);
   return std::min(1.0, 2.0 * std::exp(-log_c));
 }
 
@@ -64,7 +64,8 @@ MannWhitneyResult MannWhitneyU(const std::vector<double>& a_in, const std::vecto
   for (double x : b_in) {
     if (!std::isnan(x)) all.push_back({x, 1});
   }
-  r.n_a = static_cast<int>(std::count_if(all.begin(), all.end(), [](auto& v) { return v.second == 0; }));
+  r.n_a = static_cast<int>(
+      std::count_if(all.begin(), all.end(), [](auto& v) { return v.second == 0; }));
   r.n_b = static_cast<int>(all.size()) - r.n_a;
   if (r.n_a == 0 || r.n_b == 0) return r;  // nothing to compare: p = 1
   std::sort(all.begin(), all.end());

@@ -12,10 +12,34 @@ packages=(
   libgtest-dev         # unit tests
   libbenchmark-dev     # flashscope-bench (Google Benchmark compatibility)
   clang-format
+  zlib1g-dev           # PNG decoding in the HTML screenshot test
 )
+if [[ "${FLASHSCOPE_WITH_FUZZ:-0}" == 1 ]]; then
+  packages+=(clang-14 libclang-rt-14-dev)  # libFuzzer, ASan, UBSan runtimes (scripts/fuzz.sh)
+fi
+if [[ "${FLASHSCOPE_WITH_HTML_CHECK:-0}" == 1 ]]; then
+  packages+=(chromium)  # headless screenshot of the HTML report (test label `html`); ~100 MB
+fi
 if [[ "${FLASHSCOPE_WITH_VIEWER:-0}" == 1 ]]; then
   packages+=(libimgui-dev libglfw3-dev libgl-dev libstb-dev xvfb xauth)
 fi
+
+# cuobjdump and nvdisasm for the static audit (flashscope-audit, docs/audit.md): not in every CUDA
+# install, so taken from PyPI's NVIDIA wheels (about 5 MB) into a tools folder the audit searches.
+install_audit_tools() {
+  local tools=${FLASHSCOPE_TOOLS_DIR:-$HOME/.cache/flashscope/tools}
+  local version=13.2.86
+  if [[ -x $tools/nvidia/cu13/bin/cuobjdump && -x $tools/nvidia/cu13/bin/nvdisasm ]]; then return; fi
+  echo "install-deps: installing cuobjdump and nvdisasm $version from PyPI into $tools"
+  if ! python3 -m pip install --quiet --no-deps --upgrade --target "$tools" \
+      "nvidia-cuda-cuobjdump==$version" "nvidia-cuda-nvdisasm==$version" 2>&1 | grep -v "as the 'root' user"; then
+    :
+  fi
+  if [[ ! -x $tools/nvidia/cu13/bin/cuobjdump ]]; then
+    echo "install-deps: WARNING: could not install cuobjdump (no pip or no network?): the static audit will not run"
+  fi
+}
+install_audit_tools
 
 missing=()
 for p in "${packages[@]}"; do

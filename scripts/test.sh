@@ -20,11 +20,61 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
 echo "test: building in $build (CUDA architectures: $arch, $jobs jobs)"
 cmake --build "$build" -j "$jobs"
 
+root=$PWD  # the repository, for the gate step below
 cd "$build"
 gpu_tests=$(ctest -N -L gpu | sed -n 's/^Total Tests: //p')
 set +e
 ctest -LE gpu --output-on-failure -j "$jobs"
 rc=$?
 set -e
+# The static SASS audit (docs/audit.md): no spills, tensor instructions in tensor-core rungs.
+# Gated: a violation fails the test command. It needs the CUDA build and cuobjdump + nvdisasm
+# (installed from PyPI by scripts/install-deps.sh); without them it says so and is not counted.
+if [[ -x audit/flashscope-audit ]]; then
+  set +e
+  audit/flashscope-audit --input kernels/libfs_kernels.a --out audit.json >audit.log 2>&1
+  audit_rc=$?
+  set -e
+  grep -E "^(VIOLATION|audit)" audit.log || tail -n 5 audit.log
+  if ((audit_rc == 1)); then rc=1; fi
+  if ((audit_rc == 2)); then echo "test: static audit not run (see $build/audit.log)"; fi
+else
+  echo "test: static audit not run: flashscope-audit is built only with CUDA (nvcc)"
+fi
+# The performance gate (docs/gating.md): the latest committed GPU run of each suite against its
+# committed baseline (reports/baselines/<gpu>/<label>.json pairs with reports/runs/*-<label>.json).
+# CI has no GPU, so it gates committed runs; on a GPU runner the same command gates a fresh run.
+gate_failed=0
+gate_count=0
+for baseline in "$root"/reports/baselines/*/*.json; do
+  [[ -e $baseline ]] || continue
+  label=$(basename "$baseline" .json)
+  latest=$(ls "$root"/reports/runs/*-"$label".json 2>/dev/null | sort | tail -n 1)
+  gate_count=$((gate_count + 1))
+  if [[ -z $latest ]]; then
+    echo "test: gate: no committed run reports/runs/*-$label.json for baseline $baseline"
+    gate_failed=$((gate_failed + 1))
+    continue
+  fi
+  set +e
+  cli/flashscope gate "$baseline" "$latest" --policy "$root/reports/baselines/policy.json" \
+    --json "gate-$label.json" --color=false
+  gate_rc=$?
+  set -e
+  if ((gate_rc != 0)); then gate_failed=$((gate_failed + 1)); fi
+done
+echo "test: gate: $gate_count baselines gated, $gate_failed failed (verdicts in $build/gate-*.json)"
+if ((gate_failed > 0 && rc == 0)); then rc=1; fi
+# The parsers under libFuzzer (clang, ASan+UBSan, own build folder; FLASHSCOPE_FUZZ=0 skips it).
+fuzz_summary="test: fuzz: skipped (FLASHSCOPE_FUZZ=0)"
+if [[ "${FLASHSCOPE_FUZZ:-1}" != 0 ]]; then
+  set +e
+  (cd "$OLDPWD" && FLASHSCOPE_FUZZ_BUILD_DIR=${FLASHSCOPE_FUZZ_BUILD_DIR:-build-fuzz} scripts/fuzz.sh)
+  fuzz_rc=$?
+  set -e
+  fuzz_summary="test: fuzz: $( ((fuzz_rc == 0)) && echo "no crash, hang or leak" || echo "FAILED (see above)")"
+  if ((fuzz_rc != 0 && rc == 0)); then rc=1; fi
+fi
+echo "$fuzz_summary"
 echo "test: skipped ${gpu_tests:-0} GPU-labelled tests (no GPU in this run; scripts/gpu-tests.sh runs them on a GPU)"
 exit $rc

@@ -16,6 +16,7 @@
 #include "profiler/resources.h"
 #include "profiler/timing.h"
 #include "suites/record_conversions.h"
+#include "verify/host_memory.h"
 #include "verify/input_kind.h"
 #include "verify/problem_costs.h"
 #include "verify/tolerance.h"
@@ -172,7 +173,18 @@ reports::CaseResult CaseRunner::Run(const PlannedCase& c) {
     size_t free_bytes = 0, total_bytes = 0;
     cudaMemGetInfo(&free_bytes, &total_bytes);
     const double need = static_cast<double>(verify::Workspace::DeviceBytesNeeded(c.problem));
-    if (need > 0.9 * static_cast<double>(free_bytes)) {
+    // Host copies of reference, baseline and output are bounded too (verify/host_memory.h).
+    absl::Status host_fits = absl::OkStatus();
+    if (auto available = verify::MemAvailableBytes(); available.ok()) {
+      host_fits = verify::CheckHostMemory(
+          verify::HostBytesNeeded(c.problem, s.suite.verify.heatmaps != "none",
+                                  !s.options.dump_dir.empty()),
+          *available);
+    }
+    if (!host_fits.ok()) {
+      s.workspace_status =
+          absl::ResourceExhaustedError(absl::StrCat("problem ", host_fits.message()));
+    } else if (need > 0.9 * static_cast<double>(free_bytes)) {
       s.workspace_status = absl::ResourceExhaustedError(
           absl::StrCat("problem needs ", Gib(need),
                        " of device memory for inputs, output and "

@@ -107,24 +107,13 @@ reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::Journ
     }
   }
   std::filesystem::remove(log);
-  const std::vector<std::string> argv = {args.sanitizer_path,
-                                         "--tool",
-                                         args.tool,
-                                         "--log-file",
-                                         log,
-                                         // Our own code's expected API errors (probes that may
-                                         // fail) are not the kernel's: only device-side findings.
-                                         "--report-api-errors",
-                                         "no",
-                                         "--print-limit",
-                                         "100",
-                                         args.worker_exe,
-                                         "__worker",
-                                         "--suite=" + args.suite_path,
-                                         "--journal=" + journal,
-                                         "--kernels=" + args.kernels_filter,
-                                         "--only_cases=" + std::to_string(index),
-                                         "--sanitize_rerun"};
+  const std::vector<std::string> argv = {
+      args.sanitizer_path, "--tool", args.tool, "--log-file", log,
+      // Our own code's expected API errors (probes that may
+      // fail) are not the kernel's: only device-side findings.
+      "--report-api-errors", "no", "--print-limit", "100", args.worker_exe, "__worker",
+      "--suite=" + args.suite_path, "--journal=" + journal, "--kernels=" + args.kernels_filter,
+      "--only_cases=" + std::to_string(index), "--sanitize_rerun"};
   auto pid = Start(argv, output);
   if (!pid.ok()) {
     failed.note = std::string(pid.status().message());

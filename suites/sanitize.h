@@ -14,13 +14,13 @@
 namespace flashscope::suites {
 
 struct SanitizeArgs {
-  std::string tool;             // memcheck | racecheck | initcheck | synccheck
-  std::string sanitizer_path;   // FindComputeSanitizer()
-  std::string worker_exe;       // flashscope itself, started as `__worker`
+  std::string tool;            // memcheck | racecheck | initcheck | synccheck
+  std::string sanitizer_path;  // FindComputeSanitizer()
+  std::string worker_exe;      // flashscope itself, started as `__worker`
   std::string suite_path;
   std::string kernels_filter;
-  std::string journal_path;     // the run's journal: findings are appended as later case lines
-  double case_limit_s = 300;    // the normal case limit; a rerun gets SanitizeLimitS() of it
+  std::string journal_path;   // the run's journal: findings are appended as later case lines
+  double case_limit_s = 300;  // the normal case limit; a rerun gets SanitizeLimitS() of it
   bool quiet = false;
 };
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <sstream>
@@ -91,6 +92,7 @@ absl::StatusOr<std::string> FindComputeSanitizer() {
   if (const char* home = std::getenv("CUDA_HOME")) dirs.push_back(absl::StrCat(home, "/bin"));
   dirs.push_back("/usr/local/cuda/bin");
   for (const std::string& dir : dirs) {
+    if (std::find(looked.begin(), looked.end(), dir) != looked.end()) continue;
     std::string candidate = dir + "/compute-sanitizer";
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
     looked.push_back(dir);
@@ -191,7 +193,8 @@ reports::SanitizerRecord ParseSanitizerOutput(const std::string& tool, const std
     if (StartsWith(body, "RACECHECK SUMMARY:")) {
       have_race_summary = true;
       size_t paren = body.find('(');
-      race_errors = paren == std::string::npos ? 0 : std::max<int64_t>(0, FirstInteger(body, paren));
+      race_errors =
+          paren == std::string::npos ? 0 : std::max<int64_t>(0, FirstInteger(body, paren));
       continue;
     }
     if (IsToolStatusLine(body)) {

@@ -20,8 +20,8 @@ absl::StatusOr<Shard> ParseShard(const std::string& text) {
         absl::StrCat("--shard '", text, "': expected K/N, e.g. 2/4 for the second of four shards"));
   }
   if (s.n < 1 || s.k < 1 || s.k > s.n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--shard '", text, "': K must be between 1 and N (shards are numbered 1..N)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shard '", text, "': K must be between 1 and N (shards are numbered 1..N)"));
   }
   return s;
 }

@@ -29,12 +29,14 @@ absl::StatusOr<Shard> ParseShard(const std::string& text);
 
 // The positions (into a plan whose cases have these problem keys, in plan order) that belong to
 // `shard`, in plan order.
-std::vector<size_t> ShardPositions(const std::vector<std::string>& problem_keys, const Shard& shard);
+std::vector<size_t> ShardPositions(const std::vector<std::string>& problem_keys,
+                                   const Shard& shard);
 
 // The shard's cases of `plan`, renumbered 0.. so that the shard is a plan of its own (its journal
 // and report index cases within the shard). `problem_key` maps a case to its problem key.
 template <class Case, class KeyFn>
-std::vector<Case> SelectShard(const std::vector<Case>& plan, const Shard& shard, KeyFn problem_key) {
+std::vector<Case> SelectShard(const std::vector<Case>& plan, const Shard& shard,
+                              KeyFn problem_key) {
   if (shard.everything()) return plan;
   std::vector<std::string> keys;
   keys.reserve(plan.size());

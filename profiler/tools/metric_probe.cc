@@ -58,7 +58,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kUsage =
-    R"(flashscope-metric-probe: our range profiler and Nsight Compute on the same launches.
+    R"(our range profiler and Nsight Compute on the same launches.
 
 usage:
   flashscope-metric-probe --mode ours  [--workloads LIST] [--metrics full] [--repeat 3] [--out F]
@@ -261,9 +261,11 @@ int Main(int argc, char** argv) {
   }
   const std::string mode = absl::GetFlag(FLAGS_mode);
   if (mode == "list-workloads") {
-    for (const auto& n : ExpandWorkloads(absl::GetFlag(FLAGS_workloads))) {
-      std::printf("%s\n", n.c_str());
+    const std::vector<std::string> names = ExpandWorkloads(absl::GetFlag(FLAGS_workloads));
+    if (absl::Status st = ValidateWorkloadNames(names); !st.ok()) {
+      return Fail(2, std::string(st.message()));
     }
+    for (const auto& n : names) std::printf("%s\n", n.c_str());
     return 0;
   }
   if (mode != "ours" && mode != "plain" && mode != "list-metrics") {
@@ -272,9 +274,9 @@ int Main(int argc, char** argv) {
   }
   auto devices = CountDevices();
   if (!devices.ok()) {
-    return Fail(1,
-                absl::StrCat("no GPU here (", devices.status().message(),
-                             "): run this on the GPU machine (scripts/device/ncu-crosscheck.sh)"));
+    return Fail(
+        1, absl::StrCat(devices.status().message(),
+                        "; this mode needs the GPU machine (scripts/device/ncu-crosscheck.sh)"));
   }
   auto device = QueryDevice(0);
   if (!device.ok()) return Fail(1, std::string(device.status().message()));

@@ -54,8 +54,10 @@ TEST(DecideVerdict, TheFourOutcomes) {
 
 TEST(CompareStats, SeparatedSamplesGiveSlowerAndFaster) {
   // 10 vs 10 samples, 5 % apart and fully separated: exact p = 2 / C(20,10) ~ 1.1e-5.
-  Report base = With({Timed("attn.a", 1.0, 10), Timed("attn.b", 1.0, 10), Timed("attn.c", 1.0, 10)});
-  Report next = With({Timed("attn.a", 1.05, 10), Timed("attn.b", 0.95, 10), Timed("attn.c", 1.005, 10)});
+  Report base =
+      With({Timed("attn.a", 1.0, 10), Timed("attn.b", 1.0, 10), Timed("attn.c", 1.0, 10)});
+  Report next =
+      With({Timed("attn.a", 1.05, 10), Timed("attn.b", 0.95, 10), Timed("attn.c", 1.005, 10)});
   Comparison c = Compare(base, next);
   ASSERT_EQ(c.paired.size(), 3u);
   EXPECT_TRUE(c.paired[0].tested);
@@ -67,8 +69,9 @@ TEST(CompareStats, SeparatedSamplesGiveSlowerAndFaster) {
   EXPECT_EQ(c.CountVerdict(Verdict::kSlower), 1);
   std::string out = RenderComparison(c, false);
   EXPECT_THAT(out, HasSubstr("slower (p 1.1e-05 < 0.01, |+5.0%| >= 2%)"));
-  EXPECT_THAT(out, HasSubstr("verdicts (Mann-Whitney U, alpha 0.01, min effect 2%): 1 faster, 1 "
-                             "slower, 1 same, 0 ambiguous, 0 not timed; 0 correctness regressions"));
+  EXPECT_THAT(out,
+              HasSubstr("verdicts (Mann-Whitney U, alpha 0.01, min effect 2%): 1 faster, 1 "
+                        "slower, 1 same, 0 ambiguous, 0 not timed; 0 correctness regressions"));
 }
 
 TEST(CompareStats, TooFewSamplesAreAmbiguousAndSaySo) {

@@ -107,8 +107,8 @@ TEST(Gate, IdenticalReportsPass) {
 TEST(Gate, EachRuleFails) {
   CaseResult vanished = Timed("attn.gone", 1.0);
   CaseResult broken = SimpleCase("attn.new", "p1", CaseStatus::kError, 0);
-  Report base = With({Timed("attn.slow", 1.0), Timed("attn.fast", 1.0),
-                      Timed("attn.wrong", 1.0), vanished});
+  Report base =
+      With({Timed("attn.slow", 1.0), Timed("attn.fast", 1.0), Timed("attn.wrong", 1.0), vanished});
   Report next = With({Timed("attn.slow", 1.10), Timed("attn.fast", 0.9),
                       SimpleCase("attn.wrong", "p1", CaseStatus::kFailed, 1.0), broken});
   GateResult g = ApplyGate(Compare(base, next), GatePolicy{});
@@ -117,7 +117,8 @@ TEST(Gate, EachRuleFails) {
   ASSERT_EQ(g.failures.size(), 4u) << RenderGateTerminal(g, false);
   EXPECT_EQ(g.failures[0].key, "attn.slow p1");
   EXPECT_EQ(g.failures[0].rule, "slowdown");
-  EXPECT_THAT(g.failures[0].message, HasSubstr("median 1.000 -> 1.100 ms (+10.0% > allowed +2.0%)"));
+  EXPECT_THAT(g.failures[0].message,
+              HasSubstr("median 1.000 -> 1.100 ms (+10.0% > allowed +2.0%)"));
   EXPECT_EQ(g.failures[1].rule, "correctness");
   EXPECT_THAT(g.failures[1].message, HasSubstr("passed -> failed (max_abs 4.1e-01"));
   EXPECT_EQ(g.failures[2].rule, "verification");

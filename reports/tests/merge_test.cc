@@ -26,7 +26,8 @@ Report Shard(std::vector<std::string> kernels, const std::string& problem, const
 
 TEST(Merge, CombinesCasesInInputOrderAndSpansTheRun) {
   std::vector<MergeInput> in = {
-      {"a.json", Shard({"attn.a01", "attn.a02"}, "p1", "2025-01-02T03:00:00Z", "2025-01-02T03:10:00Z")},
+      {"a.json",
+       Shard({"attn.a01", "attn.a02"}, "p1", "2025-01-02T03:00:00Z", "2025-01-02T03:10:00Z")},
       {"b.json", Shard({"attn.a01"}, "p2", "2025-01-02T02:59:00Z", "2025-01-02T03:05:00Z")}};
   auto m = MergeReports(in, {false, "flashscope merge a.json b.json"});
   ASSERT_TRUE(m.ok()) << m.status();

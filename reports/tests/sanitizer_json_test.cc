@@ -77,8 +77,8 @@ TEST(SanitizerJson, RoundTripsThroughTheReportJson) {
 }
 
 TEST(SanitizerJson, RoundTripsThroughAReportFileAndAJournal) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fs_sanitizer_json_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("fs_sanitizer_json_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   Report report = testing::FullReport();
   report.cases[0].sanitizer = OobFindings();

@@ -59,8 +59,7 @@ TEST(MannWhitney, NormalApproximationWithTiesByHand) {
   // Tie groups (2 twice, 3 four times, 4 three times, 5 and 6 twice each) give sum(t³ - t) =
   // 6 + 60 + 24 + 6 + 6 = 102. Var = 8·9/12 · (18 - 102/272) = 105.75. With U = max(7, 65) = 65 and
   // continuity correction: z = (65 - 36 - 0.5) / sqrt(105.75) = 2.77143, p = erfc(z/√2).
-  MannWhitneyResult r =
-      MannWhitneyU({1, 2, 2, 3, 3, 3, 4, 5}, {3, 4, 4, 5, 6, 6, 7, 8, 9});
+  MannWhitneyResult r = MannWhitneyU({1, 2, 2, 3, 3, 3, 4, 5}, {3, 4, 4, 5, 6, 6, 7, 8, 9});
   EXPECT_EQ(r.u, 7);
   EXPECT_TRUE(r.ties);
   EXPECT_FALSE(r.exact);

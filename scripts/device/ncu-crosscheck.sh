@@ -23,7 +23,8 @@ steps=("$@")
 root=$PWD
 out=${OUT:-/tmp/out}
 mkdir -p "$out/ncu"
-if [[ -f .carry/bins.tar.xz && ! -x $build/cli/flashscope ]]; then
+if [[ -f .carry/bins.tar.xz && ( ! -x $build/cli/flashscope ||
+  ! -x $build/profiler/tools/flashscope-metric-probe ) ]]; then
   tar -C "$root" -xJf .carry/bins.tar.xz
 fi
 # The binaries carry absolute paths of the machine that built them (/work/main): mirror it.
@@ -70,7 +71,7 @@ crosscheck() {
     echo "=== crosscheck: ncu $w ($(date -u +%H:%M:%S))"
     # Our CUPTI is not active here: plain mode never creates a profiler. The NVTX filter keeps
     # the set-up (input generation, reference) out; the range holds the one launch.
-    rec "$ncu" --target-processes all --clock-control none --metrics "$hw" \
+    rec timeout -k 10 120 "$ncu" --target-processes all --clock-control none --metrics "$hw" \
       --nvtx --nvtx-include "flashscope@$w/" --csv --page details "${units[@]}" \
       "$probe" --mode plain --workloads "$w" --out "$out/ncu/$w.plain.json" \
       >"$out/ncu/$w.csv" 2>&1

@@ -160,16 +160,14 @@ TEST(SanitizerOutput, ToolNamesAreChecked) {
 }
 
 TEST(SanitizerOutput, FindsTheToolOnPathOrSaysWhereItLooked) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("fs_sanitizer_path_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("fs_sanitizer_path_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string saved_path = std::getenv("PATH") ? std::getenv("PATH") : "";
   const char* saved_home = std::getenv("CUDA_HOME");
   const std::string saved_home_value = saved_home ? saved_home : "";
   const std::string fake = (dir / "compute-sanitizer").string();
-  {
-    std::ofstream(fake) << "#!/bin/sh\n";
-  }
+  { std::ofstream(fake) << "#!/bin/sh\n"; }
   std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
   setenv("PATH", dir.c_str(), 1);
   auto found = FindComputeSanitizer();

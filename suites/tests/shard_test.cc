@@ -21,7 +21,8 @@ std::vector<FakeCase> Plan(int problems, int kernels) {
   std::vector<FakeCase> plan;
   for (int p = 0; p < problems; ++p) {
     for (int k = 0; k < kernels; ++k) {
-      plan.push_back({static_cast<int>(plan.size()), "p" + std::to_string(p), "k" + std::to_string(k)});
+      plan.push_back(
+          {static_cast<int>(plan.size()), "p" + std::to_string(p), "k" + std::to_string(k)});
     }
   }
   return plan;
