@@ -19,6 +19,5 @@ for step in "$@"; do
     *) echo "unknown step $step" ;;
   esac
 done
-cp reports/runs/*.json "$work/session/" 2>/dev/null
 tar -C "$work" -czf "$real_out/bundle-$tag.tgz" .
 ls -la "$real_out"
