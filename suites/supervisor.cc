@@ -22,8 +22,8 @@
 #include "suites/plan.h"
 #include "suites/record_conversions.h"
 #include "suites/sanitize.h"
-#include "suites/shard.h"
 #include "suites/sanitizer_output.h"
+#include "suites/shard.h"
 #include "suites/worker.h"
 
 namespace flashscope::suites {
@@ -155,7 +155,8 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   if (!shard.ok()) return Fail(2, std::string(shard.status().message()));
   *plan = SelectShard(*plan, *shard, [](const PlannedCase& c) { return ProblemKey(c.problem); });
   if (plan->empty()) {
-    return Fail(2, absl::StrCat("--shard ", shard->Name(), ": the suite has fewer cases than shards"));
+    return Fail(2,
+                absl::StrCat("--shard ", shard->Name(), ": the suite has fewer cases than shards"));
   }
   const double case_limit_s = args.case_timeout_s > 0 ? args.case_timeout_s : suite->case_timeout_s;
   // --sanitize: refuse at once, before the run, when the tool cannot be used.
@@ -236,7 +237,16 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
           current >= 0
               ? case_limit_s - std::chrono::duration<double>(Clock::now() - case_start).count()
               : kStartupLimitS;
-      if (!ReadLine(*worker, limit, &line, &timed_out)) break;
+      // --deadline_s: stop waiting when the run's own time is up (the case in flight is killed
+      // below and stays unrecorded, so --resume runs it again).
+      if (deadline_left() < limit) {
+        if (!ReadLine(*worker, std::max(deadline_left(), 0.0), &line, &timed_out)) {
+          stopped_by_deadline = timed_out;
+          break;
+        }
+      } else if (!ReadLine(*worker, limit, &line, &timed_out)) {
+        break;
+      }
       std::istringstream in(line);
       std::string tag;
       in >> tag;
@@ -328,8 +338,8 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
                    "flashscope run: --sanitize: not started, the run is incomplete; resume it "
                    "with --sanitize to check its cases\n");
     } else {
-      SanitizeArgs sa{args.sanitize_tool, sanitizer_path, args.worker_exe, args.suite_path,
-                      args.kernels_filter, journal_path, case_limit_s, args.quiet};
+      SanitizeArgs sa{args.sanitize_tool,  sanitizer_path, args.worker_exe, args.suite_path,
+                      args.kernels_filter, journal_path,   case_limit_s,    args.quiet};
       if (auto s = RunSanitizePass(sa, *plan); !s.ok()) return Fail(2, std::string(s.message()));
     }
   }

@@ -21,3 +21,5 @@ for step in "$@"; do
 done
 tar -C "$work" -czf "$real_out/bundle-$tag.tgz" .
 ls -la "$real_out"
+# Call it as `timeout N scripts/device/batch.sh ...; scripts/device/bundle.sh TAG` when a step may
+# overrun the call: the bundle is then made even if the batch was stopped.
