@@ -111,8 +111,24 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
   FS_CUPTI_RETURN_IF_ERROR(cuptiDeviceGetChipName(&chip), "cuptiDeviceGetChipName");
   rp->chip_ = chip.pChipName;
 
+  // Metric names first, on the host alone (no counter-availability image needed), so that a
+  // typo is named even when the counters cannot be read right now.
+  {
+    absl::StatusOr<std::unique_ptr<CuptiMetricHost>> names_only =
+        CuptiMetricHost::Create(rp->chip_, {});
+    if (!names_only.ok()) return names_only.status();
+    if (absl::Status s = (*names_only)->CheckMetrics(rp->hw_names_); !s.ok()) return s;
+  }
   absl::StatusOr<std::vector<uint8_t>> avail = CounterAvailability(ctx);
-  if (!avail.ok()) return avail.status();
+  if (!avail.ok()) {
+    // A RangeProfiler stays enabled on its context until destroyed (see Profile), and CUPTI
+    // allows one range profiler per context: say so rather than only CUPTI's code.
+    return absl::Status(avail.status().code(),
+                        absl::StrCat(avail.status().message(),
+                                     " (only one range profiler may be enabled on a context: is "
+                                     "another RangeProfiler alive in this process, or ncu "
+                                     "attached?)"));
+  }
   absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
       CuptiMetricHost::Create(rp->chip_, *avail);
   if (!host.ok()) return host.status();
@@ -128,6 +144,11 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
 }
 
 RangeProfiler::~RangeProfiler() {
+  if (object_ != nullptr) {
+    CUpti_RangeProfiler_Disable_Params d = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    d.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
+    cuptiRangeProfilerDisable(&d);  // teardown: an error here changes no result
+  }
   host_.reset();
   if (!initialized_) return;
   CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
@@ -141,30 +162,28 @@ absl::StatusOr<ProfileResult> RangeProfiler::Profile(
   // Everything queued before profiling must finish outside the range.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 
-  // The profiler is enabled only for this call, so timing and other work on the context run
-  // without it.
-  CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-  enable.ctx = static_cast<CUcontext>(context_);
-  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
-  CUpti_RangeProfiler_Object* object = enable.pRangeProfilerObject;
-  absl::Cleanup disable = [object] {
-    CUpti_RangeProfiler_Disable_Params d = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-    d.pRangeProfilerObject = object;
-    cuptiRangeProfilerDisable(&d);
-  };
-
-  std::vector<const char*> names;
-  for (const auto& n : hw_names_) names.push_back(n.c_str());
-  CUpti_RangeProfiler_GetCounterDataSize_Params size = {
-      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-  size.pRangeProfilerObject = object;
-  size.pMetricNames = names.data();
-  size.numMetrics = names.size();
-  size.maxNumOfRanges = 1;
-  size.maxNumRangeTreeNodes = 1;
-  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
-                           "cuptiRangeProfilerGetCounterDataSize");
-  std::vector<uint8_t> counter_data(size.counterDataSize);
+  // Enabled once and kept: no launch outside a Start/Stop pair is profiled, so timing and other
+  // work on the context are unaffected, and the per-call enable/disable cost is gone.
+  if (object_ == nullptr) {
+    CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    enable.ctx = static_cast<CUcontext>(context_);
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
+    object_ = enable.pRangeProfilerObject;
+    std::vector<const char*> names;
+    for (const auto& n : hw_names_) names.push_back(n.c_str());
+    CUpti_RangeProfiler_GetCounterDataSize_Params size = {
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
+    size.pMetricNames = names.data();
+    size.numMetrics = names.size();
+    size.maxNumOfRanges = 1;
+    size.maxNumRangeTreeNodes = 1;
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
+                             "cuptiRangeProfilerGetCounterDataSize");
+    counter_data_.assign(size.counterDataSize, 0);
+  }
+  CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
+  std::vector<uint8_t>& counter_data = counter_data_;
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = object;
