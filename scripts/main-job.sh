@@ -17,9 +17,10 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q 
 fi
 
 echo "main-job: no GPU on this machine (nvidia-smi lists none), so no kernel can run here."
-latest=$(ls reports/runs/*.json 2>/dev/null | sort | tail -n 1 || true)
+# Reports are named <utc time>-<suite>.json, so the newest of the suite sorts last.
+latest=$(ls reports/runs/*-"$suite".json 2>/dev/null | sort | tail -n 1 || true)
 if [[ -z "$latest" ]]; then
-  echo "main-job: and no committed GPU report was found under reports/runs/." >&2
+  echo "main-job: and no committed GPU report of suite '$suite' was found under reports/runs/." >&2
   exit 1
 fi
 echo "main-job: showing the latest committed GPU report instead: $latest"
