@@ -22,35 +22,10 @@
 namespace flashscope::kernels {
 namespace {
 
-const char* StatusName(cublasStatus_t s) {
-  switch (s) {
-    case CUBLAS_STATUS_SUCCESS:
-      return "CUBLAS_STATUS_SUCCESS";
-    case CUBLAS_STATUS_NOT_INITIALIZED:
-      return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case CUBLAS_STATUS_ALLOC_FAILED:
-      return "CUBLAS_STATUS_ALLOC_FAILED";
-    case CUBLAS_STATUS_INVALID_VALUE:
-      return "CUBLAS_STATUS_INVALID_VALUE";
-    case CUBLAS_STATUS_ARCH_MISMATCH:
-      return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case CUBLAS_STATUS_MAPPING_ERROR:
-      return "CUBLAS_STATUS_MAPPING_ERROR";
-    case CUBLAS_STATUS_EXECUTION_FAILED:
-      return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case CUBLAS_STATUS_INTERNAL_ERROR:
-      return "CUBLAS_STATUS_INTERNAL_ERROR";
-    case CUBLAS_STATUS_NOT_SUPPORTED:
-      return "CUBLAS_STATUS_NOT_SUPPORTED";
-    default:
-      return "CUBLAS_STATUS_(unknown)";
-  }
-}
-
 // cuBLAS failures have no cudaError_t of their own: the status is printed with what to check, and
 // the launch reports cudaErrorUnknown so that the runner records the case as an error.
 cudaError_t Report(const char* what, cublasStatus_t s) {
-  std::fprintf(stderr, "peer.cublas_gemm: %s failed: %s\n", what, StatusName(s));
+  std::fprintf(stderr, "peer.cublas_gemm: %s failed: %s\n", what, cublasGetStatusName(s));
   return cudaErrorUnknown;
 }
 

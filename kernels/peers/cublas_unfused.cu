@@ -37,33 +37,12 @@ constexpr int64_t kMaxScoreBytes = int64_t{8} << 30;
 constexpr int64_t kMaxKeys = 32768;
 constexpr int kSoftmaxThreads = 256;
 
-const char* CublasStatusName(cublasStatus_t s) {
-  switch (s) {
-    case CUBLAS_STATUS_SUCCESS:
-      return "CUBLAS_STATUS_SUCCESS";
-    case CUBLAS_STATUS_NOT_INITIALIZED:
-      return "CUBLAS_STATUS_NOT_INITIALIZED";
-    case CUBLAS_STATUS_ALLOC_FAILED:
-      return "CUBLAS_STATUS_ALLOC_FAILED";
-    case CUBLAS_STATUS_INVALID_VALUE:
-      return "CUBLAS_STATUS_INVALID_VALUE";
-    case CUBLAS_STATUS_ARCH_MISMATCH:
-      return "CUBLAS_STATUS_ARCH_MISMATCH";
-    case CUBLAS_STATUS_EXECUTION_FAILED:
-      return "CUBLAS_STATUS_EXECUTION_FAILED";
-    case CUBLAS_STATUS_NOT_SUPPORTED:
-      return "CUBLAS_STATUS_NOT_SUPPORTED";
-    default:
-      return "CUBLAS_STATUS_(other)";
-  }
-}
-
 // cuBLAS statuses have no cudaError_t twin; the launch contract returns cudaError_t, so a failed
 // cuBLAS call is printed with its name and mapped onto the closest runtime error.
 cudaError_t FromCublas(cublasStatus_t s, const char* what) {
   if (s == CUBLAS_STATUS_SUCCESS) return cudaSuccess;
   std::fprintf(stderr, "flashscope peer.cublas_unfused: %s failed: %s\n", what,
-               CublasStatusName(s));
+               cublasGetStatusName(s));
   switch (s) {
     case CUBLAS_STATUS_ALLOC_FAILED:
       return cudaErrorMemoryAllocation;
