@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 # The viewer is part of the tests: its screenshot tests render under Xvfb (Mesa).
 export FLASHSCOPE_WITH_VIEWER=${FLASHSCOPE_WITH_VIEWER:-1}
+# The HTML report is checked in headless Chromium (test label `html`; Debian chromium, ~100 MB).
+export FLASHSCOPE_WITH_HTML_CHECK=${FLASHSCOPE_WITH_HTML_CHECK:-1}
 scripts/install-deps.sh
 
 build=${FLASHSCOPE_BUILD_DIR:-build-test}
