@@ -162,12 +162,12 @@ struct SanitizerRecord {
   std::string tool;  // "memcheck", "racecheck", "initcheck", "synccheck"
   bool ran = false;
   std::string note;
-  int64_t errors = 0;                         // the tool's own summary count
-  std::map<std::string, int64_t> kinds;       // kind -> errors printed of that kind
-  std::vector<SanitizerFinding> findings;     // the first few, in the order printed
-  std::string case_status;                    // the case's status in the rerun ("error", ...)
-  std::string case_reason;                    // and its reason
-  double wall_s = 0;                          // the rerun, tool start-up included
+  int64_t errors = 0;                      // the tool's own summary count
+  std::map<std::string, int64_t> kinds;    // kind -> errors printed of that kind
+  std::vector<SanitizerFinding> findings;  // the first few, in the order printed
+  std::string case_status;                 // the case's status in the rerun ("error", ...)
+  std::string case_reason;                 // and its reason
+  double wall_s = 0;                       // the rerun, tool start-up included
 };
 
 enum class CaseStatus { kPassed, kFailed, kSkipped, kError, kTimeout };
@@ -194,7 +194,7 @@ struct CaseResult {
   std::optional<ProfileRecord> profile;
   std::vector<ResourceRecord> resources;
   std::optional<SanitizerRecord> sanitizer;  // only with `flashscope run --sanitize`
-  double wall_s = 0;  // wall time spent on the case, all phases
+  double wall_s = 0;                         // wall time spent on the case, all phases
 
   std::string Key() const { return kernel_id + " " + problem_key; }
 };

@@ -22,8 +22,8 @@ struct SuperviseArgs {
   double deadline_s = 0;
   // --sanitize=TOOL: after the run, rerun the cases under compute-sanitizer (suites/sanitize.h).
   std::string sanitize_tool;
-  std::string shard;  // --shard K/N: only that part of the plan (suites/shard.h); "" = all
-  std::string worker_exe;     // this program's path (re-executed as `__worker`)
+  std::string shard;       // --shard K/N: only that part of the plan (suites/shard.h); "" = all
+  std::string worker_exe;  // this program's path (re-executed as `__worker`)
   std::string command_line;
   bool quiet = false;  // no per-case progress lines
 };

@@ -46,7 +46,8 @@ int RunWorker(const WorkerArgs& args) {
   options.metrics = args.metrics;
   options.dump_dir = args.dump_dir;
   if (args.sanitize_rerun) {
-    suite->timing = TimingSpec{/*cold=*/false, /*warmup=*/0, /*min_samples=*/1, /*max_samples=*/1,
+    suite->timing = TimingSpec{/*cold=*/false,       /*warmup=*/0,
+                               /*min_samples=*/1,    /*max_samples=*/1,
                                /*noise_target=*/1.0, /*time_cap_s=*/0.0};
     suite->metrics.clear();
     suite->verify.heatmaps = "none";

@@ -14,7 +14,7 @@ struct WorkerArgs {
   std::string journal_path;
   std::string metrics;
   std::string dump_dir;
-  std::string shard;  // --shard K/N as given to the supervisor (suites/shard.h)
+  std::string shard;     // --shard K/N as given to the supervisor (suites/shard.h)
   int progress_fd = -1;  // lines: "S <index>", "F <index> <status>", "FATAL <message>"
   // Run only these case indices (empty = all); the --sanitize pass reruns one case at a time.
   std::set<int> only_cases;

@@ -46,9 +46,9 @@ Heatmap BinGrid(const ErrorGrid& g, int64_t max_rows, int64_t max_cols, std::str
                 std::string row_axis, std::string col_axis);
 
 // From |out - ref| of an attention output [B,H,Sq,D]: "position_x_dim" (Sq × D over all heads),
-// "sequence_profile" (1 × Sq, at most min(1024, 4·max_side) columns), "tile_fold" (query row mod block_m × D,
-// skipped when block_m <= 0) and "per_head" ((B·H) × Sq); every map at most max_side per side
-// except the profile.
+// "sequence_profile" (1 × Sq, at most min(1024, 4·max_side) columns), "tile_fold" (query row mod
+// block_m × D, skipped when block_m <= 0) and "per_head" ((B·H) × Sq); every map at most max_side
+// per side except the profile.
 std::vector<Heatmap> AttentionHeatmaps(const AttentionProblem& p, const float* abs_err, int block_m,
                                        int max_side = 256);
 
