@@ -140,6 +140,19 @@ cudaError_t LaunchExpLoop(float* out, int blocks, int iters, cudaStream_t stream
   return cudaGetLastError();
 }
 
+__global__ void IncrementKernel(unsigned* data, size_t count) {
+  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += stride) {
+    data[i] += 1;
+  }
+}
+
+cudaError_t LaunchIncrement(unsigned* data, size_t count, cudaStream_t stream) {
+  IncrementKernel<<<256, kCalibrationBlockThreads, 0, stream>>>(data, count);
+  return cudaGetLastError();
+}
+
 cudaError_t LaunchSpin(int64_t ns, int blocks, cudaStream_t stream) {
   SpinKernel<<<blocks, 1, 0, stream>>>(ns);
   return cudaGetLastError();
@@ -157,6 +170,8 @@ const void* CalibrationFunction(CalibrationKernel kernel) {
       return reinterpret_cast<const void*>(&ExpLoopKernel);
     case CalibrationKernel::kSpin:
       return reinterpret_cast<const void*>(&SpinKernel);
+    case CalibrationKernel::kIncrement:
+      return reinterpret_cast<const void*>(&IncrementKernel);
   }
   return nullptr;
 }

@@ -5,6 +5,7 @@
 //   copy         -> DRAM throughput high (>= 70 %) when the buffers are far larger than L2
 //   exp loop     -> XU pipe (MUFU.EX2) busy, tensor pipe idle
 //   spin         -> a kernel of known duration (%globaltimer), for the timing tests
+//   increment    -> not idempotent (data += 1): proves kernel replay restores memory
 // Plain functions returning the launch error (no Abseil: shared with nvcc).
 #pragma once
 
@@ -15,7 +16,7 @@
 
 namespace flashscope::profiler {
 
-enum class CalibrationKernel { kMmaLoop, kSharedLoop, kCopy, kExpLoop, kSpin };
+enum class CalibrationKernel { kMmaLoop, kSharedLoop, kCopy, kExpLoop, kSpin, kIncrement };
 
 // Threads per block each launcher below uses.
 constexpr int kCalibrationBlockThreads = 128;
@@ -38,6 +39,9 @@ cudaError_t LaunchExpLoop(float* out, int blocks, int iters, cudaStream_t stream
 // `blocks` blocks of one thread each spin until `ns` nanoseconds of %globaltimer have passed
 // since each block started; the kernel lasts about `ns` when all blocks are resident at once.
 cudaError_t LaunchSpin(int64_t ns, int blocks, cudaStream_t stream);
+
+// Adds 1 to each of `count` unsigned values: every launch changes its own input.
+cudaError_t LaunchIncrement(unsigned* data, size_t count, cudaStream_t stream);
 
 // The __global__ function behind each calibration kernel, for resource queries.
 const void* CalibrationFunction(CalibrationKernel kernel);

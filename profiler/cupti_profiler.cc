@@ -5,12 +5,14 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "profiler/cuda_check.h"
 #include "profiler/cupti_host.h"
+#include "profiler/kernel_combine.h"
 
 namespace flashscope::profiler {
 namespace {
@@ -22,6 +24,8 @@ namespace {
 
 // Passes beyond what CUPTI said it needs mean the replay loop is not converging.
 constexpr int kExtraPassGuard = 4;
+// Each kernel's GPU time: the weights that combine ratios over the kernels of one launch.
+constexpr char kGpuTimeMetric[] = "gpu__time_duration.sum";
 
 const char* SupportLevelText(CUpti_Profiler_Support_Level level) {
   switch (level) {
@@ -90,6 +94,9 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
   std::unique_ptr<RangeProfiler> rp(new RangeProfiler());
   rp->metrics_ = metrics;
   for (const auto& m : metrics) rp->hw_names_.push_back(m.hw_name);
+  auto time_it = std::find(rp->hw_names_.begin(), rp->hw_names_.end(), kGpuTimeMetric);
+  rp->time_index_ = static_cast<size_t>(time_it - rp->hw_names_.begin());
+  if (time_it == rp->hw_names_.end()) rp->hw_names_.push_back(kGpuTimeMetric);
   rp->device_ = device;
 
   FS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device), "cudaSetDevice");
@@ -155,11 +162,13 @@ RangeProfiler::~RangeProfiler() {
   cuptiProfilerDeInitialize(&p);  // teardown: an error here changes no result
 }
 
+const char* ReplayName(Replay replay) { return replay == Replay::kKernel ? "kernel" : "user"; }
+
 absl::StatusOr<ProfileResult> RangeProfiler::Profile(
     const std::function<cudaError_t(cudaStream_t)>& launch,
-    const std::function<absl::Status()>& before_pass, cudaStream_t stream) {
+    const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay) {
   const auto t0 = std::chrono::steady_clock::now();
-  // Everything queued before profiling must finish outside the range.
+  // Everything queued before profiling must finish outside the profiled kernels.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 
   // Enabled once and kept: no launch outside a Start/Stop pair is profiled, so timing and other
@@ -176,8 +185,8 @@ absl::StatusOr<ProfileResult> RangeProfiler::Profile(
     size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
     size.pMetricNames = names.data();
     size.numMetrics = names.size();
-    size.maxNumOfRanges = 1;
-    size.maxNumRangeTreeNodes = 1;
+    size.maxNumOfRanges = kMaxKernelsPerLaunch;
+    size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
                              "cuptiRangeProfilerGetCounterDataSize");
     counter_data_.assign(size.counterDataSize, 0);
@@ -198,16 +207,32 @@ absl::StatusOr<ProfileResult> RangeProfiler::Profile(
   config.pConfig = config_image_.data();
   config.counterDataImageSize = counter_data.size();
   config.pCounterDataImage = counter_data.data();
-  config.range = CUPTI_UserRange;
-  config.replayMode = CUPTI_UserReplay;
-  config.maxRangesPerPass = 1;
-  config.numNestingLevels = 1;
+  config.range = CUPTI_AutoRange;
+  config.replayMode = replay == Replay::kKernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
+  config.maxRangesPerPass = kMaxKernelsPerLaunch;
+  config.numNestingLevels = 1;  // required for auto ranges
   config.minNestingLevel = 1;
   config.passIndex = 0;
   config.targetNestingLevel = 1;
-  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerSetConfig(&config), "cuptiRangeProfilerSetConfig");
-
   ProfileResult result;
+  result.replay = replay;
+  const CUptiResult auto_result = cuptiRangeProfilerSetConfig(&config);
+  bool user_range = false;
+  if (auto_result != CUPTI_SUCCESS && replay == Replay::kUser) {
+    // A CUPTI that refuses auto ranges under user replay still measures one user range around
+    // the launch: less exact (launch latency and gaps count as elapsed cycles), and said so.
+    config.range = CUPTI_UserRange;
+    config.maxRangesPerPass = 1;
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerSetConfig(&config),
+                             "cuptiRangeProfilerSetConfig (user range, user replay)");
+    user_range = true;
+    result.ranges =
+        absl::StrCat("one user range around the launch (CUPTI refused per-kernel auto ranges: ",
+                     CuptiResultText(auto_result), "); gaps between kernels count as elapsed time");
+  } else {
+    FS_CUPTI_RETURN_IF_ERROR(auto_result, absl::StrCat("cuptiRangeProfilerSetConfig (auto range, ",
+                                                       ReplayName(replay), " replay)"));
+  }
   bool all_submitted = false;
   while (!all_submitted) {
     if (result.passes >= passes_needed_ + kExtraPassGuard) {
@@ -218,21 +243,26 @@ absl::StatusOr<ProfileResult> RangeProfiler::Profile(
     if (before_pass) {
       if (absl::Status s = before_pass(); !s.ok()) return s;
     }
-    // The L2 flush (or whatever before_pass queued) must not fall inside the range.
+    // The L2 flush (or whatever before_pass queued) must not be profiled: it runs before Start.
     FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream),
                             "cudaStreamSynchronize before a profiling pass");
     CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
     start.pRangeProfilerObject = object;
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-    CUpti_RangeProfiler_PushRange_Params push = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-    push.pRangeProfilerObject = object;
-    push.pRangeName = "flashscope_case";
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+    if (user_range) {
+      CUpti_RangeProfiler_PushRange_Params push = {
+          CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+      push.pRangeProfilerObject = object;
+      push.pRangeName = "flashscope_case";
+      FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+    }
     const cudaError_t launch_error = launch(stream);
     const cudaError_t sync_error = cudaStreamSynchronize(stream);
-    CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-    pop.pRangeProfilerObject = object;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
+    if (user_range) {
+      CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+      pop.pRangeProfilerObject = object;
+      FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
+    }
     CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
     stop.pRangeProfilerObject = object;
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
@@ -241,14 +271,18 @@ absl::StatusOr<ProfileResult> RangeProfiler::Profile(
     ++result.passes;
     all_submitted = stop.isAllPassSubmitted != 0;
   }
+  // Kernel replay ran every pass inside the one launch.
+  if (replay == Replay::kKernel) result.passes = std::max(result.passes, passes_needed_);
 
   CUpti_RangeProfiler_DecodeData_Params decode = {
       CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   decode.pRangeProfilerObject = object;
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
   if (decode.numOfRangeDropped != 0) {
-    return absl::InternalError(absl::StrCat("CUPTI dropped ", decode.numOfRangeDropped,
-                                            " profiled range(s) while decoding"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("CUPTI dropped ", decode.numOfRangeDropped,
+                     " kernel range(s): one profiled launch may enqueue at most ",
+                     kMaxKernelsPerLaunch, " kernels (RangeProfiler::kMaxKernelsPerLaunch)"));
   }
   CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
@@ -257,12 +291,24 @@ absl::StatusOr<ProfileResult> RangeProfiler::Profile(
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataInfo(&info),
                            "cuptiRangeProfilerGetCounterDataInfo");
   if (info.numTotalRanges < 1) {
-    return absl::InternalError("CUPTI recorded no range: did the launch enqueue any kernel?");
+    return absl::InternalError("CUPTI recorded no kernel: did the launch enqueue any kernel?");
   }
-  absl::StatusOr<std::vector<double>> values = host_->Evaluate(counter_data, 0, hw_names_);
-  if (!values.ok()) return values.status();
+  result.kernels = user_range ? 0 : static_cast<int>(info.numTotalRanges);
+
+  // per_kernel[k][i]: metric hw_names_[i] of kernel k.
+  std::vector<std::vector<double>> per_kernel;
+  for (size_t k = 0; k < info.numTotalRanges; ++k) {
+    absl::StatusOr<std::vector<double>> values = host_->Evaluate(counter_data, k, hw_names_);
+    if (!values.ok()) return values.status();
+    per_kernel.push_back(*std::move(values));
+  }
+  std::vector<double> weights;
+  for (const auto& v : per_kernel) weights.push_back(v[time_index_]);
   for (size_t i = 0; i < metrics_.size(); ++i) {
-    result.values.emplace_back(metrics_[i], (*values)[i]);
+    std::vector<double> column;
+    for (const auto& v : per_kernel) column.push_back(v[i]);
+    result.values.emplace_back(metrics_[i],
+                               CombineKernelValues(CombineRuleFor(hw_names_[i]), column, weights));
   }
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;

@@ -1,7 +1,14 @@
 // Hardware metrics of one case with the CUDA 13 Range Profiler (cupti_range_profiler.h +
-// cupti_profiler_host.h): one user range around the case's launch, every replay pass driven by
-// us (user replay): before each pass `before_pass` runs (the runner flushes L2 there), then the
-// launch. Our kernels are idempotent, so relaunching replaces saving and restoring memory.
+// cupti_profiler_host.h). Ranges are CUPTI's auto ranges, one per kernel, as Nsight Compute
+// measures: a user range around the whole launch would count the launch latency and the idle
+// gaps between kernels as elapsed cycles and understate every "% of peak over elapsed cycles"
+// (measured: dram_pct 69.9 vs ncu's 80.9 on a copy kernel, reports/device/20261122-h200). A case
+// that launches several kernels gets each metric combined over its kernels (kernel_combine.h).
+//
+// Replay: an idempotent implementation is relaunched by us once per pass (user replay), with
+// `before_pass` (the runner's L2 flush) before each, so every pass sees the same cold cache. One
+// that is not idempotent (KernelInfo::idempotent == false) uses CUPTI's kernel replay: launched
+// once, CUPTI saves and restores the memory each kernel touches between its passes.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -20,9 +27,19 @@ namespace flashscope::profiler {
 
 class CuptiMetricHost;
 
+enum class Replay {
+  kUser,    // we relaunch per pass (idempotent launches)
+  kKernel,  // CUPTI replays each kernel, restoring its memory (any launch)
+};
+
+const char* ReplayName(Replay replay);  // "user", "kernel"
+
 struct ProfileResult {
   std::vector<std::pair<MetricDef, double>> values;  // in the order of the metrics given
-  int passes = 0;                                    // replay passes run
+  int passes = 0;   // replay passes: launches by us (user replay), or CUPTI's count (kernel)
+  int kernels = 0;  // auto ranges recorded, i.e. kernels of one launch (0: one user range)
+  Replay replay = Replay::kUser;
+  std::string ranges = "one auto range per kernel";  // or why the whole launch was one range
   double wall_s = 0;  // host wall time of Profile(), all passes and decoding included
 };
 
@@ -38,11 +55,16 @@ class RangeProfiler {
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
 
-  // Runs all passes over `launch` on `stream` and evaluates the metrics. `before_pass` may be
-  // empty. A launch error returns the CUDA error name.
+  // Runs all passes over `launch` on `stream` and evaluates the metrics, combined over the
+  // kernels of one launch. `before_pass` may be empty; with kernel replay it runs once. A launch
+  // error returns the CUDA error name; a launch of more than kMaxKernelsPerLaunch kernels is an
+  // error naming the limit.
   absl::StatusOr<ProfileResult> Profile(const std::function<cudaError_t(cudaStream_t)>& launch,
                                         const std::function<absl::Status()>& before_pass,
-                                        cudaStream_t stream);
+                                        cudaStream_t stream, Replay replay = Replay::kUser);
+
+  // Auto ranges one counter-data image holds: kernels one profiled launch may enqueue.
+  static constexpr int kMaxKernelsPerLaunch = 64;
 
   int passes_needed() const { return passes_needed_; }
   const std::string& chip() const { return chip_; }
@@ -51,7 +73,10 @@ class RangeProfiler {
   RangeProfiler() = default;
 
   std::vector<MetricDef> metrics_;
+  // What CUPTI collects: the requested metrics, then gpu__time_duration.sum when not requested
+  // (the weights of kernel_combine.h).
   std::vector<std::string> hw_names_;
+  size_t time_index_ = 0;  // of gpu__time_duration.sum in hw_names_
   std::string chip_;
   int device_ = 0;
   void* context_ = nullptr;  // CUcontext (primary context of device_)

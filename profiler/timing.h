@@ -31,8 +31,10 @@ class Timer {
   absl::StatusOr<TimingResult> Time(const std::function<cudaError_t(cudaStream_t)>& launch,
                                     const TimingPolicy& policy);
 
-  // Enqueues a write of the whole flush buffer (>= 2 x L2) on the stream, so the next kernel
-  // finds none of its data in L2. Alternates the byte written so no pass can be elided.
+  // Enqueues a read of the whole flush buffer (>= 2 x L2) on the stream, so the next kernel
+  // finds none of its data in L2 and no dirty line to write back: a write (memset) flush left
+  // ~25 MB of dirty lines that the next kernel paid for (measured: dram_bytes 9.5 % above
+  // ncu's on attention cases, reports/device/20261122-h200/crosscheck.md).
   absl::Status FlushL2();
 
   // Runs the clock probe alone and returns the SM clock in MHz (synchronizes the stream).
@@ -47,7 +49,7 @@ class Timer {
   cudaStream_t stream_;
   void* flush_buffer_ = nullptr;
   size_t flush_bytes_ = 0;
-  int flush_value_ = 0;
+  unsigned* flush_sink_ = nullptr;  // device memory the flush read never actually writes
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
   ClockProbeResult* probe_ = nullptr;  // device memory

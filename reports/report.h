@@ -92,6 +92,9 @@ struct ProfileRecord {
   std::string unavailable_reason;  // when !available: why, and the fix
   std::vector<MetricRecord> metrics;
   int passes = 0;
+  std::string replay;  // "user" (we relaunched per pass) or "kernel" (CUPTI's kernel replay)
+  int kernels = 0;     // kernels profiled, one auto range each (0: one range for the launch)
+  std::string ranges;  // how the ranges were taken, in words
   double wall_s = 0;
   std::vector<std::pair<std::string, double>> kernel_durations_ms;  // CUPTI activity records
 };

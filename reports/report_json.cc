@@ -108,9 +108,15 @@ Json ProfileToJson(const ProfileRecord& p) {
   for (const auto& [kernel, ms] : p.kernel_durations_ms) {
     durations.push_back({{"kernel", kernel}, {"ms", Number(ms)}});
   }
-  return {{"available", p.available},      {"unavailable_reason", p.unavailable_reason},
-          {"metrics", std::move(metrics)}, {"passes", p.passes},
-          {"wall_s", Number(p.wall_s)},    {"kernel_durations_ms", std::move(durations)}};
+  return {{"available", p.available},
+          {"unavailable_reason", p.unavailable_reason},
+          {"metrics", std::move(metrics)},
+          {"passes", p.passes},
+          {"replay", p.replay},
+          {"kernels", p.kernels},
+          {"ranges", p.ranges},
+          {"wall_s", Number(p.wall_s)},
+          {"kernel_durations_ms", std::move(durations)}};
 }
 
 Json ResourceToJson(const ResourceRecord& r) {
@@ -307,6 +313,9 @@ void ReadProfile(const Json& j, const std::string& path, absl::Status* st, Profi
     }
   }
   f.Get("passes", &p->passes);
+  f.Get("replay", &p->replay);
+  f.Get("kernels", &p->kernels);
+  f.Get("ranges", &p->ranges);
   f.Get("wall_s", &p->wall_s);
   if (const Json* a = f.Array("kernel_durations_ms")) {
     for (size_t i = 0; i < a->size() && st->ok(); ++i) {

@@ -306,8 +306,12 @@ reports::CaseResult CaseRunner::Run(const PlannedCase& c) {
       }
     }
     if (s.range_profiler) {
+      // A launch that is not idempotent cannot be relaunched per pass: CUPTI replays each of its
+      // kernels and restores the memory they touch instead.
+      const profiler::Replay replay =
+          c.kernel->info.idempotent ? profiler::Replay::kUser : profiler::Replay::kKernel;
       auto result = s.range_profiler->Profile(
-          launch, [&]() { return s.timer->FlushL2(); }, s.stream);
+          launch, [&]() { return s.timer->FlushL2(); }, s.stream, replay);
       if (result.ok()) {
         pr = ToProfileRecord(*result);
       } else {

@@ -163,6 +163,9 @@ reports::ProfileRecord ToProfileRecord(const profiler::ProfileResult& p) {
   reports::ProfileRecord r;
   r.available = true;
   r.passes = p.passes;
+  r.replay = profiler::ReplayName(p.replay);
+  r.kernels = p.kernels;
+  r.ranges = p.ranges;
   r.wall_s = p.wall_s;
   for (const auto& [def, value] : p.values) {
     r.metrics.push_back({def.name, def.hw_name, def.unit, value});

@@ -85,6 +85,20 @@ std::string Summary(const reports::SanitizerRecord& r) {
   return s;
 }
 
+}  // namespace
+
+std::vector<std::string> SanitizeRerunArgv(const SanitizeArgs& args, const std::string& journal,
+                                           const std::string& log, int index) {
+  return {args.sanitizer_path, "--tool", args.tool, "--log-file", log,
+          // Our own code's expected API errors (probes that may
+          // fail) are not the kernel's: only device-side findings.
+          "--report-api-errors", "no", "--print-limit", "100", args.worker_exe, "__worker",
+          "--suite=" + args.suite_path, "--journal=" + journal, "--kernels=" + args.kernels_filter,
+          "--shard=" + args.shard, "--only_cases=" + std::to_string(index), "--sanitize_rerun"};
+}
+
+namespace {
+
 // One case under the tool: a scratch journal holding the run's header and environment (so the
 // worker neither measures peaks nor touches the run's journal), the tool's log in a file.
 reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::JournalContents& run,
@@ -107,13 +121,7 @@ reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::Journ
     }
   }
   std::filesystem::remove(log);
-  const std::vector<std::string> argv = {
-      args.sanitizer_path, "--tool", args.tool, "--log-file", log,
-      // Our own code's expected API errors (probes that may
-      // fail) are not the kernel's: only device-side findings.
-      "--report-api-errors", "no", "--print-limit", "100", args.worker_exe, "__worker",
-      "--suite=" + args.suite_path, "--journal=" + journal, "--kernels=" + args.kernels_filter,
-      "--only_cases=" + std::to_string(index), "--sanitize_rerun"};
+  const std::vector<std::string> argv = SanitizeRerunArgv(args, journal, log, index);
   auto pid = Start(argv, output);
   if (!pid.ok()) {
     failed.note = std::string(pid.status().message());

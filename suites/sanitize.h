@@ -19,10 +19,16 @@ struct SanitizeArgs {
   std::string worker_exe;      // flashscope itself, started as `__worker`
   std::string suite_path;
   std::string kernels_filter;
+  std::string shard;          // --shard K/N of the run: case indices are indices within the shard
   std::string journal_path;   // the run's journal: findings are appended as later case lines
   double case_limit_s = 300;  // the normal case limit; a rerun gets SanitizeLimitS() of it
   bool quiet = false;
 };
+
+// The command line of one case's rerun: compute-sanitizer with the tool, then flashscope's worker
+// limited to case `index` of the (sharded, filtered) plan, writing to `journal`.
+std::vector<std::string> SanitizeRerunArgv(const SanitizeArgs& args, const std::string& journal,
+                                           const std::string& log, int index);
 
 // The tools slow kernels 10-100x and add their own start-up: each rerun may take 3x the case
 // limit, and at least two minutes.

@@ -338,8 +338,18 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
                    "flashscope run: --sanitize: not started, the run is incomplete; resume it "
                    "with --sanitize to check its cases\n");
     } else {
-      SanitizeArgs sa{args.sanitize_tool,  sanitizer_path, args.worker_exe, args.suite_path,
-                      args.kernels_filter, journal_path,   case_limit_s,    args.quiet};
+      SanitizeArgs sa;
+      sa.tool = args.sanitize_tool;
+      sa.sanitizer_path = sanitizer_path;
+      sa.worker_exe = args.worker_exe;
+      sa.suite_path = args.suite_path;
+      sa.kernels_filter = args.kernels_filter;
+      // Without it the rerun's worker would plan the whole suite and --only_cases would pick
+      // another shard's case of the same index.
+      sa.shard = args.shard;
+      sa.journal_path = journal_path;
+      sa.case_limit_s = case_limit_s;
+      sa.quiet = args.quiet;
       if (auto s = RunSanitizePass(sa, *plan); !s.ok()) return Fail(2, std::string(s.message()));
     }
   }

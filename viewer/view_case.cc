@@ -83,7 +83,9 @@ void DrawMetrics(const reports::CaseResult& c) {
     }
     if (ImGui::IsItemHovered() && !m.hw_name.empty()) ImGui::SetTooltip("%s", m.hw_name.c_str());
   }
-  ImGui::TextDisabled("%d passes, %.2f s", c.profile->passes, c.profile->wall_s);
+  ImGui::TextDisabled("%d passes (%s replay), %d kernel(s), %.2f s", c.profile->passes,
+                      c.profile->replay.empty() ? "user" : c.profile->replay.c_str(),
+                      c.profile->kernels, c.profile->wall_s);
 }
 
 void DrawResources(const reports::CaseResult& c) {

@@ -180,7 +180,7 @@ int RunOurs(const std::vector<MetricDef>& metrics, const WorkloadSet& set, cudaS
   for (const Workload& w : set.workloads()) {
     json jw = {{"name", w.name}, {"description", w.description}};
     std::vector<std::vector<double>> samples(metrics.size());
-    json passes = json::array(), walls = json::array();
+    json passes = json::array(), walls = json::array(), kernels = json::array();
     for (int r = 0; r < repeat; ++r) {
       auto result = (*rp)->Profile(
           w.launch, [&]() { return (*timer)->FlushL2(); }, stream);
@@ -193,12 +193,15 @@ int RunOurs(const std::vector<MetricDef>& metrics, const WorkloadSet& set, cudaS
       }
       passes.push_back(result->passes);
       walls.push_back(result->wall_s);
+      kernels.push_back(result->kernels);
+      jw["ranges"] = result->ranges;
       for (size_t i = 0; i < result->values.size(); ++i) {
         samples[i].push_back(result->values[i].second);
       }
     }
     jw["passes"] = passes;
     jw["wall_s"] = walls;
+    jw["kernels"] = kernels;
     json values = json::object();
     for (size_t i = 0; i < metrics.size() && !samples[i].empty(); ++i) {
       const SampleSummary s = Summarize(samples[i]);

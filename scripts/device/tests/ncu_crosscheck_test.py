@@ -1,7 +1,10 @@
 """Tests of scripts/device/ncu_crosscheck.py on ncu output written from Nsight Compute's
 documented CSV layouts (`--page details --csv`: one row per metric; `--page raw --csv`: one row
-per kernel after a units row) and its '==PROF== Profiling ... - N passes' progress lines.
-Run: python3 -m unittest -v ncu_crosscheck_test (from this folder; ctest does)."""
+per kernel after a units row), its '==PROF== Profiling ... - N passes' progress lines in the
+variants ncu versions print, the unit names of `--print-units base`, the table's strict and
+noise-aware verdicts, and the overhead ratio's decisions on small synthetic inputs.
+Run: python3 -m unittest -v ncu_crosscheck_test (from this folder; ctest does), or
+python3 scripts/device/tests/ncu_crosscheck_test.py from the repository root."""
 
 import contextlib
 import io
@@ -99,6 +102,58 @@ class ParsingTest(unittest.TestCase):
         self.assertIsNone(nc.to_base(1.0, 'furlong')[0])
         self.assertIsNone(nc.to_base(None, '%')[0])
 
+    def test_time_units_of_print_units_base(self):
+        # The 2025.3 run: gpu__time_duration '546,528' 'ns' was refused as 'unknown unit ns'.
+        self.assertEqual(nc.to_base(nc.parse_number('546,528'), 'ns'), (546528.0, 'ns'))
+        cases = {'ns': 1.0, 'nsecond': 1.0, 'us': 1e3, 'usecond': 1e3, 'ms': 1e6,
+                 'msecond': 1e6, 's': 1e9, 'second': 1e9}
+        for unit, scale in cases.items():
+            with self.subTest(unit=unit):
+                v, u = nc.to_base(2.5, unit)
+                self.assertAlmostEqual(v, 2.5 * scale)
+                self.assertEqual(u, 'ns')
+
+    def test_frequency_units(self):
+        cases = {'Hz': 1.0, 'KHz': 1e3, 'kHz': 1e3, 'MHz': 1e6, 'GHz': 1e9,
+                 'cycle/s': 1.0, 'cycle/second': 1.0, '1/s': 1.0, 'cycle/usecond': 1e6,
+                 'cycle/ns': 1e9}
+        for unit, scale in cases.items():
+            with self.subTest(unit=unit):
+                v, u = nc.to_base(1.5, unit)
+                self.assertAlmostEqual(v, 1.5 * scale)
+                self.assertEqual(u, 'Hz')
+
+    def test_byte_units_and_rates(self):
+        cases = {'byte': 1.0, 'Kbyte': 1e3, 'Mbyte': 1e6, 'Gbyte': 1e9, 'KB': 1e3, 'MB': 1e6,
+                 'GB': 1e9, 'KiB': 1024.0, 'MiB': 1024.0 ** 2}
+        for unit, scale in cases.items():
+            with self.subTest(unit=unit):
+                v, u = nc.to_base(3.0, unit)
+                self.assertAlmostEqual(v, 3.0 * scale)
+                self.assertEqual(u, 'byte')
+        for unit, scale in {'byte/s': 1.0, 'byte/second': 1.0, 'Gbyte/second': 1e9,
+                            'Kbyte/usecond': 1e9, 'GB/s': 1e9}.items():
+            with self.subTest(unit=unit):
+                v, u = nc.to_base(2.0, unit)
+                self.assertAlmostEqual(v, 2.0 * scale)
+                self.assertEqual(u, 'byte/s')
+
+    def test_count_units(self):
+        for unit, (scale, base) in {'inst': (1.0, 'inst'), 'Kinst': (1e3, 'inst'),
+                                    'warp': (1.0, 'warp'), 'warps': (1.0, 'warp'),
+                                    'sector': (1.0, 'sector'), 'Msector': (1e6, 'sector'),
+                                    'cycle': (1.0, 'cycle'), 'wavefront': (1.0, 'wavefront'),
+                                    '%': (1.0, '%')}.items():
+            with self.subTest(unit=unit):
+                self.assertEqual(nc.to_base(4.0, unit), (4.0 * scale, base))
+
+    def test_unknown_units_are_refused_with_a_note(self):
+        for unit in ('furlong', 'inst/cycle', 'byte/furlong', 'mHz', 'Xbyte', 'a/b/c'):
+            with self.subTest(unit=unit):
+                value, why = nc.to_base(1.0, unit)
+                self.assertIsNone(value)
+                self.assertEqual(why, 'unknown unit ' + unit)
+
     def test_details_and_raw_pages_agree(self):
         second = dict(MMA, id=1, name='ExpLoopKernel(float *, int)', passes=1)
         for text in (details_log([MMA, second]), raw_log([MMA, second])):
@@ -115,6 +170,61 @@ class ParsingTest(unittest.TestCase):
         text = details_log([MMA]) + '==PROF== Profiling "Copy" - 1: 0%....50%....100% - 1 pass\n'
         self.assertEqual(nc.read_pass_counts(text),
                          [('MmaLoopKernel(float *, int)', 9), ('Copy', 1)])
+
+    def test_pass_count_variants(self):
+        variants = {
+            'id': '==PROF== Profiling "kernel_name" - 0: 0%....50%....100% - 9 passes\n',
+            'id and replay index':
+                '==PROF== Profiling "kernel_name" - 0 (1/1): 0%....100% - 1 pass\n',
+            'no id': '==PROF== Profiling "kernel_name": 0%....100% - 9 passes\n',
+            'split over lines':
+                '==PROF== Profiling "kernel_name" - 0: 0%....50%\n....100%\n - 9 passes\n',
+            'carriage returns':
+                '==PROF== Profiling "kernel_name" - 0: 0%\r....50%\r....100% - 9 passes\r\n',
+            'crlf': '==PROF== Profiling "kernel_name" - 0: 0%....50%....100% - 9 passes\r\n',
+            'app output in between': ('==PROF== Profiling "kernel_name" - 0: 0%....50%....100%'
+                                      'flashscope-metric-probe: wrote /tmp/x.json\n - 9 passes\n'),
+        }
+        for what, text in variants.items():
+            with self.subTest(what):
+                n = 1 if '1 pass\n' in text else 9
+                self.assertEqual(nc.read_pass_counts(text), [('kernel_name', n)])
+                self.assertEqual(nc.count_profiled(text), 1)
+
+    def test_redrawn_progress_counts_once(self):
+        text = ('==PROF== Profiling "k" - 0: 0%\r==PROF== Profiling "k" - 0: 0%....50%\r'
+                '==PROF== Profiling "k" - 0: 0%....50%....100% - 9 passes\n'
+                '==PROF== Profiling "k" - 1: 0%....50%....100% - 9 passes\n')
+        self.assertEqual(nc.read_pass_counts(text), [('k', 9), ('k', 9)])
+        self.assertEqual([k['id'] for k in nc.read_prof_kernels(text)], [0, 1])
+
+    def test_kernel_names_with_parentheses_and_quotes(self):
+        names = ['void foo<(int)128>(float*)', 'MmaLoopKernel(float *, int)',
+                 'k<"a": 1>(int)', 'ampere_fp16_s16816gemm_fp16_2...', 'f(x) - 3: y']
+        for name in names:
+            for head in (' - 4', ' - 4 (1/2)', ''):
+                with self.subTest(name=name, head=head):
+                    text = '==PROF== Profiling "{}"{}: 0%....50%....100% - 3 passes\n'.format(
+                        name, head)
+                    self.assertEqual(nc.read_pass_counts(text), [(name, 3)])
+
+    def test_unfinished_and_failed_kernels(self):
+        text = ('==PROF== Profiling "a" - 0: 0%....50%....100% - 2 passes\n'
+                '==PROF== Profiling "b" - 1: 0%....\n==ERROR== LaunchFailed\n'
+                'a line that says - 7 passes belongs to nobody\n'
+                '==PROF== Profiling "c" - 2: 0%....50%')
+        kernels = nc.read_prof_kernels(text)
+        self.assertEqual([(k['kernel'], k['passes']) for k in kernels],
+                         [('a', 2), ('b', None), ('c', None)])
+        self.assertEqual(nc.read_pass_counts(text), [('a', 2)])
+        self.assertEqual(nc.count_profiled(text), 3)
+
+    def test_count_falls_back_to_csv_rows(self):
+        csv_only = '\n'.join(ln for ln in details_log([MMA, dict(MMA, id=1)]).splitlines()
+                             if not ln.startswith('==PROF== Profiling'))
+        self.assertEqual(nc.read_pass_counts(csv_only), [])
+        self.assertEqual(nc.count_profiled(csv_only), 2)
+        self.assertEqual(nc.count_profiled('==PROF== Disconnected from process 1\n'), 0)
 
     def test_version(self):
         self.assertEqual(nc.ncu_version('NVIDIA (R) Nsight Compute Command Line Profiler\n'
@@ -164,11 +274,88 @@ class TableTest(unittest.TestCase):
         self.assertFalse(by[('attn.a10_fa2', 'tensor_pipe_pct')]['within'])
         self.assertIn('no ncu output', by[('calib.exp_loop', 'gpu_time')]['note'])
         self.assertEqual(passes[0], {'workload': 'calib.mma_loop', 'ours': [9, 9, 9],
-                                     'ncu': [9], 'ncu_kernels': 1})
+                                     'ncu': [9], 'ncu_rerun': [], 'ncu_kernels': 1,
+                                     'ncu_rerun_kernels': None})
         md = nc.table_markdown(ours, rows, passes, 'ncu --metrics x probe', '2025.3.1.0')
-        self.assertIn('**4 of 12 rows within 2 pp or 2 % relative.**', md)
+        self.assertIn('**Strict: 4 of 12 rows within 2 pp or 2 % relative.**', md)
+        self.assertIn('**Noise-aware: 4 of 12 rows', md)
         self.assertIn('| tensor_pipe_pct | calib.mma_loop | 95 | 96.1 | -1.1 |', md)
+        self.assertIn('| yes (2 pp) |', md)
         self.assertIn('ncu --metrics x probe', md)
+
+    def test_ns_from_print_units_base_is_compared(self):
+        base = dict(MMA, metrics={GPU_TIME: ('ns', '546,528')})
+        ours = ours_json([ours_workload('calib.copy', {GPU_TIME: 550000.0})])
+        rows, _ = nc.build_table(ours, {'calib.copy': details_log([base])})
+        t = [r for r in rows if r['metric'] == 'gpu_time'][0]
+        self.assertAlmostEqual(t['ncu'], 546528.0)
+        self.assertEqual(t['verdict'], 'yes (2 %)')
+        self.assertNotIn('unknown unit', t['note'])
+
+    def test_within_verdicts(self):
+        self.assertEqual(nc.within_verdict(51.9, 50.0, '%'), ('yes (2 pp)', True, True))
+        # ncu 0, ours a tiny nonzero %: within 2 pp (the 0.0082 % vs 0 rows of the H200 run).
+        self.assertEqual(nc.within_verdict(0.0082, 0.0, '%'), ('yes (2 pp)', True, True))
+        self.assertEqual(nc.within_verdict(1010.0, 1000.0, 'bytes'), ('yes (2 %)', True, True))
+        # 5 pp apart; ncu moved 3 pp between its runs, ours spread 1 pp: 1.5 x 3 + 1 = 5.5 >= 5.
+        self.assertEqual(nc.within_verdict(55.0, 50.0, '%', 3.0, 1.0),
+                         ('yes (ncu noise)', False, True))
+        self.assertEqual(nc.within_verdict(55.0, 50.0, '%', 2.0, 1.0), ('no', False, False))
+        # Without ncu's second run there is no noise rule, whatever our spread.
+        self.assertEqual(nc.within_verdict(55.0, 50.0, '%', None, 10.0), ('no', False, False))
+        # Counts: 1.45e5 vs 1.39e5 (4.3 %), ncu 1.35e5 on its rerun (4e3), ours spread 6e3.
+        self.assertEqual(nc.within_verdict(1.45e5, 1.39e5, 'conflicts', 4e3, 6e3)[0],
+                         'yes (ncu noise)')
+        self.assertEqual(nc.within_verdict(4.0, 0.0, 'conflicts', 0.0, 0.0)[0], 'no')
+
+    def test_run_to_run(self):
+        self.assertEqual(nc.run_to_run(50.0, 50.5, '%'), (0.5, '0.5 pp'))
+        d, text = nc.run_to_run(1000.0, 990.0, 'bytes')
+        self.assertEqual((d, text), (10.0, '1 %'))
+        self.assertEqual(nc.run_to_run(0.0, 0.0, 'conflicts'), (0.0, '0 %'))
+        self.assertEqual(nc.run_to_run(0.0, 3.0, 'conflicts'), (3.0, '3 abs'))
+        self.assertEqual(nc.run_to_run(None, 3.0, '%'), (None, None))
+
+    def test_rerun_column_and_both_counts(self):
+        w = ours_workload('attn.a10_fa2', {TENSOR: 55.0, DRAM_BYTES: 1.0e6, GPU_TIME: 5.0e5,
+                                           FREQ: 1.98e9})
+        w['values'][TENSOR].update(min=54.5, max=55.5)
+        ours = ours_json([w])
+        first = dict(MMA, metrics={TENSOR: ('%', '50.0'), DRAM_BYTES: ('byte', '1,000,000'),
+                                   GPU_TIME: ('ns', '500,000'), FREQ: ('Hz', '1.5e9')})
+        second = dict(first, metrics=dict(first['metrics'], **{TENSOR: ('%', '53.0'),
+                                                                FREQ: ('Hz', '1.5e9')}))
+        rows, passes = nc.build_table(ours, {'attn.a10_fa2': details_log([first])},
+                                      {'attn.a10_fa2': details_log([second])})
+        by = {r['metric']: r for r in rows}
+        t = by['tensor_pipe_pct']
+        self.assertAlmostEqual(t['ncu_rerun'], 53.0)
+        self.assertEqual(t['ncu_run_to_run_text'], '3 pp')
+        self.assertAlmostEqual(t['ours_spread'], 1.0)
+        self.assertEqual(t['verdict'], 'yes (ncu noise)')  # 5 <= 1.5 x 3 + 1
+        self.assertFalse(t['within'])
+        self.assertTrue(t['within_noise'])
+        self.assertEqual(by['dram_bytes']['verdict'], 'yes (2 %)')
+        self.assertEqual(by['sm_frequency']['verdict'], 'no')  # 32 %, ncu steady
+        self.assertEqual(by['sm_frequency']['ncu_run_to_run_text'], '0 %')
+        self.assertEqual(passes[0]['ncu_rerun'], [9])
+        self.assertEqual(passes[0]['ncu_rerun_kernels'], 1)
+        md = nc.table_markdown(ours, rows, passes, 'cmd', '2025.3.1.0')
+        self.assertIn('**Strict: 2 of 4 rows within 2 pp or 2 % relative.**', md)
+        self.assertIn('**Noise-aware: 3 of 4 rows within 2 pp, 2 %, or 1.5 x', md)
+        self.assertIn('| ncu run-to-run | within |', md)
+        self.assertIn('| 3 pp | yes (ncu noise) |', md)
+
+    def test_rerun_with_two_kernels_gives_no_noise(self):
+        ours = ours_json([ours_workload('calib.mma_loop', {TENSOR: 90.0, DRAM_BYTES: 1.0,
+                                                           GPU_TIME: 1.0, FREQ: 1.0})])
+        rows, _ = nc.build_table(ours, {'calib.mma_loop': details_log([MMA])},
+                                 {'calib.mma_loop': details_log([MMA, dict(MMA, id=1)])})
+        t = rows[0]
+        self.assertIsNone(t['ncu_rerun'])
+        self.assertIsNone(t['ncu_run_to_run'])
+        self.assertIn('ncu rerun profiled 2 kernels', t['note'])
+        self.assertEqual(t['verdict'], 'no')
 
 
 def _report(n_cases, profile=None):
@@ -187,33 +374,108 @@ class OverheadTest(unittest.TestCase):
         self.ours = _report(11, {'available': True, 'passes': 1, 'wall_s': 0.05})
         self.log = ''.join('==PROF== Profiling "k{}" - {}: 0%....50%....100% - 2 passes\n'
                            .format(i, i) for i in range(10))
+        self.walls = {'plain_s': 10.0, 'ours_s': 11.0, 'ncu_s': 20.0,
+                      'nvtx_filter': 'flashscope@*/verify/'}
 
-    def test_meets(self):
-        o = nc.overhead(self.plain, self.ours, self.plain, self.log,
-                        {'plain_s': 10.0, 'ours_s': 11.0, 'ncu_s': 20.0})
-        self.assertAlmostEqual(o['ratio'], 0.1)
-        self.assertAlmostEqual(o['ratio_profile_wall_sum'], 0.05)
+    def test_headline_is_profile_wall_sum_over_ncu_extra(self):
+        o = nc.overhead(self.plain, self.ours, self.plain, self.log, self.walls)
+        self.assertAlmostEqual(o['ours_extra_s'], 0.5)  # 10 cases x 0.05 s
+        self.assertAlmostEqual(o['ncu_extra_s'], 10.0)
+        self.assertAlmostEqual(o['ratio'], 0.05)
+        self.assertAlmostEqual(o['ratio_wall_difference'], 0.1)  # secondary only
         self.assertEqual(o['cases_launched_plain'], 10)
+        self.assertEqual(o['cases_launched_ncu_run'], 10)
         self.assertEqual(o['cases_profiled_ours'], 10)
         self.assertEqual(o['ours_passes_total'], 10)
+        self.assertEqual(o['ours_passes_per_case'], {1: 10})
         self.assertEqual(o['ncu_kernels_profiled'], 10)
         self.assertEqual(o['ncu_passes_total'], 20)
+        self.assertEqual(o['ncu_passes_per_kernel'], {2: 10})
         self.assertTrue(o['verdict'].startswith('meets'))
-        self.assertIn('ratio ours / ncu = 0.1 ', nc.overhead_markdown(o, 'cmd'))
+        md = nc.overhead_markdown(o, 'cmd')
+        self.assertIn('**ratio ours / ncu = 0.5 / 10 = 0.05; required <= 1/3: meets', md)
+        self.assertIn('10 profiled by us; ncu profiled 10 kernels** (10 cases launched', md)
+        self.assertIn('`--nvtx-include "flashscope@*/verify/"`', md)
+        self.assertIn('Secondary, not the headline', md)
+        self.assertIn('ours (profile.passes): 1 pass x 10', md)
+        self.assertIn('2 passes x 10', md)
+
+    def test_negative_wall_difference_never_makes_the_headline(self):
+        # The H200 run: --metrics basic took 12.3 s, plain 13.4 s; the headline was -0.0297.
+        walls = dict(self.walls, plain_s=13.4, ours_s=12.3, ncu_s=50.7)
+        o = nc.overhead(self.plain, self.ours, None, self.log, walls)
+        self.assertGreater(o['ratio'], 0)
+        self.assertAlmostEqual(o['ratio'], 0.5 / (50.7 - 13.4))
+        self.assertLess(o['ratio_wall_difference'], 0)
+        md = nc.overhead_markdown(o, 'cmd')
+        self.assertIn('ratio ours / ncu = 0.5 / 37.3 = 0.0134', md)
+
+    def test_no_ratio_when_ncu_profiled_nothing(self):
+        log = '==PROF== Connected to process 1\n==PROF== Disconnected from process 1\n'
+        walls = dict(self.walls, ncu_s=50.7, nvtx_filter='flashscope@verify]')
+        o = nc.overhead(self.plain, self.ours, self.plain, log, walls)
+        self.assertIsNone(o['ratio'])
+        self.assertIsNone(o['ratio_wall_difference'])
+        self.assertEqual(o['ncu_kernels_profiled'], 0)
+        self.assertTrue(o['verdict'].startswith('no ratio: ncu profiled no kernel'))
+        md = nc.overhead_markdown(o, 'cmd')
+        self.assertIn('**No ratio: ncu profiled no kernel (NVTX filter flashscope@verify])', md)
+        self.assertNotIn('ratio ours / ncu', md)
+        self.assertNotIn('Secondary', md)
+
+    def test_no_ratio_when_no_filter_worked_and_ncu_was_not_run(self):
+        tried = nc.read_nvtx_probe('flashscope@verify]\t0\t0\n'
+                                   'flashscope@*/verify/\t0\t0\n'
+                                   '(none) --launch-count 5\t5\t0\tdiagnostic\n')
+        walls = {'plain_s': 10.0, 'ours_s': 11.0, 'ncu_s': None, 'nvtx_filter': ''}
+        o = nc.overhead(self.plain, self.ours, None, '', walls, tried)
+        self.assertIsNone(o['ratio'])
+        self.assertFalse(o['ncu_ran'])
+        self.assertIn('none of the NVTX filters tried (flashscope@verify], flashscope@*/verify/)',
+                      o['verdict'])
+        md = nc.overhead_markdown(o, 'cmd')
+        self.assertIn('**No ratio: ncu was not run', md)
+        self.assertIn('| ncu | not run |', md)
+        self.assertIn('| `(none) --launch-count 5` | 5 | 0 | diagnostic |', md)
+        self.assertIn('ncu was not run**', md)
+        self.assertIn('Without a filter (diagnostic run, not timed) it profiled 5 kernels, so ncu '
+                      'does reach the worker processes', md)
+        self.assertNotIn('ratio ours / ncu', md)
+
+    def test_no_ratio_when_ncu_added_no_time(self):
+        o = nc.overhead(self.plain, self.ours, None, self.log, dict(self.walls, ncu_s=9.5))
+        self.assertIsNone(o['ratio'])
+        self.assertIn('ncu added no wall time', o['verdict'])
+
+    def test_no_ratio_when_we_profiled_nothing(self):
+        o = nc.overhead(self.plain, _report(11), None, self.log, self.walls)
+        self.assertIsNone(o['ratio'])
+        self.assertIn('we profiled no case', o['verdict'])
 
     def test_fails(self):
-        o = nc.overhead(self.plain, self.ours, None, self.log,
-                        {'plain_s': 10.0, 'ours_s': 15.0, 'ncu_s': 20.0})
+        ours = _report(11, {'available': True, 'passes': 1, 'wall_s': 0.5})
+        o = nc.overhead(self.plain, ours, None, self.log, self.walls)
         self.assertAlmostEqual(o['ratio'], 0.5)
         self.assertTrue(o['verdict'].startswith('fails'))
 
     def test_timed_out_ncu_bounds_the_ratio(self):
-        walls = {'plain_s': 10.0, 'ours_s': 11.0, 'ncu_s': 20.0, 'ncu_timed_out': True}
+        walls = dict(self.walls, ncu_timed_out=True, ncu_rc=124)
         o = nc.overhead(self.plain, self.ours, None, self.log, walls)
         self.assertIn('upper bound', o['verdict'])
-        walls['ours_s'] = 19.0
-        o = nc.overhead(self.plain, self.ours, None, self.log, walls)
+        self.assertTrue(o['verdict'].startswith('meets'))
+        self.assertIn('= 0.05 (upper bound); required', nc.overhead_markdown(o, 'cmd'))
+        ours = _report(11, {'available': True, 'passes': 1, 'wall_s': 0.5})
+        o = nc.overhead(self.plain, ours, None, self.log, walls)
         self.assertTrue(o['verdict'].startswith('unknown'))
+        self.assertIn('upper bound', o['verdict'])
+
+    def test_kernels_counted_from_csv_when_no_prof_lines(self):
+        csv_only = '\n'.join(ln for ln in details_log([MMA, dict(MMA, id=1)]).splitlines()
+                             if not ln.startswith('==PROF== Profiling'))
+        o = nc.overhead(self.plain, self.ours, None, csv_only, self.walls)
+        self.assertEqual(o['ncu_kernels_profiled'], 2)
+        self.assertEqual(o['ncu_kernels_with_pass_count'], 0)
+        self.assertIsNotNone(o['ratio'])
 
 
 class CommandLineTest(unittest.TestCase):
@@ -235,7 +497,8 @@ class CommandLineTest(unittest.TestCase):
                 self.assertEqual(len(json.load(f)['rows']), 4)
             for name, obj in (('plain', _report(3)), ('ours_r', _report(3, {
                     'available': True, 'passes': 1, 'wall_s': 0.1})),
-                              ('walls', {'plain_s': 5.0, 'ours_s': 5.5, 'ncu_s': 9.0})):
+                              ('walls', {'plain_s': 5.0, 'ours_s': 5.5, 'ncu_s': 9.0,
+                                         'nvtx_filter': 'flashscope@verify]'})):
                 with open(os.path.join(d, name + '.json'), 'w') as f:
                     json.dump(obj, f)
             with open(os.path.join(d, 'ncu.log'), 'w') as f:
@@ -247,9 +510,54 @@ class CommandLineTest(unittest.TestCase):
                               '--walls', os.path.join(d, 'walls.json'),
                               '--out-md', os.path.join(d, 'o.md'),
                               '--out-json', os.path.join(d, 'o.json')])
-            self.assertEqual(rc, 0)  # 0.5 / 4.0 = 0.125
+            self.assertEqual(rc, 0)  # profile.wall_s sum 2 x 0.1 / (9 - 5) = 0.05
             with open(os.path.join(d, 'o.json')) as f:
-                self.assertAlmostEqual(json.load(f)['ratio'], 0.125)
+                self.assertAlmostEqual(json.load(f)['ratio'], 0.05)
+            with open(os.path.join(d, 'probe.tsv'), 'w') as f:
+                f.write('flashscope@verify]\t0\t0\nflashscope@*/verify/\t0\t0\n')
+            with open(os.path.join(d, 'walls.json'), 'w') as f:
+                json.dump({'plain_s': 5.0, 'ours_s': 5.5, 'ncu_s': None}, f)
+            with contextlib.redirect_stdout(io.StringIO()):
+                rc = nc.main(['overhead', '--plain', os.path.join(d, 'plain.json'),
+                              '--ours', os.path.join(d, 'ours_r.json'),
+                              '--walls', os.path.join(d, 'walls.json'),
+                              '--nvtx-probe', os.path.join(d, 'probe.tsv'),
+                              '--out-md', os.path.join(d, 'o.md'),
+                              '--out-json', os.path.join(d, 'o.json')])
+            self.assertEqual(rc, 1)
+            with open(os.path.join(d, 'o.md')) as f:
+                self.assertIn('**No ratio: ncu was not run', f.read())
+
+    def test_count_and_rerun_dir(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, 'probe.log')
+            with open(log, 'w') as f:
+                f.write('==PROF== Profiling "k" - 0: 0%....100% - 1 pass\n'
+                        '==PROF== Profiling "k" - 1: 0%....100% - 1 pass\n')
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(nc.main(['count', log, os.path.join(d, 'missing.log')]), 0)
+            self.assertEqual(out.getvalue().strip(), '2')
+            ours = ours_json([ours_workload('calib.mma_loop', {
+                TENSOR: 96.0, DRAM_BYTES: 1024500.0, GPU_TIME: 512000.0, FREQ: 1.98e9})])
+            with open(os.path.join(d, 'ours.json'), 'w') as f:
+                json.dump(ours, f)
+            for sub, tensor in (('ncu', '96.10'), ('ncu-rerun', '96.30')):
+                os.mkdir(os.path.join(d, sub))
+                run = dict(MMA, metrics=dict(MMA['metrics'], **{TENSOR: ('%', tensor)}))
+                with open(os.path.join(d, sub, 'calib.mma_loop.csv'), 'w') as f:
+                    f.write(details_log([run]))
+            with contextlib.redirect_stdout(io.StringIO()):
+                rc = nc.main(['table', '--ours', os.path.join(d, 'ours.json'), '--ncu-dir',
+                              os.path.join(d, 'ncu'), '--ncu-rerun-dir',
+                              os.path.join(d, 'ncu-rerun'), '--out-md', os.path.join(d, 't.md'),
+                              '--out-json', os.path.join(d, 't.json')])
+            self.assertEqual(rc, 0)
+            with open(os.path.join(d, 't.json')) as f:
+                table = json.load(f)
+            self.assertEqual(table['within_strict'], 4)
+            self.assertEqual(table['within_noise_aware'], 4)
+            self.assertEqual(table['rows'][0]['ncu_run_to_run_text'], '0.2 pp')
 
 
 if __name__ == '__main__':
