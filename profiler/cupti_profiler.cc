@@ -151,11 +151,7 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
 }
 
 RangeProfiler::~RangeProfiler() {
-  if (object_ != nullptr) {
-    CUpti_RangeProfiler_Disable_Params d = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-    d.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
-    cuptiRangeProfilerDisable(&d);  // teardown: an error here changes no result
-  }
+  Disable();
   host_.reset();
   if (!initialized_) return;
   CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
@@ -165,6 +161,25 @@ RangeProfiler::~RangeProfiler() {
 const char* ReplayName(Replay replay) { return replay == Replay::kKernel ? "kernel" : "user"; }
 
 absl::StatusOr<ProfileResult> RangeProfiler::Profile(
+    const std::function<cudaError_t(cudaStream_t)>& launch,
+    const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay) {
+  absl::StatusOr<ProfileResult> result = ProfileEnabled(launch, before_pass, stream, replay);
+  // A failed call can leave CUPTI mid-session (measured on an H200: the call after a launch that
+  // enqueued no kernel crashed inside CUPTI): disable, and let the next call enable afresh.
+  if (!result.ok()) Disable();
+  return result;
+}
+
+void RangeProfiler::Disable() {
+  if (object_ == nullptr) return;
+  CUpti_RangeProfiler_Disable_Params d = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+  d.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
+  cuptiRangeProfilerDisable(&d);  // recovery: the error being returned is the one that matters
+  object_ = nullptr;
+  counter_data_.clear();
+}
+
+absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
     const std::function<cudaError_t(cudaStream_t)>& launch,
     const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay) {
   const auto t0 = std::chrono::steady_clock::now();

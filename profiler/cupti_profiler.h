@@ -71,6 +71,10 @@ class RangeProfiler {
 
  private:
   RangeProfiler() = default;
+  absl::StatusOr<ProfileResult> ProfileEnabled(
+      const std::function<cudaError_t(cudaStream_t)>& launch,
+      const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay);
+  void Disable();  // of the range profiler object, if enabled; the next Profile() enables again
 
   std::vector<MetricDef> metrics_;
   // What CUPTI collects: the requested metrics, then gpu__time_duration.sum when not requested

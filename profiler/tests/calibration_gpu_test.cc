@@ -103,15 +103,10 @@ TEST_F(CalibrationGpuTest, LargeCopyBusiesDram) {
   ASSERT_EQ(cudaMemset(src, 3, bytes), cudaSuccess);
   const int blocks = info_->sm_count * 16;
   auto v = Profile("copy", [&](cudaStream_t s) { return LaunchCopy(dst, src, bytes, blocks, s); });
-  auto m = Profile("memcpy", [&](cudaStream_t s) {
-    return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s);
-  });
-  // Both must reach 70 % of DRAM peak. With one user range around the launch our copy kernel
-  // read 48-70 % (the range counted launch latency as elapsed time) while ncu measured 80.9 %
-  // for it; per-kernel auto ranges measure what ncu measures.
-  EXPECT_GE(m["dram_pct"], 70);
+  // With one user range around the launch this kernel read 48-70 % (the range counted launch
+  // latency as elapsed time) while ncu measured 80.9 %; per-kernel auto ranges measure what ncu
+  // measures (80.6 % on an H200).
   EXPECT_GE(v["dram_pct"], 70);
-  EXPECT_NEAR(m["dram_bytes"], 2.0 * bytes, 0.1 * 2.0 * bytes);
   EXPECT_LT(v["tensor_pipe_pct"], 1);
   // Bytes read + written, within 10 % of 2 x 1 GiB.
   EXPECT_NEAR(v["dram_bytes"], 2.0 * bytes, 0.1 * 2.0 * bytes);
@@ -224,6 +219,27 @@ TEST_F(CalibrationGpuTest, KernelReplayRestoresMemoryOfANonIdempotentLaunch) {
   ASSERT_TRUE(user.ok()) << user.status();
   EXPECT_EQ(read_first_last(), 1u + static_cast<unsigned>(user->passes));
   cudaFree(data);
+}
+
+TEST_F(CalibrationGpuTest, LaunchWithoutAKernelIsNamedAndTheProfilerRecovers) {
+  // Auto ranges are kernels: a copy-engine memcpy is none. The error says so, and the profiler
+  // works again on the next call (it crashed inside CUPTI before it disabled itself on errors).
+  const size_t bytes = size_t{1} << 20;
+  void* src = nullptr;
+  void* dst = nullptr;
+  ASSERT_EQ(cudaMalloc(&src, bytes), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&dst, bytes), cudaSuccess);
+  auto r = profiler_->Profile(
+      [&](cudaStream_t s) { return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s); },
+      nullptr, stream_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no kernel"), std::string::npos) << r.status();
+  auto v = Profile("mma_loop after the error", [&](cudaStream_t s) {
+    return LaunchMmaLoop(out_, info_->sm_count * 4, 256, s);
+  });
+  EXPECT_GE(v["tensor_pipe_pct"], 80);
+  cudaFree(src);
+  cudaFree(dst);
 }
 
 TEST_F(CalibrationGpuTest, LaunchErrorIsReported) {

@@ -379,6 +379,10 @@ def table_markdown(ours, rows, passes, commands, version):
             p['workload'], ', '.join(map(str, p['ours'])) or '–',
             ', '.join(map(str, p['ncu'])) or '–', ', '.join(map(str, p['ncu_rerun'])) or '–',
             p['ncu_kernels'], '–' if p['ncu_rerun_kernels'] is None else p['ncu_rerun_kernels']))
+    if passes and not any(p['ncu'] or p['ncu_rerun'] for p in passes):
+        lines += ['', 'ncu printed no `==PROF== Profiling "…" … N passes` lines (it omits them '
+                  'with `--csv`), so its pass counts are not known here; only the kernels it '
+                  'profiled are counted, from the CSV rows.']
     lines += ['', '## Commands', '', '```sh', commands.strip(), '```', '']
     return '\n'.join(lines)
 
