@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
@@ -17,8 +20,19 @@
 namespace flashscope::profiler {
 namespace {
 
+// FLASHSCOPE_CUPTI_TRACE=1 prints each CUPTI call before it is made: where a crash inside CUPTI
+// happened, when there is no debugger on the GPU machine.
+bool TraceCupti() {
+  static const bool on = [] {
+    const char* v = std::getenv("FLASHSCOPE_CUPTI_TRACE");
+    return v != nullptr && v[0] == '1';
+  }();
+  return on;
+}
+
 #define FS_CUPTI_RETURN_IF_ERROR(expr, what)                                       \
   do {                                                                             \
+    if (TraceCupti()) std::fprintf(stderr, "[cupti] %s\n", std::string(what).c_str()); \
     if (absl::Status fs_s_ = CuptiStatus((expr), what); !fs_s_.ok()) return fs_s_; \
   } while (0)
 
@@ -188,7 +202,11 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
 
   // Enabled once and kept: no launch outside a Start/Stop pair is profiled, so timing and other
   // work on the context are unaffected, and the per-call enable/disable cost is gone.
+  // One enabled object serves one replay mode: a change of mode enables afresh (the kernel-replay
+  // GPU test crashed inside CUPTI when it followed user-replay calls on the same object).
+  if (object_ != nullptr && object_replay_ != replay) Disable();
   if (object_ == nullptr) {
+    object_replay_ = replay;
     CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     enable.ctx = static_cast<CUcontext>(context_);
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
@@ -285,6 +303,11 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
     FS_CUDA_RETURN_IF_ERROR(sync_error, "kernel execution (profiling pass)");
     ++result.passes;
     all_submitted = stop.isAllPassSubmitted != 0;
+    if (replay == Replay::kKernel && !all_submitted) {
+      // Kernel replay runs every pass inside the one launch; relaunching would change the data.
+      return absl::InternalError(
+          "CUPTI kernel replay returned with passes still to run (isAllPassSubmitted = 0)");
+    }
   }
   // Kernel replay ran every pass inside the one launch.
   if (replay == Replay::kKernel) result.passes = std::max(result.passes, passes_needed_);
