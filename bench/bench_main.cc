@@ -18,12 +18,14 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_replace.h"
 #include "kernels/registry.h"
@@ -121,6 +123,7 @@ void RunCase(benchmark::State& state, const suites::PlannedCase& pc) {
     return;
   }
   double total_s = 0;
+  std::vector<double> iteration_ms;  // Google Benchmark reports the mean; the median is ours
   for (auto _ : state) {
     if (c.suite.timing.cold) (void)c.timer->FlushL2();
     cudaEventRecord(c.start, c.stream);
@@ -135,11 +138,22 @@ void RunCase(benchmark::State& state, const suites::PlannedCase& pc) {
     }
     state.SetIterationTime(ms * 1e-3);
     total_s += ms * 1e-3;
+    iteration_ms.push_back(ms);
   }
   if (total_s > 0) {
     const double iters = static_cast<double>(state.iterations());
     state.counters["TFLOPS"] = verify::Flops(pc.problem) * iters / total_s * 1e-12;
     state.counters["bytes_per_second"] = verify::MinimalBytes(pc.problem) * iters / total_s;
+    // `Time` is the mean of the iterations; `flashscope run` reports medians, so a mean pulled up
+    // by a few slow iterations would not compare. Both are given.
+    std::sort(iteration_ms.begin(), iteration_ms.end());
+    state.counters["median_ms"] = iteration_ms[iteration_ms.size() / 2];
+    state.counters["max_ms"] = iteration_ms.back();
+    // The SM clock right after the last iteration (the timer's %globaltimer/clock64 probe): a
+    // long benchmark at full tensor load may run the GPU into its power limit, which the
+    // samples of `flashscope run` (throttle-checked one by one) do not see.
+    if (auto mhz = c.timer->MeasureSmClockMhz(); mhz.ok())
+      state.counters["sm_clock_mhz_after"] = *mhz;
   }
 }
 

@@ -102,7 +102,8 @@ namespace {
 // One case under the tool: a scratch journal holding the run's header and environment (so the
 // worker neither measures peaks nor touches the run's journal), the tool's log in a file.
 reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::JournalContents& run,
-                                  int index, const std::string& scratch_dir) {
+                                  int index, const std::string& expected_key,
+                                  const std::string& scratch_dir) {
   const auto start = Clock::now();
   reports::SanitizerRecord failed;
   failed.tool = args.tool;
@@ -138,6 +139,19 @@ reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::Journ
     const reports::CaseResult& c = rerun->finished.at(index);
     r.case_status = reports::CaseStatusName(c.status);
     r.case_reason = c.reason;
+    const std::string rerun_key = absl::StrCat(c.kernel_id, " ", c.problem_key);
+    if (rerun_key != expected_key) {
+      // The worker re-plans the suite from its flags; a plan that differs (a flag not passed on)
+      // would attribute another case's findings to this one. Refuse them.
+      r.ran = false;
+      r.errors = 0;
+      r.findings.clear();
+      r.kinds.clear();
+      r.note = absl::StrCat("the rerun ran case '", rerun_key, "' instead of '", expected_key,
+                            "': findings not attributed (a flashscope defect; please report it)");
+      r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+      return r;
+    }
   }
   std::string why;
   if (timed_out) {
@@ -190,7 +204,7 @@ absl::Status RunSanitizePass(const SanitizeArgs& args, const std::vector<Planned
       r.tool = args.tool;
       r.note = "not rerun: the case timed out in the normal run and would only hang again, slower";
     } else {
-      r = RerunOne(args, *run, index, scratch_dir);
+      r = RerunOne(args, *run, index, absl::StrCat(c.kernel_id, " ", c.problem_key), scratch_dir);
     }
     if (r.errors > 0) ++with_errors;
     ++done;
