@@ -30,10 +30,10 @@ bool TraceCupti() {
   return on;
 }
 
-#define FS_CUPTI_RETURN_IF_ERROR(expr, what)                                       \
-  do {                                                                             \
+#define FS_CUPTI_RETURN_IF_ERROR(expr, what)                                           \
+  do {                                                                                 \
     if (TraceCupti()) std::fprintf(stderr, "[cupti] %s\n", std::string(what).c_str()); \
-    if (absl::Status fs_s_ = CuptiStatus((expr), what); !fs_s_.ok()) return fs_s_; \
+    if (absl::Status fs_s_ = CuptiStatus((expr), what); !fs_s_.ok()) return fs_s_;     \
   } while (0)
 
 // Passes beyond what CUPTI said it needs mean the replay loop is not converging.

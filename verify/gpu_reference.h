@@ -40,9 +40,22 @@ cudaError_t AttentionSamePrecisionBaselineGpu(const AttentionProblem& p, const v
                                               cudaStream_t stream);
 
 // C = A·B with A [M,K], B [K,N] in p.dtype, summed over k in order in fp32 or fp64; C fp32.
-// For gemm, kFp64 is the reference and kFp32 (a plain in-order fp32 sum) the baseline.
+// For gemm, kFp64 is the reference and, for fp32 inputs, kFp32 (a plain in-order fp32 sum) the
+// baseline.
 cudaError_t GemmReferenceGpu(const GemmProblem& p, const void* a, const void* b,
                              ReferencePrecision precision, float* c, cudaStream_t stream);
+
+// The gemm baseline for fp16/bf16 inputs: a naive implementation with a tensor core's fp32
+// accumulation. Products are exact; each chunk of 16 consecutive k (one k-step of
+// mma.m16n8k16, from k = 0) is summed exactly (in fp64) and added to the fp32 accumulator with
+// truncation (round toward zero), the rounding NVIDIA tensor cores use (Fasi, Higham, Mikaitis
+// and Pranesh, "Numerical behavior of NVIDIA tensor cores", 2021). Truncation biases the sum, so
+// its error grows with K faster than a round-to-nearest in-order sum's: at M = N = K = 4096 fp16
+// cuBLAS itself is 2.2e-3 from the fp64 reference where the in-order fp32 sum is 1.1e-3, and the
+// FlashAttention rule (≤ 2 × baseline) failed the library; this model gives 2.2e-3 on a 256×256
+// sample of such a product. C fp32. cudaErrorInvalidValue for fp32 inputs or a non-positive size.
+cudaError_t GemmTensorCoreBaselineGpu(const GemmProblem& p, const void* a, const void* b, float* c,
+                                      cudaStream_t stream);
 
 // Fills `bytes` bytes at `p` with kPoisonByte (error_stats.h), so that unwritten output elements
 // can be counted after a launch.

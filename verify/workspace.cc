@@ -163,10 +163,17 @@ absl::Status Workspace::Initialise(cudaStream_t stream) {
         !st.ok()) {
       return st;
     }
+    // fp16/bf16 gemms run on tensor cores, whose accumulation truncates: the baseline follows
+    // (gpu_reference.h); fp32 inputs keep the in-order round-to-nearest fp32 sum.
+    const bool tensor_core_inputs = g.dtype != DType::kF32;
+    const cudaError_t base_error =
+        tensor_core_inputs
+            ? GemmTensorCoreBaselineGpu(g, inputs_[0].get(), inputs_[1].get(), base.f32(), stream)
+            : GemmReferenceGpu(g, inputs_[0].get(), inputs_[1].get(), ReferencePrecision::kFp32,
+                               base.f32(), stream);
     if (absl::Status st =
-            CudaStatus(GemmReferenceGpu(g, inputs_[0].get(), inputs_[1].get(),
-                                        ReferencePrecision::kFp32, base.f32(), stream),
-                       "gemm baseline (fp32)");
+            CudaStatus(base_error, tensor_core_inputs ? "gemm baseline (tensor-core accumulation)"
+                                                      : "gemm baseline (fp32)");
         !st.ok()) {
       return st;
     }
