@@ -27,6 +27,9 @@ KernelEntry MakeG01Naive();
 KernelEntry MakeG02SmemTiled();
 KernelEntry MakeG03RegisterTiled();
 KernelEntry MakeG04Mma();
+#ifdef FLASHSCOPE_HAVE_SM90A
+KernelEntry MakeG05Wgmma();  // kernels/hopper/: compiled for sm_90a only
+#endif
 // --- peers ---
 KernelEntry MakeCublasGemm();
 KernelEntry MakeCublasUnfused();
@@ -62,6 +65,9 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeG02SmemTiled,
     &MakeG03RegisterTiled,
     &MakeG04Mma,
+#ifdef FLASHSCOPE_HAVE_SM90A
+    &MakeG05Wgmma,
+#endif
     // peers
     &MakeCublasGemm,
     &MakeCublasUnfused,

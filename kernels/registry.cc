@@ -12,6 +12,12 @@ std::string KernelEntry::Supports(const Problem& p, int device_sm) const {
     return std::string("kernel is for ") + std::string(FamilyName(info.family)) +
            " problems, not " + std::string(FamilyName(FamilyOf(p)));
   }
+  if (device_sm > 0 && info.exact_sm > 0 && device_sm != info.exact_sm) {
+    return "built for sm_" + std::to_string(info.exact_sm) +
+           "a only (arch-specific instructions); "
+           "this GPU is sm_" +
+           std::to_string(device_sm);
+  }
   if (device_sm > 0 && device_sm < info.min_sm) {
     return "needs sm_" + std::to_string(info.min_sm) + " or newer; this GPU is sm_" +
            std::to_string(device_sm);

@@ -47,6 +47,7 @@ struct KernelInfo {
   std::string title;    // "Scalar FP32, one thread per query row"
   std::string changed;  // one line: what this revision changed against the previous one
   int min_sm = 80;      // minimum compute capability × 10
+  int exact_sm = 0;     // > 0: arch-specific code (sm_90a) that runs on this capability only
   TileShape tile;
   bool is_peer = false;    // a library implementation (cuBLAS, cuDNN), not one of our rungs
   bool idempotent = true;  // relaunching gives the same output and touches only its outputs

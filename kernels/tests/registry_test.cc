@@ -185,6 +185,27 @@ TEST(Registry, MinimumArchitectureIsChecked) {
   }
 }
 
+TEST(Registry, ArchSpecificCodeRunsOnItsArchitectureOnly) {
+  KernelEntry sm90a = Get("gemm.g01_naive");
+  sm90a.info.min_sm = 90;
+  sm90a.info.exact_sm = 90;
+  const Problem p{GemmProblem{64, 64, 64, DType::kF16}};
+  EXPECT_EQ(sm90a.Supports(p, 90), "");
+  const std::string blackwell = sm90a.Supports(p, 100);
+  EXPECT_NE(blackwell.find("sm_90a only"), std::string::npos) << blackwell;
+  EXPECT_NE(blackwell.find("sm_100"), std::string::npos) << blackwell;
+  EXPECT_NE(sm90a.Supports(p, 80), "");
+  EXPECT_EQ(sm90a.Supports(p, 0), "") << "device_sm 0 means unknown: no architecture check";
+#ifdef FLASHSCOPE_HAVE_SM90A
+  const KernelEntry& g05 = Get("gemm.g05_wgmma");
+  EXPECT_EQ(g05.info.exact_sm, 90);
+  EXPECT_EQ(g05.Supports(p, 90), "");
+  EXPECT_NE(g05.Supports(p, 100), "");
+  const std::string fp32 = g05.Supports(Problem{GemmProblem{64, 64, 64, DType::kF32}}, 90);
+  EXPECT_NE(fp32.find("fp32"), std::string::npos) << fp32;
+#endif
+}
+
 TEST(Registry, OurRungsDescribeTheirDeviceFunctions) {
   for (const char* id : kOurAttention) {
     const KernelEntry& e = Get(id);

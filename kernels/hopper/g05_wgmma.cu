@@ -1,0 +1,453 @@
+// g05_wgmma — intent: the GEMM ladder's Hopper rung: the tensor cores driven by a warpgroup with
+// wgmma.mma_async (sm_90a), operands read by the tensor cores straight from shared memory through
+// matrix descriptors, the accumulators in registers.
+// Changed vs g04 (mma.sync m16n8k16 from ldmatrix fragments, 8 warps, 128x128 tiles): one warpgroup
+// (4 warps, 128 threads) owns a 64x128 tile of C and issues wgmma.m64n128k16 (fp16 in, fp32 acc)
+// four times per 64-wide K step; no ldmatrix, no per-warp fragments. Shared memory holds A (64x64,
+// K-major) and B (64x128, N-major as in global memory, which wgmma reads with its transpose bit)
+// in the no-swizzle "interleaved" layout: 8x8 core matrices of 128 contiguous bytes; the
+// descriptors' leading byte offset steps to the next core matrix along K, the stride byte offset
+// to the next along M/N. Every shared store is one 16-byte core-matrix row, a quarter warp
+// filling one core matrix (conflict-free).
+// Aligned shapes (K, N multiples of 8): a 3-stage cp.async pipeline copies each 16-byte chunk
+// straight into its core-matrix row, two tiles in flight while the wgmmas of a third run; the
+// previous step's wgmmas are retired (wgmma.wait_group 1) before their stage is refilled.
+// Other shapes: two buffers staged through registers with zero fill at the edges. Either way
+// fence.proxy.async precedes the barrier: the tensor cores read shared memory through the async
+// proxy.
+// Any M, N, K (zero fill at the edges). fp16 only, like g04. Built for sm_90a only
+// (-gencode=arch=compute_90a,code=sm_90a): it runs on compute capability 9.0 (H100, H200) and
+// nowhere else, which KernelInfo::exact_sm says.
+// History and predictions: docs/perf-notes.md ("gemm.g05_wgmma"): v1 transposed B through
+// 2-byte stores (39 TFLOPS, shared-memory bound), v3 staged 12 loads per thread through
+// registers (124 TFLOPS, latency bound), v4 is this cp.async pipeline.
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/ptx.cuh"
+#include "kernels/registry.h"
+
+namespace flashscope::kernels {
+namespace {
+
+constexpr int kBM = 64, kBN = 128, kBK = 64, kThreads = 128;
+constexpr int kAElems = kBM * kBK, kBElems = kBN * kBK;  // halves per buffer
+constexpr int kStages = 3;                               // tiles in flight in the cp.async kernel
+constexpr size_t kSmemBytes = size_t(2) * (kAElems + kBElems) * sizeof(__half) + 1024;  // 49 KiB
+constexpr size_t kAsyncSmemBytes =
+    size_t(kStages) * (kAElems + kBElems) * sizeof(__half);  // 72 KiB
+
+// Byte offset of element (row, k) of a [rows x kBK] K-major tile in the interleaved layout:
+// core matrix (row/8, k/8) at ((k/8) * rows/8 + row/8) * 128 bytes, row r%8 at 16 bytes each.
+__device__ __forceinline__ int CoreOffset(int row, int k, int rows) {
+  return ((k >> 3) * (rows >> 3) + (row >> 3)) * 128 + (row & 7) * 16 + (k & 7) * 2;
+}
+
+__device__ __forceinline__ uint64_t Descriptor(const void* smem, int lbo_bytes, int sbo_bytes,
+                                               int swizzle_mode) {
+  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
+  // Bits 0-13 start address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4,
+  // 49-51 base offset (0: the swizzle atoms are 1024-byte aligned), 62-63 swizzle mode (0: none,
+  // the interleaved layout; 1: 128-byte swizzle).
+  return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
+         (uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (uint64_t(swizzle_mode & 3) << 62);
+}
+
+// 128-byte swizzle: a tile is a grid of 1024-byte atoms, 8 rows of 128 bytes; the 16-byte chunk c
+// of atom row r sits at chunk position c ^ r. The tensor cores then read 8 rows of one chunk
+// column from 8 different bank groups. Off: the interleaved layout of CoreOffset.
+constexpr bool kSwizzle128 = true;
+
+// Byte offset of A element (r, k) in the [kBM x kBK] K-major tile (one 128-byte row per r).
+__device__ __forceinline__ int OffsetA(int r, int k) {
+  if (!kSwizzle128) return CoreOffset(r, k, kBM);
+  return (r >> 3) * 1024 + (r & 7) * 128 + ((((k >> 3) ^ r) & 7) << 4) + (k & 7) * 2;
+}
+
+__device__ __forceinline__ void FenceProxyAsync() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void WgmmaFence() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void WgmmaCommit() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void WgmmaWaitPrevious() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void WgmmaWaitAll() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+#endif
+}
+
+// d (64 floats per thread) += A(64x16, desc_a, K-major) * B(16x128, desc_b, N-major: the
+// transpose bit imm-trans-b = 1); scale_d = 0 overwrites d.
+__device__ __forceinline__ void WgmmaM64N128K16(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
+                                                int scale_d) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "
+      "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "
+      "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "
+      "%56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+        "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+#else
+  __trap();  // built without sm_90a: never launched (exact_sm and the launch check say so)
+#endif
+}
+
+// Byte offset of element (k, n) of the [kBK x kBN] B tile kept N-major (MN-major for wgmma, the
+// transpose bit set): core matrix (k/8, n/8) at ((k/8) * kBN/8 + n/8) * 128 bytes, one core-matrix
+// row = 8 consecutive n at one k, rows k%8 at 16 bytes each.
+__device__ __forceinline__ int CoreOffsetNMajor(int k, int n) {
+  return ((k >> 3) * (kBN >> 3) + (n >> 3)) * 128 + (k & 7) * 16 + (n & 7) * 2;
+}
+
+// Byte offset of B element (k, n) in the [kBK x kBN] N-major tile: atoms of 8 k-rows x 64 n,
+// the kBN/64 atoms of one k-group side by side.
+__device__ __forceinline__ int OffsetB(int k, int n) {
+  if (!kSwizzle128) return CoreOffsetNMajor(k, n);
+  return ((k >> 3) * (kBN / 64) + (n >> 6)) * 1024 + (k & 7) * 128 +
+         (((((n & 63) >> 3) ^ k) & 7) << 4) + (n & 7) * 2;
+}
+
+// 8 halves at src (n valid of them), zero-filled beyond, as one 16-byte value.
+__device__ __forceinline__ uint4 LoadChunk(const __half* src, int valid, bool vec_ok) {
+  if (valid >= 8 && vec_ok) return *reinterpret_cast<const uint4*>(src);
+  __align__(16) __half h[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) h[e] = e < valid ? src[e] : __float2half(0.f);
+  return *reinterpret_cast<const uint4*>(h);
+}
+
+// The chunks one thread moves per K step: 4 of A, 8 of B, each one 16-byte core-matrix row.
+struct Staged {
+  uint4 a[4], b[8];
+};
+
+// Position of chunk i of this thread: lane % 8 picks the row within a core matrix, so a quarter
+// warp writes 128 contiguous bytes of shared memory (no bank conflict) while lane / 8 walks along
+// the global row (64 contiguous bytes per row and warp).
+__device__ __forceinline__ void ChunkPosA(int i, int* r, int* kc) {
+  const int c = threadIdx.x + i * kThreads, lane = c % 32, w = c / 32;  // w: 0..15
+  *r = (w % 8) * 8 + lane % 8;
+  *kc = ((w / 8) * 4 + lane / 8) * 8;
+}
+__device__ __forceinline__ void ChunkPosB(int i, int* kr, int* nc) {
+  const int c = threadIdx.x + i * kThreads, lane = c % 32, w = c / 32;  // w: 0..31
+  *kr = (w % 8) * 8 + lane % 8;
+  *nc = ((w / 8) * 4 + lane / 8) * 8;
+}
+
+// Issues every global load of the A tile (kBM x kBK at m0, k0) and the B tile (kBK x kBN at k0,
+// n0) before any is used: 12 loads in flight per thread. Interior tiles take straight-line 16-byte
+// loads; edge tiles zero-fill element by element.
+__device__ __forceinline__ void LoadTiles(Staged* st, const __half* A, const __half* B, int M,
+                                          int N, int K, int m0, int n0, int k0, bool vec_ok) {
+  const bool interior = vec_ok && m0 + kBM <= M && n0 + kBN <= N && k0 + kBK <= K;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    int r, kc;
+    ChunkPosA(i, &r, &kc);
+    const __half* src = A + int64_t(m0 + r) * K + k0 + kc;
+    if (interior) {
+      st->a[i] = *reinterpret_cast<const uint4*>(src);
+    } else {
+      st->a[i] = m0 + r < M ? LoadChunk(src, K - (k0 + kc), vec_ok) : make_uint4(0, 0, 0, 0);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    int kr, nc;
+    ChunkPosB(i, &kr, &nc);
+    const __half* src = B + int64_t(k0 + kr) * N + n0 + nc;
+    if (interior) {
+      st->b[i] = *reinterpret_cast<const uint4*>(src);
+    } else {
+      st->b[i] = k0 + kr < K ? LoadChunk(src, N - (n0 + nc), vec_ok) : make_uint4(0, 0, 0, 0);
+    }
+  }
+}
+
+__device__ __forceinline__ void StoreTiles(const Staged& st, unsigned char* sA, unsigned char* sB) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    int r, kc;
+    ChunkPosA(i, &r, &kc);
+    *reinterpret_cast<uint4*>(sA + OffsetA(r, kc)) = st.a[i];
+  }
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    int kr, nc;
+    ChunkPosB(i, &kr, &nc);
+    *reinterpret_cast<uint4*>(sB + OffsetB(kr, nc)) = st.b[i];
+  }
+}
+
+// The four wgmmas of one 64-wide K step on the A and B tiles at sA, sB.
+__device__ __forceinline__ void WgmmaStep(float (&d)[64], const unsigned char* sA,
+                                          const unsigned char* sB) {
+#pragma unroll
+  for (int kk = 0; kk < kBK / 16; ++kk) {
+    uint64_t da, db;
+    if (kSwizzle128) {
+      // A: the k16 slice starts 32 bytes further along each 128-byte row; SBO: next 8-row atom
+      // (1024 bytes); LBO unused (the tile's K fits in one atom row), set to 16.
+      da = Descriptor(sA + kk * 32, 16, 1024, 1);
+      // B (N-major): the slice is two 8-k atom rows (2 x kBN/64 atoms on); LBO: next 64-n atom
+      // (1024 bytes); SBO: next 8-k group (kBN/64 atoms on).
+      db = Descriptor(sB + kk * 2 * (kBN / 64) * 1024, 1024, (kBN / 64) * 1024, 1);
+    } else {
+      // A k16 slice = two core-matrix columns; LBO: next k8 column (kBM/8 core matrices on);
+      // SBO: next 8-row group (128 bytes on).
+      da = Descriptor(sA + kk * 2 * (kBM / 8) * 128, (kBM / 8) * 128, 128, 0);
+      // B (N-major) k16 slice = two core-matrix rows of the tile; LBO: next k8 group (kBN/8
+      // core matrices on); SBO: next n8 group (128 bytes on).
+      db = Descriptor(sB + kk * 2 * (kBN / 8) * 128, (kBN / 8) * 128, 128, 0);
+    }
+    WgmmaM64N128K16(d, da, db, 1);
+  }
+}
+
+// Accumulator layout of m64nNk16: warp w holds rows 16w..16w+15; per n8 block j, thread lane
+// holds (row, col), (row, col+1), (row+8, col), (row+8, col+1) with row = 16w + lane/4 and
+// col = 8j + 2 (lane % 4).
+__device__ __forceinline__ void StoreAccumulators(const float (&d)[64], float* C, int M, int N,
+                                                  int m0, int n0) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int row0 = m0 + warp * 16 + lane / 4;
+  const bool pair_ok = (N % 2) == 0;
+#pragma unroll
+  for (int j = 0; j < kBN / 8; ++j) {
+    const int col = n0 + j * 8 + 2 * (lane % 4);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row0 + 8 * h;
+      if (row >= M) continue;
+      float* dst = C + int64_t(row) * N + col;
+      const float x = d[4 * j + 2 * h], y = d[4 * j + 2 * h + 1];
+      if (pair_ok && col + 1 < N) {
+        *reinterpret_cast<float2*>(dst) = make_float2(x, y);
+      } else {
+        if (col < N) dst[0] = x;
+        if (col + 1 < N) dst[1] = y;
+      }
+    }
+  }
+}
+
+// Aligned shapes (K, N multiples of 8, 16-byte aligned operands): every chunk is wholly inside or
+// outside the matrices, so cp.async copies it straight into its core-matrix row (zero-filling the
+// outside ones) with kStages tiles in flight, and no register staging.
+__device__ __forceinline__ void CopyTilesAsync(unsigned char* sA, unsigned char* sB,
+                                               const __half* A, const __half* B, int M, int N,
+                                               int K, int m0, int n0, int k0) {
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    int r, kc;
+    ChunkPosA(i, &r, &kc);
+    const bool ok = m0 + r < M && k0 + kc < K;
+    ptx::CpAsync16(ptx::SmemAddr(sA + OffsetA(r, kc)), ok ? A + int64_t(m0 + r) * K + k0 + kc : A,
+                   ok);
+  }
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    int kr, nc;
+    ChunkPosB(i, &kr, &nc);
+    const bool ok = k0 + kr < K && n0 + nc < N;
+    ptx::CpAsync16(ptx::SmemAddr(sB + OffsetB(kr, nc)), ok ? B + int64_t(k0 + kr) * N + n0 + nc : B,
+                   ok);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+    G05WgmmaAsyncKernel(const __half* A, const __half* B, float* C, int M, int N, int K) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // Swizzle atoms must start on 1024-byte boundaries; the launch adds 1 KiB of slack.
+  unsigned char* const smem =
+      smem_raw +
+      ((1024 - (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) & 1023)) & 1023);
+  unsigned char* const sA0 = smem;
+  unsigned char* const sB0 = smem + kStages * kAElems * 2;
+  const int m0 = blockIdx.y * kBM, n0 = blockIdx.x * kBN;
+  const int k_tiles = (K + kBK - 1) / kBK;
+  float d[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) d[i] = 0.f;
+
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < k_tiles) {
+      CopyTilesAsync(sA0 + s * kAElems * 2, sB0 + s * kBElems * 2, A, B, M, N, K, m0, n0, s * kBK);
+    }
+    ptx::CpAsyncCommit();  // one group per stage, empty or not: uniform wait counts
+  }
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int stage = kt % kStages;
+    ptx::CpAsyncWait<kStages - 2>();  // this thread's copies of tile kt have landed
+    FenceProxyAsync();                // ...and are visible to the tensor cores (async proxy)
+    __syncthreads();                  // everyone's copies of tile kt
+    WgmmaFence();
+    WgmmaStep(d, sA0 + stage * kAElems * 2, sB0 + stage * kBElems * 2);
+    WgmmaCommit();
+    // Keep this step's wgmmas in flight, retire the previous step's: its stage is refilled next.
+    WgmmaWaitPrevious();
+    const int next = kt + kStages - 1;
+    if (next < k_tiles) {
+      const int ns = next % kStages;
+      CopyTilesAsync(sA0 + ns * kAElems * 2, sB0 + ns * kBElems * 2, A, B, M, N, K, m0, n0,
+                     next * kBK);
+    }
+    ptx::CpAsyncCommit();
+  }
+  WgmmaWaitAll();
+  ptx::CpAsyncWait<0>();
+  StoreAccumulators(d, C, M, N, m0, n0);
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+    G05WgmmaKernel(const __half* A, const __half* B, float* C, int M, int N, int K, bool vec_ok) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // Swizzle atoms must start on 1024-byte boundaries; the launch adds 1 KiB of slack.
+  unsigned char* const smem =
+      smem_raw +
+      ((1024 - (static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw)) & 1023)) & 1023);
+  // Buffers by arithmetic, not a pointer array: a run-time index into an array would put it in
+  // local memory.
+  unsigned char* const sA0 = smem;
+  unsigned char* const sB0 = smem + 2 * kAElems * 2;
+  const int m0 = blockIdx.y * kBM, n0 = blockIdx.x * kBN;
+  const int k_tiles = (K + kBK - 1) / kBK;
+
+  float d[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) d[i] = 0.f;
+
+  Staged st;
+  LoadTiles(&st, A, B, M, N, K, m0, n0, 0, vec_ok);
+  StoreTiles(st, sA0, sB0);
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int buf = kt & 1;
+    unsigned char* const sA = sA0 + buf * kAElems * 2;
+    unsigned char* const sB = sB0 + buf * kBElems * 2;
+    FenceProxyAsync();  // this thread's generic-proxy stores become visible to the tensor cores
+    __syncthreads();
+    WgmmaFence();
+    WgmmaStep(d, sA, sB);
+    WgmmaCommit();
+    // Overlap: fetch the next step into the other buffer while the tensor cores work. That buffer
+    // was last read by the previous step's wgmmas, which the wait below retired.
+    if (kt + 1 < k_tiles) {
+      LoadTiles(&st, A, B, M, N, K, m0, n0, (kt + 1) * kBK, vec_ok);
+      StoreTiles(st, sA0 + (buf ^ 1) * kAElems * 2, sB0 + (buf ^ 1) * kBElems * 2);
+    }
+    WgmmaWaitAll();
+  }
+
+  StoreAccumulators(d, C, M, N, m0, n0);
+}
+
+std::string G05Supports(const GemmProblem& p) {
+  if (p.dtype != DType::kF16) {
+    return std::string(DTypeName(p.dtype)) +
+           " inputs are not supported: g05 issues wgmma with fp16 operands (use gemm.g01..g03 "
+           "for fp32)";
+  }
+  if (p.m < 1 || p.n < 1 || p.k < 1) return "empty problem: m, n and k must be >= 1";
+  if (p.m > (int64_t{1} << 30) || p.n > (int64_t{1} << 30) || p.k > (int64_t{1} << 30)) {
+    return "dimensions above 2^30 are not supported (32-bit indices)";
+  }
+  if ((p.m + kBM - 1) / kBM > 65535) return "m too large: more than 65535 row tiles of 64";
+  return "";
+}
+
+bool AsyncPath(const GemmProblem& p, const void* a, const void* b) {
+  return p.k % 8 == 0 && p.n % 8 == 0 && reinterpret_cast<uintptr_t>(a) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(b) % 16 == 0;
+}
+
+cudaError_t LaunchG05(const GemmProblem& p, const GemmArgs& a, cudaStream_t stream) {
+  static const cudaError_t attr = cudaFuncSetAttribute(
+      G05WgmmaKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kSmemBytes));
+  if (attr != cudaSuccess) return attr;
+  static const cudaError_t async_attr =
+      cudaFuncSetAttribute(G05WgmmaAsyncKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kAsyncSmemBytes));
+  if (async_attr != cudaSuccess) return async_attr;
+  const dim3 grid(static_cast<unsigned>((p.n + kBN - 1) / kBN),
+                  static_cast<unsigned>((p.m + kBM - 1) / kBM));
+  const auto* A = static_cast<const __half*>(a.a);
+  const auto* B = static_cast<const __half*>(a.b);
+  const int M = static_cast<int>(p.m), N = static_cast<int>(p.n), K = static_cast<int>(p.k);
+  if (AsyncPath(p, a.a, a.b)) {
+    G05WgmmaAsyncKernel<<<grid, kThreads, kAsyncSmemBytes, stream>>>(A, B, a.c, M, N, K);
+  } else {
+    // Unaligned shapes: chunks may straddle the edge, so they go through registers with zero fill.
+    G05WgmmaKernel<<<grid, kThreads, kSmemBytes, stream>>>(A, B, a.c, M, N, K,
+                                                           /*vec_ok=*/false);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+KernelEntry MakeG05Wgmma() {
+  KernelEntry e;
+  e.info.id = "gemm.g05_wgmma";
+  e.info.family = Family::kGemm;
+  e.info.revision = 5;
+  e.info.title = "wgmma.m64n128k16 from shared-memory descriptors, one warpgroup, 64x128x64 tiles";
+  e.info.changed =
+      "Hopper warpgroup MMA (wgmma.mma_async, sm_90a): operands read by the tensor cores from "
+      "shared memory, no ldmatrix; next K step loaded while the wgmmas run";
+  e.info.min_sm = 90;
+  e.info.exact_sm = 90;  // sm_90a code: compute capability 9.0 only
+  e.info.tile = TileShape{kBM, kBN, kBK, kThreads};
+  e.gemm_supports = G05Supports;
+  e.gemm_launch = LaunchG05;
+  e.device_functions = [](const Problem& pr) {
+    std::vector<DeviceFunction> out;
+    if (const auto* p = std::get_if<GemmProblem>(&pr); p != nullptr && G05Supports(*p).empty()) {
+      // The cp.async kernel is the one launched for K, N multiples of 8 (aligned operands).
+      const bool async = p->k % 8 == 0 && p->n % 8 == 0;
+      out.push_back(async ? DeviceFunction{reinterpret_cast<const void*>(&G05WgmmaAsyncKernel),
+                                           "G05WgmmaAsyncKernel", kThreads, kAsyncSmemBytes}
+                          : DeviceFunction{reinterpret_cast<const void*>(&G05WgmmaKernel),
+                                           "G05WgmmaKernel", kThreads, kSmemBytes});
+    }
+    return out;
+  };
+  return e;
+}
+
+}  // namespace flashscope::kernels
