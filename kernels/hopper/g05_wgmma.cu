@@ -1,16 +1,17 @@
 // g05_wgmma — intent: the GEMM ladder's Hopper rung: the tensor cores driven by a warpgroup with
 // wgmma.mma_async (sm_90a), operands read by the tensor cores straight from shared memory through
 // matrix descriptors, the accumulators in registers.
-// Changed vs g04 (mma.sync m16n8k16 from ldmatrix fragments, 8 warps, 128x128 tiles): one warpgroup
-// (4 warps, 128 threads) owns a 64x128 tile of C and issues wgmma.m64n128k16 (fp16 in, fp32 acc)
-// four times per 64-wide K step; no ldmatrix, no per-warp fragments. Shared memory holds A (64x64,
+// Changed vs g04 (mma.sync m16n8k16 from ldmatrix fragments, 8 warps, 128x128 tiles): two
+// warpgroups (8 warps, 256 threads) own a 128x128 tile of C, each issuing wgmma.m64n128k16 (fp16
+// in, fp32 acc) on its 64 rows of A and the shared B tile
+// four times per 64-wide K step; no ldmatrix, no per-warp fragments. Shared memory holds A (128x64,
 // K-major) and B (64x128, N-major as in global memory, which wgmma reads with its transpose bit)
-// in the no-swizzle "interleaved" layout: 8x8 core matrices of 128 contiguous bytes; the
-// descriptors' leading byte offset steps to the next core matrix along K, the stride byte offset
-// to the next along M/N. Every shared store is one 16-byte core-matrix row, a quarter warp
-// filling one core matrix (conflict-free).
+// in the 128-byte swizzled layout: 1024-byte atoms of 8 rows of 128 bytes, the 16-byte chunk c of
+// atom row r at position c ^ r, so the tensor cores' operand reads spread over all banks (the
+// unswizzled "interleaved" layout ran 3x slower). Every shared store is one 16-byte chunk, a
+// quarter warp filling 8 rows of one chunk column (conflict-free).
 // Aligned shapes (K, N multiples of 8): a 3-stage cp.async pipeline copies each 16-byte chunk
-// straight into its core-matrix row, two tiles in flight while the wgmmas of a third run; the
+// straight to its swizzled place, two tiles in flight while the wgmmas of a third run; the
 // previous step's wgmmas are retired (wgmma.wait_group 1) before their stage is refilled.
 // Other shapes: two buffers staged through registers with zero fill at the edges. Either way
 // fence.proxy.async precedes the barrier: the tensor cores read shared memory through the async
@@ -20,7 +21,8 @@
 // nowhere else, which KernelInfo::exact_sm says.
 // History and predictions: docs/perf-notes.md ("gemm.g05_wgmma"): v1 transposed B through
 // 2-byte stores (39 TFLOPS, shared-memory bound), v3 staged 12 loads per thread through
-// registers (124 TFLOPS, latency bound), v4 is this cp.async pipeline.
+// registers (124 TFLOPS, latency bound), v4 a cp.async pipeline (105), v5 the 128-byte swizzle
+// (337), v6 two warpgroups sharing B (375 at 4096^3 on an H200).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -34,12 +36,15 @@
 namespace flashscope::kernels {
 namespace {
 
-constexpr int kBM = 64, kBN = 128, kBK = 64, kThreads = 128;
+constexpr int kBM = 128, kBN = 128, kBK = 64, kThreads = 256;  // two warpgroups, 64 rows each
+constexpr int kAChunks = kBM * kBK / 8 / kThreads;       // 16-byte chunks per thread and K step: 4
+constexpr int kBChunks = kBK * kBN / 8 / kThreads;       // 4
 constexpr int kAElems = kBM * kBK, kBElems = kBN * kBK;  // halves per buffer
 constexpr int kStages = 3;                               // tiles in flight in the cp.async kernel
-constexpr size_t kSmemBytes = size_t(2) * (kAElems + kBElems) * sizeof(__half) + 1024;  // 49 KiB
+// Both sizes include 1 KiB of slack for aligning the base to the 1024-byte swizzle atoms.
+constexpr size_t kSmemBytes = size_t(2) * (kAElems + kBElems) * sizeof(__half) + 1024;  // 65 KiB
 constexpr size_t kAsyncSmemBytes =
-    size_t(kStages) * (kAElems + kBElems) * sizeof(__half);  // 72 KiB
+    size_t(kStages) * (kAElems + kBElems) * sizeof(__half) + 1024;  // 97 KiB (+1 KiB slack)
 
 // Byte offset of element (row, k) of a [rows x kBK] K-major tile in the interleaved layout:
 // core matrix (row/8, k/8) at ((k/8) * rows/8 + row/8) * 128 bytes, row r%8 at 16 bytes each.
@@ -152,16 +157,16 @@ __device__ __forceinline__ uint4 LoadChunk(const __half* src, int valid, bool ve
 
 // The chunks one thread moves per K step: 4 of A, 8 of B, each one 16-byte core-matrix row.
 struct Staged {
-  uint4 a[4], b[8];
+  uint4 a[kAChunks], b[kBChunks];
 };
 
 // Position of chunk i of this thread: lane % 8 picks the row within a core matrix, so a quarter
 // warp writes 128 contiguous bytes of shared memory (no bank conflict) while lane / 8 walks along
 // the global row (64 contiguous bytes per row and warp).
 __device__ __forceinline__ void ChunkPosA(int i, int* r, int* kc) {
-  const int c = threadIdx.x + i * kThreads, lane = c % 32, w = c / 32;  // w: 0..15
-  *r = (w % 8) * 8 + lane % 8;
-  *kc = ((w / 8) * 4 + lane / 8) * 8;
+  const int c = threadIdx.x + i * kThreads, lane = c % 32, w = c / 32;  // w: 0..31
+  *r = (w % 16) * 8 + lane % 8;
+  *kc = ((w / 16) * 4 + lane / 8) * 8;
 }
 __device__ __forceinline__ void ChunkPosB(int i, int* kr, int* nc) {
   const int c = threadIdx.x + i * kThreads, lane = c % 32, w = c / 32;  // w: 0..31
@@ -176,7 +181,7 @@ __device__ __forceinline__ void LoadTiles(Staged* st, const __half* A, const __h
                                           int N, int K, int m0, int n0, int k0, bool vec_ok) {
   const bool interior = vec_ok && m0 + kBM <= M && n0 + kBN <= N && k0 + kBK <= K;
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kAChunks; ++i) {
     int r, kc;
     ChunkPosA(i, &r, &kc);
     const __half* src = A + int64_t(m0 + r) * K + k0 + kc;
@@ -187,7 +192,7 @@ __device__ __forceinline__ void LoadTiles(Staged* st, const __half* A, const __h
     }
   }
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < kBChunks; ++i) {
     int kr, nc;
     ChunkPosB(i, &kr, &nc);
     const __half* src = B + int64_t(k0 + kr) * N + n0 + nc;
@@ -201,13 +206,13 @@ __device__ __forceinline__ void LoadTiles(Staged* st, const __half* A, const __h
 
 __device__ __forceinline__ void StoreTiles(const Staged& st, unsigned char* sA, unsigned char* sB) {
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kAChunks; ++i) {
     int r, kc;
     ChunkPosA(i, &r, &kc);
     *reinterpret_cast<uint4*>(sA + OffsetA(r, kc)) = st.a[i];
   }
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < kBChunks; ++i) {
     int kr, nc;
     ChunkPosB(i, &kr, &nc);
     *reinterpret_cast<uint4*>(sB + OffsetB(kr, nc)) = st.b[i];
@@ -217,20 +222,22 @@ __device__ __forceinline__ void StoreTiles(const Staged& st, unsigned char* sA, 
 // The four wgmmas of one 64-wide K step on the A and B tiles at sA, sB.
 __device__ __forceinline__ void WgmmaStep(float (&d)[64], const unsigned char* sA,
                                           const unsigned char* sB) {
+  // Each warpgroup multiplies its own 64 rows of A (8 swizzle atoms, or 8 core-matrix rows, on).
+  const int wg = threadIdx.x / 128;
 #pragma unroll
   for (int kk = 0; kk < kBK / 16; ++kk) {
     uint64_t da, db;
     if (kSwizzle128) {
       // A: the k16 slice starts 32 bytes further along each 128-byte row; SBO: next 8-row atom
       // (1024 bytes); LBO unused (the tile's K fits in one atom row), set to 16.
-      da = Descriptor(sA + kk * 32, 16, 1024, 1);
+      da = Descriptor(sA + wg * 8 * 1024 + kk * 32, 16, 1024, 1);
       // B (N-major): the slice is two 8-k atom rows (2 x kBN/64 atoms on); LBO: next 64-n atom
       // (1024 bytes); SBO: next 8-k group (kBN/64 atoms on).
       db = Descriptor(sB + kk * 2 * (kBN / 64) * 1024, 1024, (kBN / 64) * 1024, 1);
     } else {
       // A k16 slice = two core-matrix columns; LBO: next k8 column (kBM/8 core matrices on);
       // SBO: next 8-row group (128 bytes on).
-      da = Descriptor(sA + kk * 2 * (kBM / 8) * 128, (kBM / 8) * 128, 128, 0);
+      da = Descriptor(sA + wg * 8 * 128 + kk * 2 * (kBM / 8) * 128, (kBM / 8) * 128, 128, 0);
       // B (N-major) k16 slice = two core-matrix rows of the tile; LBO: next k8 group (kBN/8
       // core matrices on); SBO: next n8 group (128 bytes on).
       db = Descriptor(sB + kk * 2 * (kBN / 8) * 128, (kBN / 8) * 128, 128, 0);
@@ -273,7 +280,7 @@ __device__ __forceinline__ void CopyTilesAsync(unsigned char* sA, unsigned char*
                                                const __half* A, const __half* B, int M, int N,
                                                int K, int m0, int n0, int k0) {
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kAChunks; ++i) {
     int r, kc;
     ChunkPosA(i, &r, &kc);
     const bool ok = m0 + r < M && k0 + kc < K;
@@ -281,7 +288,7 @@ __device__ __forceinline__ void CopyTilesAsync(unsigned char* sA, unsigned char*
                    ok);
   }
 #pragma unroll
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < kBChunks; ++i) {
     int kr, nc;
     ChunkPosB(i, &kr, &nc);
     const bool ok = k0 + kr < K && n0 + nc < N;
@@ -387,7 +394,7 @@ std::string G05Supports(const GemmProblem& p) {
   if (p.m > (int64_t{1} << 30) || p.n > (int64_t{1} << 30) || p.k > (int64_t{1} << 30)) {
     return "dimensions above 2^30 are not supported (32-bit indices)";
   }
-  if ((p.m + kBM - 1) / kBM > 65535) return "m too large: more than 65535 row tiles of 64";
+  if ((p.m + kBM - 1) / kBM > 65535) return "m too large: more than 65535 row tiles of 128";
   return "";
 }
 
@@ -426,7 +433,8 @@ KernelEntry MakeG05Wgmma() {
   e.info.id = "gemm.g05_wgmma";
   e.info.family = Family::kGemm;
   e.info.revision = 5;
-  e.info.title = "wgmma.m64n128k16 from shared-memory descriptors, one warpgroup, 64x128x64 tiles";
+  e.info.title =
+      "wgmma.m64n128k16 from swizzled shared memory, two warpgroups, 128x128x64 tiles, cp.async";
   e.info.changed =
       "Hopper warpgroup MMA (wgmma.mma_async, sm_90a): operands read by the tensor cores from "
       "shared memory, no ldmatrix; next K step loaded while the wgmmas run";
