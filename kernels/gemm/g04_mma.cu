@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gemm/gemm_common.cuh"
 #include "kernels/ptx.cuh"
 #include "kernels/registry.h"
 
@@ -181,17 +182,9 @@ cudaError_t LaunchG04(const GemmProblem& p, const GemmArgs& a, cudaStream_t stre
 }
 
 std::string G04Supports(const GemmProblem& p) {
-  if (p.dtype != DType::kF16) {
-    return std::string(DTypeName(p.dtype)) +
-           " inputs are not supported: g04 runs mma.sync m16n8k16 with fp16 operands and there is "
-           "no fp32 tensor-core path here (use gemm.g01..g03 for fp32)";
-  }
-  if (p.m < 1 || p.n < 1 || p.k < 1) return "empty problem: m, n and k must be >= 1";
-  if (p.m > (int64_t{1} << 30) || p.n > (int64_t{1} << 30) || p.k > (int64_t{1} << 30)) {
-    return "dimensions above 2^30 are not supported (32-bit indices)";
-  }
-  if ((p.m + kBM - 1) / kBM > 65535) return "m too large: more than 65535 row tiles of 128";
-  return "";
+  return TensorCoreGemmSupport(p, kBM,
+                               "g04 runs mma.sync m16n8k16 with fp16 operands and there is no fp32 "
+                               "tensor-core path here (use gemm.g01..g03 for fp32)");
 }
 
 }  // namespace

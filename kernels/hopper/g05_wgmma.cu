@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gemm/gemm_common.cuh"
 #include "kernels/ptx.cuh"
 #include "kernels/registry.h"
 
@@ -46,30 +47,22 @@ constexpr size_t kSmemBytes = size_t(2) * (kAElems + kBElems) * sizeof(__half) +
 constexpr size_t kAsyncSmemBytes =
     size_t(kStages) * (kAElems + kBElems) * sizeof(__half) + 1024;  // 97 KiB (+1 KiB slack)
 
-// Byte offset of element (row, k) of a [rows x kBK] K-major tile in the interleaved layout:
-// core matrix (row/8, k/8) at ((k/8) * rows/8 + row/8) * 128 bytes, row r%8 at 16 bytes each.
-__device__ __forceinline__ int CoreOffset(int row, int k, int rows) {
-  return ((k >> 3) * (rows >> 3) + (row >> 3)) * 128 + (row & 7) * 16 + (k & 7) * 2;
-}
-
-__device__ __forceinline__ uint64_t Descriptor(const void* smem, int lbo_bytes, int sbo_bytes,
-                                               int swizzle_mode) {
+// A shared-memory matrix descriptor for the 128-byte swizzled layout.
+__device__ __forceinline__ uint64_t Descriptor(const void* smem, int lbo_bytes, int sbo_bytes) {
   const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
   // Bits 0-13 start address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4,
-  // 49-51 base offset (0: the swizzle atoms are 1024-byte aligned), 62-63 swizzle mode (0: none,
-  // the interleaved layout; 1: 128-byte swizzle).
+  // 49-51 base offset (0: the swizzle atoms are 1024-byte aligned), 62-63 swizzle mode (1:
+  // 128-byte swizzle; 0 would be the unswizzled "interleaved" layout of v1-v4, docs/perf-notes.md).
   return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
-         (uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (uint64_t(swizzle_mode & 3) << 62);
+         (uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (uint64_t(1) << 62);
 }
 
 // 128-byte swizzle: a tile is a grid of 1024-byte atoms, 8 rows of 128 bytes; the 16-byte chunk c
 // of atom row r sits at chunk position c ^ r. The tensor cores then read 8 rows of one chunk
-// column from 8 different bank groups. Off: the interleaved layout of CoreOffset.
-constexpr bool kSwizzle128 = true;
+// column from 8 different bank groups.
 
 // Byte offset of A element (r, k) in the [kBM x kBK] K-major tile (one 128-byte row per r).
 __device__ __forceinline__ int OffsetA(int r, int k) {
-  if (!kSwizzle128) return CoreOffset(r, k, kBM);
   return (r >> 3) * 1024 + (r & 7) * 128 + ((((k >> 3) ^ r) & 7) << 4) + (k & 7) * 2;
 }
 
@@ -131,17 +124,9 @@ __device__ __forceinline__ void WgmmaM64N128K16(float (&d)[64], uint64_t desc_a,
 #endif
 }
 
-// Byte offset of element (k, n) of the [kBK x kBN] B tile kept N-major (MN-major for wgmma, the
-// transpose bit set): core matrix (k/8, n/8) at ((k/8) * kBN/8 + n/8) * 128 bytes, one core-matrix
-// row = 8 consecutive n at one k, rows k%8 at 16 bytes each.
-__device__ __forceinline__ int CoreOffsetNMajor(int k, int n) {
-  return ((k >> 3) * (kBN >> 3) + (n >> 3)) * 128 + (k & 7) * 16 + (n & 7) * 2;
-}
-
-// Byte offset of B element (k, n) in the [kBK x kBN] N-major tile: atoms of 8 k-rows x 64 n,
-// the kBN/64 atoms of one k-group side by side.
+// Byte offset of B element (k, n) in the [kBK x kBN] tile kept N-major (MN-major for wgmma, the
+// transpose bit set): atoms of 8 k-rows x 64 n, the kBN/64 atoms of one k-group side by side.
 __device__ __forceinline__ int OffsetB(int k, int n) {
-  if (!kSwizzle128) return CoreOffsetNMajor(k, n);
   return ((k >> 3) * (kBN / 64) + (n >> 6)) * 1024 + (k & 7) * 128 +
          (((((n & 63) >> 3) ^ k) & 7) << 4) + (n & 7) * 2;
 }
@@ -222,26 +207,16 @@ __device__ __forceinline__ void StoreTiles(const Staged& st, unsigned char* sA, 
 // The four wgmmas of one 64-wide K step on the A and B tiles at sA, sB.
 __device__ __forceinline__ void WgmmaStep(float (&d)[64], const unsigned char* sA,
                                           const unsigned char* sB) {
-  // Each warpgroup multiplies its own 64 rows of A (8 swizzle atoms, or 8 core-matrix rows, on).
+  // Each warpgroup multiplies its own 64 rows of A (8 swizzle atoms on).
   const int wg = threadIdx.x / 128;
 #pragma unroll
   for (int kk = 0; kk < kBK / 16; ++kk) {
-    uint64_t da, db;
-    if (kSwizzle128) {
-      // A: the k16 slice starts 32 bytes further along each 128-byte row; SBO: next 8-row atom
-      // (1024 bytes); LBO unused (the tile's K fits in one atom row), set to 16.
-      da = Descriptor(sA + wg * 8 * 1024 + kk * 32, 16, 1024, 1);
-      // B (N-major): the slice is two 8-k atom rows (2 x kBN/64 atoms on); LBO: next 64-n atom
-      // (1024 bytes); SBO: next 8-k group (kBN/64 atoms on).
-      db = Descriptor(sB + kk * 2 * (kBN / 64) * 1024, 1024, (kBN / 64) * 1024, 1);
-    } else {
-      // A k16 slice = two core-matrix columns; LBO: next k8 column (kBM/8 core matrices on);
-      // SBO: next 8-row group (128 bytes on).
-      da = Descriptor(sA + wg * 8 * 128 + kk * 2 * (kBM / 8) * 128, (kBM / 8) * 128, 128, 0);
-      // B (N-major) k16 slice = two core-matrix rows of the tile; LBO: next k8 group (kBN/8
-      // core matrices on); SBO: next n8 group (128 bytes on).
-      db = Descriptor(sB + kk * 2 * (kBN / 8) * 128, (kBN / 8) * 128, 128, 0);
-    }
+    // A: the k16 slice starts 32 bytes further along each 128-byte row; SBO: next 8-row atom
+    // (1024 bytes); LBO unused (the tile's K fits in one atom row), set to 16.
+    const uint64_t da = Descriptor(sA + wg * 8 * 1024 + kk * 32, 16, 1024);
+    // B (N-major): the slice is two 8-k atom rows (2 x kBN/64 atoms on); LBO: next 64-n atom
+    // (1024 bytes); SBO: next 8-k group (kBN/64 atoms on).
+    const uint64_t db = Descriptor(sB + kk * 2 * (kBN / 64) * 1024, 1024, (kBN / 64) * 1024);
     WgmmaM64N128K16(d, da, db, 1);
   }
 }
@@ -385,17 +360,8 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 std::string G05Supports(const GemmProblem& p) {
-  if (p.dtype != DType::kF16) {
-    return std::string(DTypeName(p.dtype)) +
-           " inputs are not supported: g05 issues wgmma with fp16 operands (use gemm.g01..g03 "
-           "for fp32)";
-  }
-  if (p.m < 1 || p.n < 1 || p.k < 1) return "empty problem: m, n and k must be >= 1";
-  if (p.m > (int64_t{1} << 30) || p.n > (int64_t{1} << 30) || p.k > (int64_t{1} << 30)) {
-    return "dimensions above 2^30 are not supported (32-bit indices)";
-  }
-  if ((p.m + kBM - 1) / kBM > 65535) return "m too large: more than 65535 row tiles of 128";
-  return "";
+  return TensorCoreGemmSupport(p, kBM,
+                               "g05 issues wgmma with fp16 operands (use gemm.g01..g03 for fp32)");
 }
 
 bool AsyncPath(const GemmProblem& p, const void* a, const void* b) {

@@ -16,6 +16,13 @@
 namespace flashscope::profiler {
 namespace {
 
+// The values of a profile by friendly metric name.
+std::map<std::string, double> ByName(const ProfileResult& r) {
+  std::map<std::string, double> v;
+  for (const auto& [def, value] : r.values) v[def.name] = value;
+  return v;
+}
+
 class CalibrationGpuTest : public testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -51,17 +58,15 @@ class CalibrationGpuTest : public testing::Test {
     auto r = profiler_->Profile(
         launch, [] { return timer_->FlushL2(); }, stream_);
     EXPECT_TRUE(r.ok()) << label << ": " << r.status();
-    std::map<std::string, double> v;
-    if (!r.ok()) return v;
+    if (!r.ok()) return {};
     EXPECT_EQ(r->passes, profiler_->passes_needed()) << label;
     EXPECT_EQ(r->kernels, 1) << label << ": " << r->ranges;
     EXPECT_GT(r->wall_s, 0) << label;
     std::printf("[%s] %d passes, %.3f s\n", label, r->passes, r->wall_s);
     for (const auto& [def, value] : r->values) {
-      v[def.name] = value;
       std::printf("  %-26s %14.3f %s\n", def.name.c_str(), value, def.unit.c_str());
     }
-    return v;
+    return ByName(*r);
   }
 
   static inline DeviceInfo* info_ = nullptr;
@@ -166,8 +171,7 @@ TEST_F(CalibrationGpuTest, TwoKernelsOfOneLaunchAreCombined) {
       [] { return timer_->FlushL2(); }, stream_);
   ASSERT_TRUE(both.ok()) << both.status();
   EXPECT_EQ(both->kernels, 2) << both->ranges;
-  std::map<std::string, double> v;
-  for (const auto& [def, value] : both->values) v[def.name] = value;
+  std::map<std::string, double> v = ByName(*both);
   std::printf(
       "[mma+exp] kernels %d: tensor %.2f %%, xu %.2f %%, gpu_time %.0f ns (alone %.0f + %.0f)\n",
       both->kernels, v["tensor_pipe_pct"], v["xu_pipe_pct"], v["gpu_time"], a["gpu_time"],
@@ -206,8 +210,7 @@ TEST_F(CalibrationGpuTest, KernelReplayRestoresMemoryOfANonIdempotentLaunch) {
   // CUPTI replayed the kernel once per pass and restored its memory between passes: the data
   // went up by exactly one launch's worth.
   EXPECT_EQ(read_first_last(), 1u);
-  std::map<std::string, double> v;
-  for (const auto& [def, value] : kernel->values) v[def.name] = value;
+  std::map<std::string, double> v = ByName(*kernel);
   std::printf("[increment, kernel replay] %d passes: dram_bytes %.0f, gpu_time %.0f ns\n",
               kernel->passes, v["dram_bytes"], v["gpu_time"]);
   EXPECT_GT(v["gpu_time"], 0);

@@ -107,10 +107,27 @@ crosscheck() {
 
 # Which --nvtx-include expression makes ncu profile the verify launch of a case? The ranges are
 # pushed in the worker processes (domain "flashscope": "case <key>", then "verify", "time",
-# "profile" inside it), and the 2026-11-22 run showed that `flashscope@verify]` profiled nothing
-# there. Each candidate runs on a short smoke run of gemm.g01_naive; the first whose log has a
+# "profile" inside it), and the 2026-11-22 run counted no kernel under `flashscope@verify]`
+# (most likely a parsing defect: the same filter profiled 347 on 2026-11-23; no log was kept).
+# Each candidate runs on a short smoke run of gemm.g01_naive; the first whose log has a
 # profiled kernel wins. Sets $nvtx_filter (empty when none works) and writes
 # $out/ncu-probe/nvtx-probe.tsv (filter, kernels, exit code[, note]).
+# Runs `flashscope run smoke --kernels gemm.g01_naive` under ncu with the basic set ($basic of
+# the caller) and the kernel-selection flags given after NAME; logs to $out/ncu-probe/NAME.*.
+# Sets $probe_rc (ncu's exit code) and $probe_n (kernels profiled, from its log).
+probe_smoke() {
+  local name=$1
+  shift
+  rec timeout -k 10 120 "$ncu" --target-processes all --clock-control none \
+    --metrics "$basic" "$@" --csv --page details "${units[@]}" \
+    --log-file "$out/ncu-probe/$name.log" \
+    "$fs" run smoke --kernels gemm.g01_naive --out "$out/ncu-probe/$name.json" --color=false \
+    >"$out/ncu-probe/$name.out" 2>&1
+  probe_rc=$?
+  probe_n=$(python3 scripts/device/ncu_crosscheck.py count "$out/ncu-probe/$name.log" \
+    "$out/ncu-probe/$name.out" 2>/dev/null || echo 0)
+}
+
 probe_nvtx_filter() {
   local basic=$1 i=0 f n rc tsv=$out/ncu-probe/nvtx-probe.tsv
   local filters='flashscope@verify] flashscope@*/verify/ flashscope@verify/ flashscope@*/verify]'
@@ -122,14 +139,8 @@ probe_nvtx_filter() {
   for f in "${candidates[@]}"; do
     i=$((i + 1))
     echo "=== overhead: NVTX filter probe $i: $f ($(date -u +%H:%M:%S))"
-    rec timeout -k 10 120 "$ncu" --target-processes all --clock-control none \
-      --metrics "$basic" --nvtx --nvtx-include "$f" --csv --page details "${units[@]}" \
-      --log-file "$out/ncu-probe/$i.log" \
-      "$fs" run smoke --kernels gemm.g01_naive --out "$out/ncu-probe/$i.json" --color=false \
-      >"$out/ncu-probe/$i.out" 2>&1
-    rc=$?
-    n=$(python3 scripts/device/ncu_crosscheck.py count "$out/ncu-probe/$i.log" \
-      "$out/ncu-probe/$i.out" 2>/dev/null || echo 0)
+    probe_smoke "$i" --nvtx --nvtx-include "$f"
+    rc=$probe_rc n=$probe_n
     printf '%s\t%s\t%s\n' "$f" "$n" "$rc" >>"$tsv"
     echo "probe $i: --nvtx-include '$f': $n kernel(s) profiled (exit $rc)"
     if [[ $n =~ ^[0-9]+$ ]] && ((n > 0)); then
@@ -140,14 +151,8 @@ probe_nvtx_filter() {
   if [[ -z $nvtx_filter ]]; then
     # Diagnostic only (never timed, never a ratio): does ncu reach the worker processes at all?
     echo "=== overhead: no NVTX filter profiled a kernel; diagnostic run without one"
-    rec timeout -k 10 120 "$ncu" --target-processes all --clock-control none \
-      --metrics "$basic" --launch-count 5 --csv --page details "${units[@]}" \
-      --log-file "$out/ncu-probe/none.log" \
-      "$fs" run smoke --kernels gemm.g01_naive --out "$out/ncu-probe/none.json" --color=false \
-      >"$out/ncu-probe/none.out" 2>&1
-    rc=$?
-    n=$(python3 scripts/device/ncu_crosscheck.py count "$out/ncu-probe/none.log" \
-      "$out/ncu-probe/none.out" 2>/dev/null || echo 0)
+    probe_smoke none --launch-count 5
+    rc=$probe_rc n=$probe_n
     printf '%s\t%s\t%s\tdiagnostic\n' "(none) --launch-count 5" "$n" "$rc" >>"$tsv"
   fi
   {
