@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/strings/str_replace.h"
+#include "bench/bench_args.h"
 #include "kernels/registry.h"
 #include "profiler/device_info.h"
 #include "profiler/timing.h"
@@ -157,26 +158,30 @@ void RunCase(benchmark::State& state, const suites::PlannedCase& pc) {
   }
 }
 
-// Our flags (Google Benchmark's own were removed by benchmark::Initialize).
-std::string FlagValue(int argc, char** argv, const char* name, const char* fallback) {
-  const std::string prefix = std::string("--") + name + "=";
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) return argv[i] + prefix.size();
-  }
-  return fallback;
-}
-
 }  // namespace
 }  // namespace flashscope::bench
 
 int main(int argc, char** argv) {
   using namespace flashscope;
+  for (int i = 1; i < argc; ++i) {
+    // Google Benchmark prints its own help and exits; ours comes first.
+    if (std::strcmp(argv[i], "--help") == 0) std::printf("%s\n", bench::BenchHelpText().c_str());
+  }
   benchmark::Initialize(&argc, argv);
-  const std::string suite_arg = bench::FlagValue(argc, argv, "suite", "smoke");
-  const std::string kernels = bench::FlagValue(argc, argv, "kernels", "");
+  const bench::BenchArgs args =
+      bench::ParseBenchArgs(std::vector<std::string>(argv + 1, argv + argc));
+  if (args.help) {
+    std::printf("%s", bench::BenchHelpText().c_str());
+    return 0;
+  }
+  if (!args.error.empty()) {
+    std::fprintf(stderr, "flashscope-bench: %s\n", args.error.c_str());
+    return 2;
+  }
+  const std::string& kernels = args.kernels;
   const std::string suites_dir =
-      bench::FlagValue(argc, argv, "suites_dir", FLASHSCOPE_SOURCE_DIR "/suites");
-  auto path = suites::ResolveSuitePath(suite_arg, suites_dir);
+      args.suites_dir.empty() ? FLASHSCOPE_SOURCE_DIR "/suites" : args.suites_dir;
+  auto path = suites::ResolveSuitePath(args.suite, suites_dir);
   if (!path.ok()) {
     std::fprintf(stderr, "flashscope-bench: %s\n", std::string(path.status().message()).c_str());
     return 2;

@@ -3,11 +3,10 @@
 #include <filesystem>
 #include <set>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
-#include "cli/flags.h"
+#include "cli/common_flags.h"
 #include "suites/suite.h"
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
@@ -15,13 +14,6 @@
 #endif
 
 namespace flashscope::cli {
-
-std::string SuitesDir() {
-  std::string flag = absl::GetFlag(FLAGS_suites_dir);
-  if (!flag.empty()) return flag;
-  if (std::filesystem::is_directory("suites")) return "suites";
-  return std::string(FLASHSCOPE_SOURCE_DIR) + "/suites";
-}
 
 namespace {
 
@@ -90,16 +82,10 @@ std::string DescribeSupport(const kernels::KernelEntry& e) {
 }
 #endif
 
-}  // namespace
-
-int CmdList(const std::vector<std::string>& args) {
-  if (!args.empty()) {
-    std::fprintf(stderr, "flashscope list takes no arguments\n");
-    return 2;
-  }
+int List(const Args& args) {
 #if defined(FLASHSCOPE_HAVE_CUDA)
   std::printf("kernels (id · revision · min arch · tile · what changed)\n");
-  for (const auto& e : kernels::AllKernels(absl::GetFlag(FLAGS_all))) {
+  for (const auto& e : kernels::AllKernels(args.Bool("all"))) {
     const auto& i = e.info;
     std::printf("  %-28s r%-4d sm_%d  tile %dx%dx%d/%dthr  %s%s\n", i.id.c_str(), i.revision,
                 i.min_sm, i.tile.block_m, i.tile.block_n, i.tile.block_k, i.tile.threads,
@@ -112,7 +98,7 @@ int CmdList(const std::vector<std::string>& args) {
       "kernels: this flashscope was built without CUDA (FLASHSCOPE_CUDA=OFF or no nvcc);\n"
       "         rebuild with the CUDA toolkit to list and run kernels.\n");
 #endif
-  const std::string dir = SuitesDir();
+  const std::string dir = SuitesDir(args);
   std::printf("\nsuites (in %s)\n", dir.c_str());
   for (const auto& path : suites::ListSuiteFiles(dir)) {
     auto suite = suites::LoadSuiteFile(path);
@@ -126,6 +112,17 @@ int CmdList(const std::vector<std::string>& args) {
                 suite->description.c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+Command ListCommand() {
+  Command c;
+  c.name = "list";
+  c.summary = "the kernels (what each supports, what it changed) and the suites";
+  c.Add(Flag::Bool("all", "also the test-only (deliberately faulty) kernels")).Add(SuitesDirFlag());
+  c.run = List;
+  return c;
 }
 
 }  // namespace flashscope::cli

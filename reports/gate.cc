@@ -38,10 +38,10 @@ absl::Status CheckKeys(const Json& j, const std::string& path, const std::set<st
   return absl::OkStatus();
 }
 
-absl::Status CheckFraction(double v, const std::string& path, double max) {
-  if (!(v >= 0 && v <= max)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": ", v, " is out of range [0, ", max, "] (fractions: 0.05 = 5 %)"));
+// `problem` is one of the *Problem functions of gate.h.
+absl::Status CheckRange(double v, const std::string& path, std::string (*problem)(double)) {
+  if (std::string p = problem(v); !p.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", v, " is ", p));
   }
   return absl::OkStatus();
 }
@@ -135,6 +135,18 @@ class Judge {
 
 }  // namespace
 
+std::string AlphaProblem(double v) {
+  return v > 0 && v < 1 ? "" : "out of range (0, 1) (a significance level, e.g. 0.01)";
+}
+
+std::string MinEffectProblem(double v) {
+  return v >= 0 && v < 1 ? "" : "out of range [0, 1) (a relative change: 0.02 = 2 %)";
+}
+
+std::string AllowedSlowdownProblem(double v) {
+  return v >= 0 && v <= 100 ? "" : "out of range [0, 100] (a fraction: 0.05 = 5 %)";
+}
+
 absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& path) {
   GatePolicy p;
   p.source = path;
@@ -162,11 +174,11 @@ absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& 
         where(absl::StrCat("schema \"", schema, "\" is not \"", kGatePolicySchemaName, "\"")));
   }
   for (absl::Status s :
-       {CheckFraction(p.alpha, "alpha", 0.5), CheckFraction(p.min_effect, "min_effect", 10),
-        CheckFraction(p.allowed_slowdown, "allowed_slowdown", 100)}) {
+       {CheckRange(p.alpha, "alpha", AlphaProblem),
+        CheckRange(p.min_effect, "min_effect", MinEffectProblem),
+        CheckRange(p.allowed_slowdown, "allowed_slowdown", AllowedSlowdownProblem)}) {
     if (!s.ok()) return absl::InvalidArgumentError(where(std::string(s.message())));
   }
-  if (p.alpha == 0) return absl::InvalidArgumentError(where("alpha: must be > 0"));
 
   if (const Json* arr = f.Array("overrides")) {
     for (size_t i = 0; i < arr->size(); ++i) {
@@ -185,7 +197,8 @@ absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& 
         double v = 0;
         g.Get("allowed_slowdown", &v);
         o.allowed_slowdown = v;
-        if (absl::Status s = CheckFraction(v, g.PathOf("allowed_slowdown"), 100); !s.ok()) {
+        if (absl::Status s = CheckRange(v, g.PathOf("allowed_slowdown"), AllowedSlowdownProblem);
+            !s.ok()) {
           return absl::InvalidArgumentError(where(std::string(s.message())));
         }
       }

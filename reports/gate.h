@@ -53,6 +53,12 @@ struct GatePolicy {
   CompareOptions ToCompareOptions(bool forced) const { return {alpha, min_effect, forced}; }
 };
 
+// The ranges of the gate's numbers, one rule for the policy file and the command line: "" when
+// `v` is fine, else what is wrong ("out of range (0, 1)"). NaN and infinities are never fine.
+std::string AlphaProblem(double v);            // (0, 1): a significance level
+std::string MinEffectProblem(double v);        // [0, 1): a relative change, 0.02 = 2 %
+std::string AllowedSlowdownProblem(double v);  // [0, 100]
+
 // Strict: unknown keys and wrong types are errors naming the JSON path (a typo must never become
 // a silent default). `path` is for messages.
 absl::StatusOr<GatePolicy> GatePolicyFromJson(const nlohmann::json& j, const std::string& path);

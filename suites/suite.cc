@@ -1,5 +1,7 @@
 #include "suites/suite.h"
 
+#include "suites/closest_names.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -396,8 +398,11 @@ absl::StatusOr<std::string> ResolveSuitePath(const std::string& name_or_path,
   if (fs::is_regular_file(candidate)) return candidate.string();
   std::vector<std::string> names;
   for (const auto& f : ListSuiteFiles(suites_dir)) names.push_back(fs::path(f).stem().string());
+  const std::string hint = DidYouMean(name_or_path, names);
   return absl::NotFoundError(
-      absl::StrCat("no suite '", name_or_path, "': not a file, and not in ", suites_dir,
+      absl::StrCat("no suite '", name_or_path, "'",
+                   hint.empty() ? "" : absl::StrCat(" (did you mean '", hint, "'?)"),
+                   ": not a file, and not in ", suites_dir,
                    " (suites there: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
 }
 
