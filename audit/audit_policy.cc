@@ -35,8 +35,32 @@ std::string ShortName(const SassFunction& f) {
 
 nlohmann::json MixToJson(const InstructionMix& m) {
   return {{"total", m.total}, {"hmma", m.hmma},     {"hgmma", m.hgmma}, {"other_mma", m.other_mma},
-          {"ldsm", m.ldsm},   {"ldgsts", m.ldgsts}, {"ldl", m.ldl},     {"stl", m.stl},
-          {"lds", m.lds},     {"sts", m.sts},       {"ldg", m.ldg},     {"stg", m.stg}};
+          {"ldsm", m.ldsm},   {"ldgsts", m.ldgsts}, {"tma", m.tma},     {"ldl", m.ldl},
+          {"stl", m.stl},     {"lds", m.lds},       {"sts", m.sts},     {"ldg", m.ldg},
+          {"stg", m.stg}};
+}
+
+void Accumulate(const InstructionMix& m, InstructionMix* sum) {
+  sum->total += m.total;
+  sum->hmma += m.hmma;
+  sum->hgmma += m.hgmma;
+  sum->other_mma += m.other_mma;
+  sum->ldsm += m.ldsm;
+  sum->ldgsts += m.ldgsts;
+  sum->tma += m.tma;
+  sum->ldl += m.ldl;
+  sum->stl += m.stl;
+  sum->lds += m.lds;
+  sum->sts += m.sts;
+  sum->ldg += m.ldg;
+  sum->stg += m.stg;
+}
+
+// Occurrences of `opcode` (a base mnemonic) in the functions.
+int CountOpcode(const std::vector<const SassFunction*>& functions, const std::string& opcode) {
+  int n = 0;
+  for (const SassFunction* f : functions) n += f->Count(opcode);
+  return n;
 }
 
 }  // namespace
@@ -55,6 +79,7 @@ InstructionMix MixOf(const SassFunction& f) {
   }
   m.ldsm = f.Count("LDSM");
   m.ldgsts = f.Count("LDGSTS");
+  m.tma = f.Count("UTMALDG") + f.Count("UTMASTG") + f.Count("UTMAREDG");
   m.ldl = f.Count("LDL");
   m.stl = f.Count("STL");
   m.lds = f.Count("LDS");
@@ -69,6 +94,15 @@ bool ExpectsTensorCores(const KernelDescriptor& k) {
   if (k.family == "attention_fwd") return k.revision >= 3;  // a03 (wmma) and every later rung
   if (k.family == "gemm") return k.revision >= 4;           // g04 (mma.sync) and later
   return false;
+}
+
+std::vector<std::string> RequiredOpcodes(const KernelDescriptor& k) {
+  std::vector<std::string> out;
+  if (IsLadder(k) && k.exact_sm == 90) out.push_back("HGMMA");
+  for (const std::string& op : k.required_sass) {
+    if (std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
+  }
+  return out;
 }
 
 std::vector<KernelAudit> AuditKernels(const std::vector<KernelDescriptor>& kernels,
@@ -91,18 +125,7 @@ std::vector<KernelAudit> AuditKernels(const std::vector<KernelDescriptor>& kerne
     for (auto& [name, arch] : by_arch) {
       for (const SassFunction* f : arch.functions) {
         const InstructionMix m = MixOf(*f);
-        arch.mix.total += m.total;
-        arch.mix.hmma += m.hmma;
-        arch.mix.hgmma += m.hgmma;
-        arch.mix.other_mma += m.other_mma;
-        arch.mix.ldsm += m.ldsm;
-        arch.mix.ldgsts += m.ldgsts;
-        arch.mix.ldl += m.ldl;
-        arch.mix.stl += m.stl;
-        arch.mix.lds += m.lds;
-        arch.mix.sts += m.sts;
-        arch.mix.ldg += m.ldg;
-        arch.mix.stg += m.stg;
+        Accumulate(m, &arch.mix);
         arch.max_registers = std::max(arch.max_registers, f->registers);
         arch.max_shared_bytes = std::max(arch.max_shared_bytes, f->shared_bytes);
         arch.max_local_bytes = std::max(arch.max_local_bytes, f->local_bytes);
@@ -118,6 +141,15 @@ std::vector<KernelAudit> AuditKernels(const std::vector<KernelDescriptor>& kerne
             "%s %s: a tensor-core rung (revision %d) but its %d function(s) hold no HMMA/HGMMA "
             "instruction",
             k.id, name, k.revision, static_cast<int>(arch.functions.size())));
+      }
+      for (const std::string& op : RequiredOpcodes(k)) {
+        if (CountOpcode(arch.functions, op) > 0) continue;
+        arch.violations.push_back(absl::StrFormat(
+            "%s %s: its %d function(s) hold no %s instruction, which the rung's technique "
+            "requires (%s)",
+            k.id, name, static_cast<int>(arch.functions.size()), op,
+            op == "HGMMA" && k.exact_sm == 90 ? "a Hopper rung issues wgmma"
+                                              : "KernelInfo::required_sass"));
       }
       a.violations.insert(a.violations.end(), arch.violations.begin(), arch.violations.end());
       a.arches.push_back(std::move(arch));
@@ -149,6 +181,7 @@ nlohmann::json AuditToJson(const std::vector<KernelAudit>& audits, const std::st
     k["revision"] = a.kernel.revision;
     k["source"] = a.source;
     k["expects_tensor_cores"] = a.expects_tensor_cores;
+    k["required_opcodes"] = RequiredOpcodes(a.kernel);
     k["passed"] = a.passed();
     k["violations"] = a.violations;
     nlohmann::json arches = nlohmann::json::array();
@@ -182,9 +215,9 @@ nlohmann::json AuditToJson(const std::vector<KernelAudit>& audits, const std::st
 }
 
 std::string RenderAuditTable(const std::vector<KernelAudit>& audits) {
-  std::string out =
-      absl::StrFormat("%-28s %-7s %4s %5s %7s %5s %6s %6s %6s %6s  %s\n", "kernel", "arch", "fns",
-                      "regs", "smem", "local", "HMMA", "HGMMA", "LDSM", "LDGSTS", "verdict");
+  std::string out = absl::StrFormat("%-28s %-7s %4s %5s %7s %5s %6s %6s %6s %6s %5s  %s\n",
+                                    "kernel", "arch", "fns", "regs", "smem", "local", "HMMA",
+                                    "HGMMA", "LDSM", "LDGSTS", "TMA", "verdict");
   for (const KernelAudit& a : audits) {
     if (a.arches.empty()) {
       out += absl::StrFormat("%-28s %-7s %s\n", a.kernel.id, "-",
@@ -194,10 +227,10 @@ std::string RenderAuditTable(const std::vector<KernelAudit>& audits) {
       continue;
     }
     for (const ArchAudit& arch : a.arches) {
-      out += absl::StrFormat("%-28s %-7s %4d %5d %7d %5d %6d %6d %6d %6d  %s\n", a.kernel.id,
+      out += absl::StrFormat("%-28s %-7s %4d %5d %7d %5d %6d %6d %6d %6d %5d  %s\n", a.kernel.id,
                              arch.arch, static_cast<int>(arch.functions.size()), arch.max_registers,
                              arch.max_shared_bytes, arch.max_local_bytes, arch.mix.hmma,
-                             arch.mix.hgmma, arch.mix.ldsm, arch.mix.ldgsts,
+                             arch.mix.hgmma, arch.mix.ldsm, arch.mix.ldgsts, arch.mix.tma,
                              arch.violations.empty() ? "ok" : "FAIL");
     }
   }

@@ -120,6 +120,68 @@ TEST(AuditKernels, LocalMemoryIsASpillViolation) {
   EXPECT_NE(audits[0].violations[0].find("2 STL"), std::string::npos);
 }
 
+// One function of the Hopper rung g06 (TMA loads, mbarriers, setmaxnreg, wgmma; sm_90a).
+std::vector<SassFunction> ParseG06() {
+  auto g06 = ParseCuobjdumpSass(ReadTestdata("cuobjdump_g06_tma_ws_one_function.txt"));
+  EXPECT_TRUE(g06.ok()) << g06.status();
+  return g06.ok() ? *g06 : std::vector<SassFunction>{};
+}
+
+const KernelDescriptor kG06 = {
+    "gemm.g06_tma_ws", "gemm", 6, false, false, 90, {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"}};
+
+TEST(AuditKernels, AHopperRungShowsWgmmaAndTheTmaInstructions) {
+  const auto g06 = ParseG06();
+  ASSERT_EQ(g06.size(), 1u);
+  EXPECT_EQ(g06[0].arch, "sm_90a");
+  EXPECT_EQ(g06[0].source, "g06_tma_ws");
+  EXPECT_EQ(g06[0].local_bytes, 0);
+  auto audits = AuditKernels({kG06}, g06);
+  ASSERT_EQ(audits.size(), 1u);
+  EXPECT_TRUE(audits[0].passed()) << audits[0].violations.front();
+  ASSERT_EQ(audits[0].arches.size(), 1u);
+  const InstructionMix& mix = audits[0].arches[0].mix;
+  EXPECT_GT(mix.hgmma, 0);
+  EXPECT_EQ(mix.hmma, 0);
+  EXPECT_GT(mix.tma, 0);
+  EXPECT_EQ(mix.ldgsts, 0) << "TMA replaced cp.async";
+  const auto json = AuditToJson(audits, "sample", "test");
+  EXPECT_EQ(json["kernels"][0]["required_opcodes"].size(), 4u);
+  EXPECT_EQ(json["kernels"][0]["arches"][0]["instructions"]["tma"].get<int>(), mix.tma);
+  EXPECT_NE(RenderAuditTable(audits).find("TMA"), std::string::npos);
+}
+
+TEST(AuditKernels, AHopperRungThatLostItsTmaOrWgmmaFails) {
+  // The same function with its TMA loads taken out, as a build whose copies fell back to
+  // ordinary loads would show.
+  auto g06 = ParseG06();
+  ASSERT_EQ(g06.size(), 1u);
+  g06[0].opcodes.erase("UTMALDG");
+  auto audits = AuditKernels({kG06}, g06);
+  ASSERT_FALSE(audits[0].passed());
+  ASSERT_EQ(audits[0].violations.size(), 1u);
+  EXPECT_NE(audits[0].violations[0].find("no UTMALDG"), std::string::npos)
+      << audits[0].violations[0];
+  // g04's mma.sync function presented as an sm_90a rung: tensor instructions, but no HGMMA.
+  auto all = ParseBoth();
+  std::vector<SassFunction> g04 = {all[2]};
+  g04[0].source = "g07_pretend";
+  auto hopper = AuditKernels({{"gemm.g07_pretend", "gemm", 7, false, false, 90, {}}}, g04);
+  ASSERT_FALSE(hopper[0].passed());
+  EXPECT_NE(hopper[0].violations[0].find("no HGMMA"), std::string::npos) << hopper[0].violations[0];
+  // Without exact_sm the same function is a valid Ampere-style rung.
+  EXPECT_TRUE(AuditKernels({{"gemm.g07_pretend", "gemm", 7, false, false}}, g04)[0].passed());
+}
+
+TEST(RequiredOpcodes, HopperRungsNeedWgmmaPlusWhatTheyDeclare) {
+  EXPECT_EQ(RequiredOpcodes(kG06),
+            (std::vector<std::string>{"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"}));
+  EXPECT_EQ(RequiredOpcodes({"gemm.g05_wgmma", "gemm", 5, false, false, 90, {}}),
+            (std::vector<std::string>{"HGMMA"}));
+  EXPECT_TRUE(RequiredOpcodes({"gemm.g04_mma", "gemm", 4, false, false}).empty());
+  EXPECT_TRUE(RequiredOpcodes({"peer.cublas_gemm", "gemm", 1000, true, false, 90, {}}).empty());
+}
+
 TEST(ExpectsTensorCores, LadderRule) {
   EXPECT_FALSE(ExpectsTensorCores({"attn.a02_smem_tiled", "attention_fwd", 2, false, false}));
   EXPECT_TRUE(ExpectsTensorCores({"attn.a03_wmma", "attention_fwd", 3, false, false}));
