@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 
 namespace flashscope::audit {
 namespace {
@@ -29,15 +30,20 @@ bool SourceMatches(const KernelDescriptor& k, const std::string& prefix, const s
 
 std::string ShortName(const SassFunction& f) {
   std::string n = f.demangled.empty() ? f.name : f.demangled;
+  // "ns::(anonymous namespace)::Kernel(args)": the first '(' is not the parameter list's.
+  n = absl::StrReplaceAll(n, {{"(anonymous namespace)::", ""}});
   if (size_t paren = n.find('('); paren != std::string::npos) n = n.substr(0, paren);
   return n;
 }
 
 nlohmann::json MixToJson(const InstructionMix& m) {
-  return {{"total", m.total}, {"hmma", m.hmma},     {"hgmma", m.hgmma}, {"other_mma", m.other_mma},
-          {"ldsm", m.ldsm},   {"ldgsts", m.ldgsts}, {"tma", m.tma},     {"ldl", m.ldl},
-          {"stl", m.stl},     {"lds", m.lds},       {"sts", m.sts},     {"ldg", m.ldg},
-          {"stg", m.stg}};
+  return {{"total", m.total}, {"hmma", m.hmma},
+          {"hgmma", m.hgmma}, {"other_mma", m.other_mma},
+          {"ldsm", m.ldsm},   {"ldgsts", m.ldgsts},
+          {"tma", m.tma},     {"ldl", m.ldl},
+          {"stl", m.stl},     {"lds", m.lds},
+          {"sts", m.sts},     {"ldg", m.ldg},
+          {"stg", m.stg},     {"hgmma_serialized", m.hgmma_serialized}};
 }
 
 void Accumulate(const InstructionMix& m, InstructionMix* sum) {
@@ -50,6 +56,7 @@ void Accumulate(const InstructionMix& m, InstructionMix* sum) {
   sum->tma += m.tma;
   sum->ldl += m.ldl;
   sum->stl += m.stl;
+  sum->hgmma_serialized += m.hgmma_serialized;
   sum->lds += m.lds;
   sum->sts += m.sts;
   sum->ldg += m.ldg;
@@ -82,6 +89,7 @@ InstructionMix MixOf(const SassFunction& f) {
   m.tma = f.Count("UTMALDG") + f.Count("UTMASTG") + f.Count("UTMAREDG");
   m.ldl = f.Count("LDL");
   m.stl = f.Count("STL");
+  m.hgmma_serialized = f.hgmma_serialized;
   m.lds = f.Count("LDS");
   m.sts = f.Count("STS");
   m.ldg = f.Count("LDG");
@@ -134,6 +142,13 @@ std::vector<KernelAudit> AuditKernels(const std::vector<KernelDescriptor>& kerne
               "%s %s: %s uses local memory (%d bytes per thread, %d LDL, %d STL): register "
               "spills or a local array; the policy allows none",
               k.id, name, ShortName(*f), std::max(f->local_bytes, 0), m.ldl, m.stl));
+        }
+        if (m.hgmma_serialized > 0) {
+          arch.violations.push_back(absl::StrFormat(
+              "%s %s: %s has %d wgmma(s) that ptxas serialised (each waits for the previous one: "
+              "its C7515 advisory, e.g. non-wgmma instructions defining accumulator registers "
+              "inside the wgmma pipeline)",
+              k.id, name, ShortName(*f), m.hgmma_serialized));
         }
       }
       if (a.expects_tensor_cores && arch.mix.Tensor() == 0) {

@@ -5,6 +5,7 @@
 //     instructions (HMMA, HGMMA, or another *MMA/*GMMA);
 //   - a Hopper rung (arch-specific sm_90a code, KernelInfo::exact_sm = 90) contains HGMMA: mma.sync
 //     alone would be the Ampere path on a Hopper-only build;
+//   - no function has wgmmas that ptxas serialised (SassFunction::hgmma_serialized);
 //   - every opcode a rung declares in KernelInfo::required_sass (UTMALDG for TMA loads, SYNCS for
 //     mbarriers, USETMAXREG for setmaxnreg, ...) occurs in its functions for each architecture;
 //   - a ladder rung has device code for the architecture at all.
@@ -44,6 +45,7 @@ struct InstructionMix {
   int tma = 0;        // bulk-tensor copies (UTMALDG loads, UTMASTG stores, UTMAREDG reductions)
   int ldl = 0;        // local loads (spill reloads, local arrays)
   int stl = 0;        // local stores
+  int hgmma_serialized = 0;  // wgmmas ptxas made wait for the previous one (SassFunction)
   int lds = 0, sts = 0, ldg = 0, stg = 0;
   int Tensor() const { return hmma + hgmma + other_mma; }
 };

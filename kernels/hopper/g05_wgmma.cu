@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   hopper::WgmmaWait<0>();
   ptx::CpAsyncWait<0>();
-  hopper::StoreWgmmaAccumulators<kBN>(d, C, M, N, m0 + (threadIdx.x / 128) * 64, n0);
+  hopper::StoreWgmmaAccumulators<kBN>(d, C, M, N, m0 + (threadIdx.x / 32) * 16, n0);
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
@@ -267,7 +267,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     hopper::WgmmaWait<0>();
   }
 
-  hopper::StoreWgmmaAccumulators<kBN>(d, C, M, N, m0 + (threadIdx.x / 128) * 64, n0);
+  hopper::StoreWgmmaAccumulators<kBN>(d, C, M, N, m0 + (threadIdx.x / 32) * 16, n0);
 }
 
 std::string G05Supports(const GemmProblem& p) {

@@ -211,7 +211,8 @@ __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_
     }
     WgmmaWait<0>();
     release(previous);
-    StoreWgmmaAccumulators<kBN>(d, C, s.m, s.n, tm * kBM + wg * 64, tn * kBN);
+    StoreWgmmaAccumulators<kBN>(d, C, s.m, s.n, tm * kBM + wg * 64 + (threadIdx.x / 32 % 4) * 16,
+                                tn * kBN);
   }
 }
 

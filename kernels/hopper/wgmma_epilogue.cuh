@@ -8,15 +8,18 @@ namespace flashscope::kernels::hopper {
 
 // Accumulator layout of wgmma.m64nNk16 (PTX ISA, "wgmma ... register fragment D"): warp w of the
 // warpgroup holds rows 16w..16w+15; for each n8 block j, the thread's d[4j..4j+3] are (r, c),
-// (r, c+1), (r+8, c), (r+8, c+1) with r = 16w + lane/4, c = 8j + 2(lane%4). `row0`, `col0`: the C
-// coordinates of the warpgroup's 64 x kN block; rows and columns outside the M x N matrix are
-// skipped. Pairs go out as float2 when that is 8-byte aligned: N even and C itself 8-byte
-// aligned (a caller's C may start anywhere; cudaMalloc'd ones are 256-byte aligned).
+// (r, c+1), (r+8, c), (r+8, c+1) with r = 16w + lane/4, c = 8j + 2(lane%4). `warp_row0`: the C
+// row of this warp's first accumulator row (the warpgroup's first row + 16w); `col0`: the C
+// column of the block's first column. Rows and columns outside the M x N matrix are skipped.
+// Pairs go out as float2 when that is 8-byte aligned: N even and C itself 8-byte aligned (a
+// caller's C may start anywhere; cudaMalloc'd ones are 256-byte aligned).
+// The caller computes warp_row0: computed in here from the warpgroup's row, ptxas serialised
+// g05's wgmmas (C7515, "non wgmma instructions defining accumulator registers"), -7 %.
 template <int kN>
 __device__ __forceinline__ void StoreWgmmaAccumulators(const float (&d)[kN / 2], float* C, int M,
-                                                       int N, int row0, int col0) {
+                                                       int N, int warp_row0, int col0) {
   const int lane = threadIdx.x % 32;
-  const int r = row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;
+  const int r = warp_row0 + lane / 4;
   const bool pairs = N % 2 == 0 && (reinterpret_cast<uintptr_t>(C) & 7) == 0;
 #pragma unroll
   for (int j = 0; j < kN / 8; ++j) {
