@@ -113,6 +113,15 @@ std::vector<KernelAudit> AuditKernels(const std::vector<KernelDescriptor>& kerne
               k.id, name, ShortName(*f), std::max(f->local_bytes, 0), m.ldl, m.stl));
         }
       }
+      for (const std::string& op : k.required_sass) {
+        int count = 0;
+        for (const SassFunction* f : arch.functions) count += f->Count(op);
+        if (count == 0) {
+          arch.violations.push_back(absl::StrFormat(
+              "%s %s: its technique needs %s instructions but its %d function(s) hold none", k.id,
+              name, op, static_cast<int>(arch.functions.size())));
+        }
+      }
       if (a.expects_tensor_cores && arch.mix.Tensor() == 0) {
         arch.violations.push_back(absl::StrFormat(
             "%s %s: a tensor-core rung (revision %d) but its %d function(s) hold no HMMA/HGMMA "

@@ -3,7 +3,9 @@
 //     any LDL/STL instruction);
 //   - a tensor-core rung (attention revision >= 3, gemm revision >= 4) contains tensor-core
 //     instructions (HMMA, HGMMA, or another *MMA/*GMMA);
-//   - a ladder rung has device code for the architecture at all.
+//   - a ladder rung has device code for the architecture at all;
+//   - every opcode a kernel lists as required (its technique: HGMMA, UTMALDG, USETMAXREG...)
+//     occurs in its functions for each architecture.
 // Functions are attributed to kernels by their source file: "attn.a10_fa2" -> the file whose stem
 // starts with "a10_" (the ladder's one-file-per-revision rule); peers and test kernels by their
 // whole id after the dot ("peer.cublas_unfused" -> cublas_unfused). Kernels whose revisions share
@@ -25,6 +27,9 @@ struct KernelDescriptor {
   int revision = 0;
   bool is_peer = false;
   bool test_only = false;
+  // SASS opcodes the kernel's technique must compile to (KernelInfo::required_sass), e.g.
+  // "HGMMA", "UTMALDG" (TMA loads), "USETMAXREG"; each must occur in its functions, per arch.
+  std::vector<std::string> required_sass;
 };
 
 // The instruction groups the audit reports, in this order.

@@ -120,6 +120,20 @@ TEST(AuditKernels, LocalMemoryIsASpillViolation) {
   EXPECT_NE(audits[0].violations[0].find("2 STL"), std::string::npos);
 }
 
+TEST(AuditKernels, ARequiredOpcodeThatIsMissingIsNamed) {
+  // g04's real function holds HMMA but no TMA load: a rung that claims TMA must fail, naming it.
+  auto all = ParseBoth();
+  KernelDescriptor k = kLadder[1];
+  k.required_sass = {"HMMA", "UTMALDG"};
+  auto audits = AuditKernels({k}, all);
+  ASSERT_FALSE(audits[0].passed());
+  ASSERT_EQ(audits[0].violations.size(), 1u);
+  EXPECT_NE(audits[0].violations[0].find("needs UTMALDG"), std::string::npos)
+      << audits[0].violations[0];
+  k.required_sass = {"HMMA", "LDSM"};
+  EXPECT_TRUE(AuditKernels({k}, all)[0].passed());
+}
+
 TEST(ExpectsTensorCores, LadderRule) {
   EXPECT_FALSE(ExpectsTensorCores({"attn.a02_smem_tiled", "attention_fwd", 2, false, false}));
   EXPECT_TRUE(ExpectsTensorCores({"attn.a03_wmma", "attention_fwd", 3, false, false}));
