@@ -30,6 +30,7 @@ KernelEntry MakeA15IntraOverlap();
 KernelEntry MakeA16Fa4CondRescale();
 KernelEntry MakeA16Fa4PolyExp();
 KernelEntry MakeA16Fa4Softmax();
+KernelEntry MakeA17PerDimSchedule();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -77,6 +78,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA16Fa4CondRescale,
     &MakeA16Fa4PolyExp,
     &MakeA16Fa4Softmax,
+    &MakeA17PerDimSchedule,
 #endif
     // gemm ladder
     &MakeG01Naive,

@@ -64,12 +64,13 @@ struct Instance {
   }
 };
 
-// Calls fn(Instance<...>{}) for the problem's dtype and head dim (checked by Supports first).
-template <unsigned F, class Fn>
+// Calls fn(Instance<...>{}) for the problem's dtype and head dim (checked by Supports first);
+// head dim 64 takes the feature set F64 (a rung may schedule it differently).
+template <unsigned F, unsigned F64, class Fn>
 auto WithInstance(const AttentionProblem& p, Fn&& fn) {
   const bool bf16 = p.dtype == DType::kBF16;
   if (p.head_dim == 64) {
-    return bf16 ? fn(Instance<__nv_bfloat16, 64, F>{}) : fn(Instance<__half, 64, F>{});
+    return bf16 ? fn(Instance<__nv_bfloat16, 64, F64>{}) : fn(Instance<__half, 64, F64>{});
   }
   if (p.head_dim == 128) {
     return bf16 ? fn(Instance<__nv_bfloat16, 128, F>{}) : fn(Instance<__half, 128, F>{});
@@ -77,9 +78,9 @@ auto WithInstance(const AttentionProblem& p, Fn&& fn) {
   return bf16 ? fn(Instance<__nv_bfloat16, 256, F>{}) : fn(Instance<__half, 256, F>{});
 }
 
-// The registry entry of a rung. `required_sass`: the SASS opcodes its technique must compile to
-// (the static audit fails the rung when one is missing).
-template <unsigned F>
+// The registry entry of a rung (feature set F; F64 at head dim 64). `required_sass`: the SASS
+// opcodes its technique must compile to (the static audit fails the rung when one is missing).
+template <unsigned F, unsigned F64 = F>
 KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   using C = Config<128, F>;
   KernelEntry e;
@@ -91,13 +92,13 @@ KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   e.info = std::move(info);
   e.attention_supports = [](const AttentionProblem& p) { return Supports(p, C::kBM); };
   e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    return WithInstance<F>(p, [&](auto inst) { return inst.Launch(p, a, s); });
+    return WithInstance<F, F64>(p, [&](auto inst) { return inst.Launch(p, a, s); });
   };
   e.device_functions = [](const Problem& pr) {
     std::vector<DeviceFunction> out;
     if (const auto* p = std::get_if<AttentionProblem>(&pr);
         p != nullptr && Supports(*p, C::kBM).empty()) {
-      out.push_back(WithInstance<F>(*p, [](auto inst) { return inst.Describe(); }));
+      out.push_back(WithInstance<F, F64>(*p, [](auto inst) { return inst.Describe(); }));
     }
     return out;
   };

@@ -24,6 +24,7 @@ enum : unsigned {
   kWarpSpec = 1u << 8,
   kPingPong = 1u << 9,
   kIntraOverlap = 1u << 10,
+  kThreeWarpgroups = 1u << 11,  // three consumer warpgroups, 192 query rows per CTA
 };
 
 // Tile shape, roles and shared-memory layout of one instantiation.
@@ -36,15 +37,19 @@ struct Config {
   static constexpr bool kBatched = kPP || kIO;  // Q·K(j) issued together with P(j-1)·V(j-1)
   static_assert(!kBatched || kWS,
                 "the batched schedule has no inline producer: it needs kWarpSpec");
-  static constexpr int kBM = 128;
+  static constexpr int kConsumerWGs = (F & kThreeWarpgroups) ? 3 : 2;
+  static_assert(!kPP || kConsumerWGs == 2, "the ping-pong turns are written for two warpgroups");
+  static_assert(kConsumerWGs == 2 || kWS,
+                "three consumer warpgroups need the producer's registers");
+  static constexpr int kBM = 64 * kConsumerWGs;
   // D = 256: O takes 128 registers per thread, so S gets a narrower tile (32 registers).
   static constexpr int kBN = D <= 128 ? 128 : 64;
   // Three K/V stages where shared memory allows (D = 256 fills it with two).
   static constexpr int kStages = D <= 128 ? 3 : 2;
-  static constexpr int kConsumerThreads = 256;  // two warpgroups
+  static constexpr int kConsumerThreads = 128 * kConsumerWGs;
   static constexpr int kThreads = kConsumerThreads + (kWS ? 128 : 0);
-  // 128·24 + 256·240 = 64512 of the 65536 registers: the producer keeps the minimum.
-  static constexpr int kProducerRegs = 24, kConsumerRegs = 240;
+  // 128·24 + 256·240 (or 384·160) = 64512 of the 65536 registers: the producer keeps the minimum.
+  static constexpr int kProducerRegs = 24, kConsumerRegs = kConsumerWGs == 2 ? 240 : 160;
   static constexpr int kSub = D / 64;  // 128-byte (64-element) column blocks of a row
   static constexpr uint32_t kQBytes = kSub * kBM * 128;
   static constexpr uint32_t kKVBytes = kSub * kBN * 128;  // one stage of K (or of V)

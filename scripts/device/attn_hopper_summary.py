@@ -93,6 +93,8 @@ def main():
     d = sys.argv[1]
     correctness("smoke", cases_of(os.path.join(d, "smoke.json")))
     correctness("attn_hopper", cases_of(os.path.join(d, "check.json")))
+    correctness("attn_hopper_rest", cases_of(os.path.join(d, "rest.json")))
+    correctness("racecheck", cases_of(os.path.join(d, "racecheck.json")))
     perf = cases_of(os.path.join(d, "perf.json"))
     correctness("attn_hopper_perf", perf)
     performance(perf)
