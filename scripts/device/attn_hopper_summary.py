@@ -94,6 +94,7 @@ def main():
     correctness("smoke", cases_of(os.path.join(d, "smoke.json")))
     correctness("attn_hopper", cases_of(os.path.join(d, "check.json")))
     correctness("attn_hopper_rest", cases_of(os.path.join(d, "rest.json")))
+    correctness("memcheck", cases_of(os.path.join(d, "memcheck.json")))
     correctness("racecheck", cases_of(os.path.join(d, "racecheck.json")))
     perf = cases_of(os.path.join(d, "perf.json"))
     correctness("attn_hopper_perf", perf)
