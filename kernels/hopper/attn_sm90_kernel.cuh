@@ -1,9 +1,10 @@
-// The one templated FlashAttention forward body behind the Hopper rungs a12..a16 (sm_90a only).
+// The one templated FlashAttention forward body behind the Hopper rungs a12..a17 (sm_90a only).
 // Like a05..a11 (kernels/attention/attn_mma_impl.cuh), each rung is a compile-time feature set:
 // a feature that is off compiles out, so each rung's binary is exactly what its file describes.
 //
 // Work split: a CTA owns BM = 128 query rows of one (batch, head), two consumer warpgroups of 64
-// rows each, and walks the key tiles of BN keys that its rows can see:
+// rows each (192 and three with kThreeWarpgroups), and walks the key tiles of BN keys that its rows
+// can see:
 //   S = Q·Kᵀ by wgmma, both operands from shared memory (Q and K tiles K-major, 128-byte
 //   swizzled as TMA writes them); mask (only on tiles that cross Sk or the causal diagonal);
 //   online softmax in registers (attn_mma::SoftmaxState: the same code as a07+); O += P·V by
@@ -22,7 +23,9 @@
 //                        so one's softmax runs while the other's GEMMs occupy the tensor cores;
 //                        each turn issues Q·K(j) together with P(j-1)·V(j-1);
 //   kIntraOverlap  (a15) inside a warpgroup, the softmax of tile j runs while P(j-1)·V(j-1) is
-//                        still executing (wait for S first, for O only before rescaling it).
+//                        still executing (wait for S first, for O only before rescaling it);
+//   kThreeWarpgroups (a17 at D = 64) three consumer warpgroups, 192 query rows per CTA.
+// a16 adds attn_mma's kCondRescale / kPolyExp softmax bits; a17 picks features per head dim.
 #pragma once
 
 #include <cuda.h>
