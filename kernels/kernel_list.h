@@ -22,6 +22,16 @@ KernelEntry MakeA10Fa2();
 KernelEntry MakeA11Fa4CondRescale();
 KernelEntry MakeA11Fa4PolyExp();
 KernelEntry MakeA11Fa4Softmax();
+#ifdef FLASHSCOPE_HAVE_SM90A
+KernelEntry MakeA12WgmmaTma();  // kernels/hopper/: compiled for sm_90a only
+KernelEntry MakeA13WarpSpecialized();
+KernelEntry MakeA14Pingpong();
+KernelEntry MakeA15IntraOverlap();
+KernelEntry MakeA16Fa4CondRescale();
+KernelEntry MakeA16Fa4PolyExp();
+KernelEntry MakeA16Fa4Softmax();
+KernelEntry MakeA17PerDimSchedule();
+#endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
 KernelEntry MakeG02SmemTiled();
@@ -61,6 +71,16 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA11Fa4CondRescale,
     &MakeA11Fa4PolyExp,
     &MakeA11Fa4Softmax,
+#ifdef FLASHSCOPE_HAVE_SM90A
+    &MakeA12WgmmaTma,
+    &MakeA13WarpSpecialized,
+    &MakeA14Pingpong,
+    &MakeA15IntraOverlap,
+    &MakeA16Fa4CondRescale,
+    &MakeA16Fa4PolyExp,
+    &MakeA16Fa4Softmax,
+    &MakeA17PerDimSchedule,
+#endif
     // gemm ladder
     &MakeG01Naive,
     &MakeG02SmemTiled,

@@ -6,6 +6,7 @@ README can be regenerated after each run:
 
     scripts/ladder_tables.py LADDER_REPORT [--peers TORCH_REPORT] [--problem KEY ...]
     scripts/ladder_tables.py GEMM_LADDER_REPORT --gemm [--problem KEY ...]
+                             [--vs PEER_ID]   (every problem x kernel, TFLOPS and x PEER_ID)
 """
 import argparse
 import json
@@ -133,6 +134,32 @@ def peer_table(ladder, torch_cases):
     return "\n".join(out)
 
 
+def vs_peer_table(cases, peer):
+    """TFLOPS of every passed case, problem by problem, each with its ratio to `peer` on the same
+    problem in the same report."""
+    kernels, rows = [], {}
+    for c in sorted(cases, key=lambda c: (revision(c), c["kernel_id"])):
+        if c["status"] != "passed":
+            continue
+        if c["kernel_id"] not in kernels:
+            kernels.append(c["kernel_id"])
+        rows.setdefault(c["problem_key"], {})[c["kernel_id"]] = c["throughput"]["tflops"]
+    kernels = [k for k in kernels if k != peer] + ([peer] if any(peer in r for r in rows.values()) else [])
+    out = ["| problem | " + " | ".join(k.split(".", 1)[1] for k in kernels) + " |",
+           "|---|" + "---:|" * len(kernels)]
+    for key, row in rows.items():
+        ref = row.get(peer)
+        cells = []
+        for k in kernels:
+            v = row.get(k)
+            if v is not None and ref and k != peer:
+                cells.append(f"{v:.1f} ({v / ref:.2f})")
+            else:
+                cells.append(fmt(v))
+        out.append(f"| {key} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("ladder")
@@ -140,6 +167,7 @@ def main():
     ap.add_argument("--problem", action="append", help="problem keys for rung tables")
     ap.add_argument("--gemm", action="store_true",
                     help="the GEMM ladder: a kernel x problem table per input type")
+    ap.add_argument("--vs", help="a peer id: also print every problem x kernel against it")
     a = ap.parse_args()
     try:
         ladder = json.load(open(a.ladder))
@@ -161,6 +189,8 @@ def main():
         print()
     if a.peers:
         print(peer_table(ladder["cases"], torch["cases"]))
+    if a.vs:
+        print(vs_peer_table(ladder["cases"], a.vs))
 
 
 if __name__ == "__main__":

@@ -251,18 +251,7 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
     // Mask keys past Sk and past the causal diagonal; only tiles that cross either pay for it.
 #pragma unroll
     for (int mt = 0; mt < MT; ++mt) {
-      const int row_lo = m0 + wrow + mt * 16;
-      if (n0 + BN > p.seq_k || (p.causal && n0 + BN - 1 > row_lo + diag)) {
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int col = n0 + j * 8 + 2 * t + (e & 1);
-            const int row = row_lo + g + (e >= 2 ? 8 : 0);
-            if (col >= p.seq_k || (p.causal && col > row + diag)) s[mt][j][e] = -INFINITY;
-          }
-        }
-      }
+      MaskScores<BN>(s[mt], n0, m0 + wrow + mt * 16, p.seq_k, p.causal, diag, g, t);
     }
 
     if constexpr (kRegS) {

@@ -45,6 +45,26 @@ __device__ __forceinline__ float QuadSum(float x) {
 // -inf - (-inf) never makes a NaN; every exponent of such a row is exp(-inf) = 0.
 __device__ __forceinline__ float Finite(float m) { return m == -INFINITY ? 0.f : m; }
 
+// Sets to -inf the scores of one warp's 16 query rows (first row `row_lo`, C layout: this thread
+// holds rows g and g+8, columns 2t, 2t+1 of each n8 block) x BN keys (first key `n0`) that lie
+// past seq_k or, when causal, past the bottom-right aligned diagonal (query i sees keys
+// j <= i + diag, diag = seq_k - seq_q). Only tiles that cross either edge pay for the test.
+template <int BN>
+__device__ __forceinline__ void MaskScores(float (&s)[BN / 8][4], int n0, int row_lo, int seq_k,
+                                           int causal, int diag, int g, int t) {
+  if (n0 + BN > seq_k || (causal && n0 + BN - 1 > row_lo + diag)) {
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int col = n0 + j * 8 + 2 * t + (e & 1);
+        const int row = row_lo + g + (e >= 2 ? 8 : 0);
+        if (col >= seq_k || (causal && col > row + diag)) s[j][e] = -INFINITY;
+      }
+    }
+  }
+}
+
 template <typename T, int D, int BN, unsigned F>
 struct SoftmaxState {
   static constexpr bool kDirect = (F & kDirectRescale) != 0;
@@ -78,9 +98,9 @@ struct SoftmaxState {
     return ptx::PackFloat2<T>(lo, hi);
   }
 
-  // Turns the masked raw scores s (C layout) into P in place and updates m, l, O.
-  __device__ __forceinline__ void SoftmaxInRegs(float (&s)[BN / 8][4], float scale) {
-    float mx[2] = {-INFINITY, -INFINITY};
+  // Row maxima of the raw scores s (C layout), reduced over the quad: rows g and g+8.
+  __device__ __forceinline__ static void RowMax(const float (&s)[BN / 8][4], float (&mx)[2]) {
+    mx[0] = mx[1] = -INFINITY;
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j) {
       mx[0] = fmaxf(mx[0], fmaxf(s[j][0], s[j][1]));
@@ -88,35 +108,60 @@ struct SoftmaxState {
     }
     mx[0] = QuadMax(mx[0]);
     mx[1] = QuadMax(mx[1]);
+  }
+
+  // Direct softmax, step 1: takes the tile's row maxima `mx` (raw scores) into the running max
+  // and rescales l. Returns whether O must be rescaled by alpha[r] for row r; false when
+  // conditional rescaling kept the stale max (then alpha is not set). O is left alone, so a
+  // caller whose O is still being written by an asynchronous MMA can rescale it later.
+  __device__ __forceinline__ bool UpdateMax(const float (&mx)[2], float scale, float (&alpha)[2]) {
+    static_assert(kDirect, "UpdateMax is the direct (log2) softmax");
+    const float sl2 = scale * kLog2e;
+    bool update = true;
+    if constexpr (kCond) {
+      // Warp-uniform decision (no divergence): rescale when any row of the warp grew > tau.
+      const bool need = mx[0] * sl2 > m[0] + kRescaleTau || mx[1] * sl2 > m[1] + kRescaleTau;
+      update = __any_sync(0xffffffffu, need);
+    }
+    if (update) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const float m_new = fmaxf(m[r], mx[r] * sl2);
+        alpha[r] = ptx::Exp2(m[r] - Finite(m_new));
+        m[r] = m_new;
+        l[r] *= alpha[r];
+      }
+    }
+    return update;
+  }
+
+  // Direct softmax, step 2: s becomes P = 2^(s·scale·log2e - m) in place, summed into l.
+  __device__ __forceinline__ void ExpAndSum(float (&s)[BN / 8][4], float scale) {
+    const float sl2 = scale * kLog2e;
+    const float mu[2] = {Finite(m[0]), Finite(m[1])};
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float x = fmaf(s[j][e], sl2, -mu[e >> 1]);
+        const float pe = (kPoly && j % 4 == 3) ? ptx::Exp2Poly(x) : ptx::Exp2(x);
+        s[j][e] = pe;
+        l[e >> 1] += pe;
+      }
+    }
+  }
+
+  // Turns the masked raw scores s (C layout) into P in place and updates m, l, O.
+  __device__ __forceinline__ void SoftmaxInRegs(float (&s)[BN / 8][4], float scale) {
+    float mx[2];
+    RowMax(s, mx);
     if constexpr (kDirect) {
-      const float sl2 = scale * kLog2e;
-      bool update = true;
-      if constexpr (kCond) {
-        // Warp-uniform decision (no divergence): rescale when any row of the warp grew > tau.
-        const bool need = mx[0] * sl2 > m[0] + kRescaleTau || mx[1] * sl2 > m[1] + kRescaleTau;
-        update = __any_sync(0xffffffffu, need);
+      float alpha[2];
+      if (UpdateMax(mx, scale, alpha)) {
+        RescaleO(0, alpha[0]);
+        RescaleO(1, alpha[1]);
       }
-      if (update) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          const float m_new = fmaxf(m[r], mx[r] * sl2);
-          const float alpha = ptx::Exp2(m[r] - Finite(m_new));
-          m[r] = m_new;
-          l[r] *= alpha;
-          RescaleO(r, alpha);
-        }
-      }
-      const float mu[2] = {Finite(m[0]), Finite(m[1])};
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const float x = fmaf(s[j][e], sl2, -mu[e >> 1]);
-          const float pe = (kPoly && j % 4 == 3) ? ptx::Exp2Poly(x) : ptx::Exp2(x);
-          s[j][e] = pe;
-          l[e >> 1] += pe;
-        }
-      }
+      ExpAndSum(s, scale);
     } else {
 #pragma unroll
       for (int r = 0; r < 2; ++r) {

@@ -1,0 +1,90 @@
+#include "kernels/hopper/attn_sm90_host.h"
+
+#include <cstdint>
+#include <limits>
+
+#include "kernels/hopper/sm90_tensor_map.h"
+
+namespace flashscope::kernels::attn_sm90 {
+namespace {
+
+struct MapKey {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  int64_t bh = 0, seq_q = 0, seq_k = 0, head_dim = 0;
+  DType dtype = DType::kF16;
+  int bm = 0, bn = 0;
+  bool operator==(const MapKey& o) const {
+    return q == o.q && k == o.k && v == o.v && bh == o.bh && seq_q == o.seq_q && seq_k == o.seq_k &&
+           head_dim == o.head_dim && dtype == o.dtype && bm == o.bm && bn == o.bn;
+  }
+};
+
+std::string Encode(const void* base, const AttentionProblem& p, int64_t seq, int box_rows,
+                   CUtensorMap* out) {
+  sm90::Tensor3D t;
+  t.base = base;
+  t.type =
+      p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  const uint64_t row_bytes = static_cast<uint64_t>(p.head_dim) * 2;
+  t.dims[0] = static_cast<uint64_t>(p.head_dim);
+  t.dims[1] = static_cast<uint64_t>(seq);
+  t.dims[2] = static_cast<uint64_t>(p.batch * p.heads);
+  t.strides_bytes[0] = row_bytes;
+  t.strides_bytes[1] = row_bytes * static_cast<uint64_t>(seq);
+  t.box[0] = 64;  // 128 bytes: the swizzle span
+  t.box[1] = static_cast<uint32_t>(box_rows);
+  t.box[2] = 1;
+  t.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  return sm90::EncodeTensorMap3D(t, out);
+}
+
+}  // namespace
+
+std::string Supports(const AttentionProblem& p, int bm) {
+  if (p.dtype != DType::kF16 && p.dtype != DType::kBF16) {
+    return "the Hopper rungs issue wgmma with fp16 or bf16 operands, not " +
+           std::string(DTypeName(p.dtype)) +
+           " (use attn.a01_scalar or attn.a02_smem_tiled for fp32)";
+  }
+  if (p.head_dim != 64 && p.head_dim != 128 && p.head_dim != 256) {
+    return "head_dim " + std::to_string(p.head_dim) +
+           " is not instantiated: the Hopper rungs are compiled for head_dim 64, 128 and 256";
+  }
+  if (p.batch < 1 || p.heads < 1 || p.seq_q < 1 || p.seq_k < 1) {
+    return "empty problem: batch, heads, seq_q and seq_k must be >= 1";
+  }
+  if (p.seq_q > (int64_t{1} << 30) || p.seq_k > (int64_t{1} << 30)) {
+    return "sequence lengths above 2^30 are not supported (32-bit row coordinates)";
+  }
+  const int64_t ctas = (p.seq_q + bm - 1) / bm * p.batch * p.heads;
+  if (ctas > std::numeric_limits<int32_t>::max()) {
+    return "batch*heads*ceil(seq_q/" + std::to_string(bm) + ") = " + std::to_string(ctas) +
+           " blocks exceed the grid's x limit (2^31 - 1)";
+  }
+  return "";
+}
+
+std::string MapsFor(const AttentionProblem& p, const AttentionArgs& a, int bm, int bn,
+                    TensorMaps* out) {
+  // One cache entry per thread: the runner launches from one thread, problem after problem.
+  thread_local MapKey cached_key;
+  thread_local TensorMaps cached_maps;
+  const MapKey key{a.q, a.k, a.v, p.batch * p.heads, p.seq_q, p.seq_k, p.head_dim, p.dtype, bm, bn};
+  if (cached_key.q != nullptr && key == cached_key) {
+    *out = cached_maps;
+    return "";
+  }
+  TensorMaps maps;
+  std::string err = Encode(a.q, p, p.seq_q, bm, &maps.q);
+  if (err.empty()) err = Encode(a.k, p, p.seq_k, bn, &maps.k);
+  if (err.empty()) err = Encode(a.v, p, p.seq_k, bn, &maps.v);
+  if (!err.empty()) return err;
+  cached_key = key;
+  cached_maps = maps;
+  *out = maps;
+  return "";
+}
+
+}  // namespace flashscope::kernels::attn_sm90
