@@ -42,11 +42,15 @@ struct Loaded {
   reports::Report base, next;
 };
 
-// Reads both reports. Returns 0 or the exit code of the failure.
+// Reads both reports and refuses what cannot be paired: an empty side, a repeated case key.
+// Returns 0 or the exit code of the failure.
 int LoadPair(const char* command, const std::vector<std::string>& args, Loaded* out) {
   for (int i = 0; i < 2; ++i) {
     auto r = reports::ReadReportFile(args[i]);
     if (!r.ok()) return Fail(command, std::string(r.status().message()));
+    if (absl::Status s = reports::CheckGateable(*r, args[i]); !s.ok()) {
+      return Fail(command, std::string(s.message()));
+    }
     (i == 0 ? out->base : out->next) = std::move(*r);
   }
   return 0;
