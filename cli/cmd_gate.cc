@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
+#include "cli/output.h"
 #include "reports/compare.h"
 #include "reports/file_util.h"
 #include "reports/gate.h"
@@ -28,7 +29,7 @@ int Fail(const char* command, const std::string& message) {
 int Emit(const char* command, const Args& a, const std::string& text) {
   const std::string& out = a.String("out");
   if (out.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    Print(text);
     return 0;
   }
   if (absl::Status s = reports::WriteFileAtomic(out, text); !s.ok()) {
@@ -99,6 +100,14 @@ int Compare(const Args& a) {
 int Gate(const Args& a) {
   const std::vector<std::string>& args = a.positional();
   const std::string& format = a.String("format");
+  // Both outputs are checked first, so that the verdict is never written to one of them alone.
+  for (const char* flag : {"json", "out"}) {
+    if (const std::string& target = a.String(flag); !target.empty()) {
+      if (absl::Status s = reports::CheckOutputTarget(target); !s.ok()) {
+        return Fail("gate", absl::StrCat("--", flag, " ", s.message()));
+      }
+    }
+  }
   reports::GatePolicy policy;
   if (const std::string& path = a.String("policy"); !path.empty()) {
     auto p = reports::ReadGatePolicyFile(path);
@@ -124,11 +133,11 @@ int Gate(const Args& a) {
   const std::string summary = reports::RenderGateTerminal(gate, color);
   if (format == "terminal" && a.String("out").empty()) {
     // The CI log: what was compared, the verdict counts, then the gate's decision.
-    std::printf("flashscope gate: %s vs %s\n", args[0].c_str(), args[1].c_str());
+    PrintF("flashscope gate: %s vs %s\n", args[0].c_str(), args[1].c_str());
     if (!c.environment_note.empty() && !c.forced) {
-      std::printf("environment differs: %s\n", c.environment_note.c_str());
+      PrintF("environment differs: %s\n", c.environment_note.c_str());
     }
-    std::printf(
+    PrintF(
         "%d pairs: %d slower, %d faster, %d same, %d ambiguous, %d not timed; %zu only in "
         "base, %zu only in next\n%s",
         static_cast<int>(c.paired.size()), c.CountVerdict(reports::Verdict::kSlower),
@@ -139,7 +148,11 @@ int Gate(const Args& a) {
   }
   if (int rc = Emit("gate", a, RenderComparisonAs(format, c, &gate, false))) return rc;
   // The decision always reaches the log: on stderr when stdout carries the rendering.
-  std::fputs(summary.c_str(), a.String("out").empty() ? stderr : stdout);
+  if (a.String("out").empty()) {
+    std::fputs(summary.c_str(), stderr);
+  } else {
+    Print(summary);
+  }
   return gate.ExitCode();
 }
 

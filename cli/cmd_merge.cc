@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
+#include "cli/output.h"
 #include "reports/merge.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
@@ -38,16 +39,16 @@ int Merge(const Args& a) {
     return 2;
   }
   for (const auto& d : merged->differences) {
-    std::printf("FORCED MERGE across differing reports: %s\n", d.c_str());
+    PrintF("FORCED MERGE across differing reports: %s\n", d.c_str());
   }
   if (auto s = reports::WriteReportFileAtomic(merged->report, out); !s.ok()) {
     std::fprintf(stderr, "flashscope merge: %s\n", std::string(s.message()).c_str());
     return 2;
   }
-  std::printf("%s\nmerged %zu reports, %zu cases%s: %s\n",
-              reports::RenderSummary(merged->report, /*color=*/false).c_str(), inputs.size(),
-              merged->report.cases.size(),
-              merged->report.complete ? "" : " (incomplete: an input was incomplete)", out.c_str());
+  PrintF("%s\nmerged %zu reports, %zu cases%s: %s\n",
+         reports::RenderSummary(merged->report, /*color=*/false).c_str(), inputs.size(),
+         merged->report.cases.size(),
+         merged->report.complete ? "" : " (incomplete: an input was incomplete)", out.c_str());
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
+#include "cli/output.h"
 #include "profiler/metric_catalogue.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
@@ -83,7 +84,7 @@ int Show(const Args& a) {
   if (filtered && !report->cases.empty()) {
     absl::StrAppend(&text, "(", report->cases.size(), " of ", total, " cases shown)\n");
   }
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  Print(text);
   return 0;
 }
 
@@ -102,13 +103,13 @@ int Metrics(const Args& a) {
     cc = 90;
     source = "no GPU here; showing sm_90 (use --cc 80 for Ampere)";
   }
-  std::printf(
+  PrintF(
       "hardware metrics for sm_%d (%s)\nsets: basic, full; any raw metric name with '__' "
       "is accepted too\n\n",
       cc, source.c_str());
   for (const auto& m : profiler::MetricCatalogue(cc)) {
-    std::printf("  %-24s %-6s %s\n      %s\n", m.name.c_str(), m.unit.c_str(),
-                m.description.c_str(), m.hw_name.c_str());
+    PrintF("  %-24s %-6s %s\n      %s\n", m.name.c_str(), m.unit.c_str(), m.description.c_str(),
+           m.hw_name.c_str());
   }
   return 0;
 }

@@ -9,6 +9,8 @@
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
+#include "cli/output.h"
+#include "reports/file_util.h"
 #include "reports/render_terminal.h"
 #include "suites/suite.h"
 #include "suites/worker.h"
@@ -34,6 +36,13 @@ int Run(const Args& a) {
     std::fprintf(stderr, "flashscope run: %s\n", std::string(path.status().message()).c_str());
     return 2;
   }
+  // A report path the final atomic write would refuse is refused before anything runs.
+  if (const std::string& out = a.String("out"); !out.empty()) {
+    if (absl::Status s = reports::CheckOutputTarget(out); !s.ok()) {
+      std::fprintf(stderr, "flashscope run: --out %s\n", std::string(s.message()).c_str());
+      return 2;
+    }
+  }
   suites::SuperviseArgs sa;
   sa.suite_path = *path;
   sa.kernels_filter = a.String("kernels");
@@ -54,7 +63,7 @@ int Run(const Args& a) {
   const std::string text = reports::RenderSummary(r.report, color) + "\n" +
                            reports::RenderCaseTable(r.report, color) +
                            "\nreport: " + r.report_path + "\n";
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  Print(text);
   return r.exit_code;
 }
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
 
 namespace flashscope::cli {
@@ -72,17 +73,17 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (IsVersion(words[0])) {
-    std::printf("flashscope %s (git %s)\n", FLASHSCOPE_VERSION, FLASHSCOPE_GIT_REVISION);
+    PrintF("flashscope %s (git %s)\n", FLASHSCOPE_VERSION, FLASHSCOPE_GIT_REVISION);
     return 0;
   }
   if (IsHelp(words[0])) {
     if (words.size() > 1) {
       const Command* c = Find(commands, words[1]);
       if (c == nullptr) return UnknownCommand(commands, words[1]);
-      std::printf("%s", c->Help().c_str());
+      Print(c->Help());
       return 0;
     }
-    std::printf("%s", GlobalHelp(commands).c_str());
+    Print(GlobalHelp(commands));
     return 0;
   }
   // Flags may precede the command (`flashscope --color=never show r.json`): they are the
@@ -103,7 +104,7 @@ int Main(int argc, char** argv) {
   rest.insert(rest.end(), at + 1, words.end());
   ParseOutcome parsed = ParseCommandArgs(*command, rest, commands, command_line);
   if (parsed.kind == ParseOutcome::Kind::kHelp) {
-    std::printf("%s", command->Help().c_str());
+    Print(command->Help());
     return 0;
   }
   if (parsed.kind == ParseOutcome::Kind::kError) {
@@ -116,4 +117,8 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace flashscope::cli
 
-int main(int argc, char** argv) { return flashscope::cli::Main(argc, argv); }
+int main(int argc, char** argv) {
+  const int rc = flashscope::cli::Main(argc, argv);
+  const std::string who = argc > 1 ? std::string("flashscope ") + argv[1] : "flashscope";
+  return flashscope::cli::FinishStandardOutput(who, rc);
+}

@@ -8,6 +8,7 @@
 #include "reports/file_util.h"
 #include "reports/gate.h"
 #include "reports/json_fields.h"
+#include "reports/json_text.h"
 
 namespace flashscope::reports {
 namespace {
@@ -177,6 +178,7 @@ absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& 
 absl::StatusOr<GatePolicy> ReadGatePolicyFile(const std::string& path) {
   auto text = ReadWholeFile(path);
   if (!text.ok()) return text.status();
+  if (absl::Status deep = jsonio::CheckJsonDepth(*text, path); !deep.ok()) return deep;
   Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) {
     return absl::InvalidArgumentError(
