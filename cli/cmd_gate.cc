@@ -16,12 +16,13 @@
 #include "reports/render_markdown.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
+#include "reports/text_safety.h"
 
 namespace flashscope::cli {
 namespace {
 
 int Fail(const char* command, const std::string& message) {
-  std::fprintf(stderr, "flashscope %s: %s\n", command, message.c_str());
+  PrintError(command, message);
   return 2;
 }
 
@@ -35,7 +36,7 @@ int Emit(const char* command, const Args& a, const std::string& text) {
   if (absl::Status s = reports::WriteFileAtomic(out, text); !s.ok()) {
     return Fail(command, std::string(s.message()));
   }
-  std::fprintf(stderr, "flashscope %s: wrote %s\n", command, out.c_str());
+  PrintError(command, absl::StrCat("wrote ", out));
   return 0;
 }
 
@@ -133,17 +134,20 @@ int Gate(const Args& a) {
   const std::string summary = reports::RenderGateTerminal(gate, color);
   if (format == "terminal" && a.String("out").empty()) {
     // The CI log: what was compared, the verdict counts, then the gate's decision.
-    PrintF("flashscope gate: %s vs %s\n", args[0].c_str(), args[1].c_str());
+    using reports::text::TerminalSafe;
+    Print(absl::StrCat("flashscope gate: ", TerminalSafe(args[0]), " vs ", TerminalSafe(args[1]),
+                       "\n"));
     if (!c.environment_note.empty() && !c.forced) {
-      PrintF("environment differs: %s\n", c.environment_note.c_str());
+      Print(absl::StrCat("environment differs: ", TerminalSafe(c.environment_note), "\n"));
     }
     PrintF(
         "%d pairs: %d slower, %d faster, %d same, %d ambiguous, %d not timed; %zu only in "
-        "base, %zu only in next\n%s",
+        "base, %zu only in next\n",
         static_cast<int>(c.paired.size()), c.CountVerdict(reports::Verdict::kSlower),
         c.CountVerdict(reports::Verdict::kFaster), c.CountVerdict(reports::Verdict::kSame),
         c.CountVerdict(reports::Verdict::kAmbiguous), c.CountVerdict(reports::Verdict::kNotTimed),
-        c.only_base.size(), c.only_next.size(), summary.c_str());
+        c.only_base.size(), c.only_next.size());
+    Print(summary);
     return gate.ExitCode();
   }
   if (int rc = Emit("gate", a, RenderComparisonAs(format, c, &gate, false))) return rc;

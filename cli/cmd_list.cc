@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
+#include "reports/text_safety.h"
 #include "suites/suite.h"
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
@@ -17,6 +18,9 @@
 namespace flashscope::cli {
 
 namespace {
+
+// Names and descriptions come from suite files and kernel libraries: shown inert.
+std::string Safe(absl::string_view s) { return reports::text::TerminalSafe(s); }
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
 // What a kernel supports, found by asking its constraints about probe problems along one axis
@@ -88,11 +92,10 @@ int List(const Args& args) {
   PrintF("kernels (id · revision · min arch · tile · what changed)\n");
   for (const auto& e : kernels::AllKernels(args.Bool("all"))) {
     const auto& i = e.info;
-    PrintF("  %-28s r%-4d sm_%d  tile %dx%dx%d/%dthr  %s%s\n", i.id.c_str(), i.revision, i.min_sm,
-           i.tile.block_m, i.tile.block_n, i.tile.block_k, i.tile.threads, i.title.c_str(),
+    PrintF("  %-28s r%-4d sm_%d  tile %dx%dx%d/%dthr  %s%s\n", Safe(i.id), i.revision, i.min_sm,
+           i.tile.block_m, i.tile.block_n, i.tile.block_k, i.tile.threads, Safe(i.title),
            i.test_only ? "  [test-only]" : "");
-    PrintF("      changed: %s\n      supports: %s\n", i.changed.c_str(),
-           DescribeSupport(e).c_str());
+    PrintF("      changed: %s\n      supports: %s\n", Safe(i.changed), Safe(DescribeSupport(e)));
   }
 #else
   PrintF(
@@ -100,17 +103,17 @@ int List(const Args& args) {
       "         rebuild with the CUDA toolkit to list and run kernels.\n");
 #endif
   const std::string dir = SuitesDir(args);
-  PrintF("\nsuites (in %s)\n", dir.c_str());
+  PrintF("\nsuites (in %s)\n", Safe(dir));
   for (const auto& path : suites::ListSuiteFiles(dir)) {
     auto suite = suites::LoadSuiteFile(path);
     if (!suite.ok()) {
-      PrintF("  %-12s INVALID: %s\n", std::filesystem::path(path).stem().c_str(),
-             std::string(suite.status().message()).c_str());
+      PrintF("  %-12s INVALID: %s\n", Safe(std::filesystem::path(path).stem().string()),
+             Safe(suite.status().message()));
       continue;
     }
-    PrintF("  %-12s %zu problems, kernels %s\n      %s\n", suite->name.c_str(),
-           suite->problems.size(), absl::StrJoin(suite->kernel_patterns, ",").c_str(),
-           suite->description.c_str());
+    PrintF("  %-12s %zu problems, kernels %s\n      %s\n", Safe(suite->name),
+           suite->problems.size(), Safe(absl::StrJoin(suite->kernel_patterns, ",")),
+           Safe(suite->description));
   }
   return 0;
 }

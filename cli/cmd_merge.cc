@@ -1,6 +1,7 @@
 // `flashscope merge --out FILE REPORT...`: joins the reports of a suite's shards (run --shard K/N).
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
@@ -8,6 +9,7 @@
 #include "reports/merge.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
+#include "reports/text_safety.h"
 
 namespace flashscope::cli {
 namespace {
@@ -15,16 +17,14 @@ namespace {
 int Merge(const Args& a) {
   const std::string& out = a.String("out");
   if (out.empty()) {
-    std::fprintf(stderr,
-                 "flashscope merge: --out FILE is required (where the merged report goes)\n");
+    PrintError("merge", "--out FILE is required (where the merged report goes)");
     return 2;
   }
   std::vector<reports::MergeInput> inputs;
   for (const auto& path : a.positional()) {
     auto report = reports::ReadReportFile(path);
     if (!report.ok()) {
-      std::fprintf(stderr, "flashscope merge: %s\n",
-                   std::string(report.status().message()).c_str());
+      PrintError("merge", report.status().message());
       return 2;
     }
     inputs.push_back({path, *std::move(report)});
@@ -35,14 +35,15 @@ int Merge(const Args& a) {
                          absl::StrJoin(a.positional(), " ");
   auto merged = reports::MergeReports(inputs, options);
   if (!merged.ok()) {
-    std::fprintf(stderr, "flashscope merge: %s\n", std::string(merged.status().message()).c_str());
+    PrintError("merge", merged.status().message());
     return 2;
   }
   for (const auto& d : merged->differences) {
-    PrintF("FORCED MERGE across differing reports: %s\n", d.c_str());
+    Print(absl::StrCat("FORCED MERGE across differing reports: ", reports::text::TerminalSafe(d),
+                       "\n"));
   }
   if (auto s = reports::WriteReportFileAtomic(merged->report, out); !s.ok()) {
-    std::fprintf(stderr, "flashscope merge: %s\n", std::string(s.message()).c_str());
+    PrintError("merge", s.message());
     return 2;
   }
   PrintF("%s\nmerged %zu reports, %zu cases%s: %s\n",

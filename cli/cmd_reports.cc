@@ -58,12 +58,12 @@ std::string ReadFilter(const Args& a, CaseFilter* f) {
 int Show(const Args& a) {
   CaseFilter filter;
   if (std::string e = ReadFilter(a, &filter); !e.empty()) {
-    std::fprintf(stderr, "flashscope show: %s\n", e.c_str());
+    PrintError("show", e);
     return 2;
   }
   auto report = reports::ReadReportFile(a.positional()[0]);
   if (!report.ok()) {
-    std::fprintf(stderr, "flashscope show: %s\n", std::string(report.status().message()).c_str());
+    PrintError("show", report.status().message());
     return 2;
   }
   const bool color = UseColor(a);

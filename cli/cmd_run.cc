@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
@@ -33,13 +34,13 @@ std::string SelfPath() {
 int Run(const Args& a) {
   auto path = suites::ResolveSuitePath(a.positional()[0], SuitesDir(a));
   if (!path.ok()) {
-    std::fprintf(stderr, "flashscope run: %s\n", std::string(path.status().message()).c_str());
+    PrintError("run", path.status().message());
     return 2;
   }
   // A report path the final atomic write would refuse is refused before anything runs.
   if (const std::string& out = a.String("out"); !out.empty()) {
     if (absl::Status s = reports::CheckOutputTarget(out); !s.ok()) {
-      std::fprintf(stderr, "flashscope run: --out %s\n", std::string(s.message()).c_str());
+      PrintError("run", absl::StrCat("--out ", s.message()));
       return 2;
     }
   }

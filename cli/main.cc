@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
+#include "reports/text_safety.h"
 
 namespace flashscope::cli {
 
@@ -57,10 +58,11 @@ int UnknownCommand(const std::vector<Command>& commands, const std::string& name
     if (!c.hidden) names.push_back(c.name);
   }
   const std::string hint = DidYouMean(name, names);
-  std::fprintf(stderr, "flashscope: unknown command '%s'%s; `flashscope --help` lists them (%s)\n",
-               name.c_str(),
-               hint.empty() ? "" : absl::StrCat(" (did you mean '", hint, "'?)").c_str(),
-               absl::StrJoin(names, ", ").c_str());
+  const std::string line =
+      absl::StrCat("flashscope: unknown command '", reports::text::TerminalSafe(name), "'",
+                   hint.empty() ? "" : absl::StrCat(" (did you mean '", hint, "'?)"),
+                   "; `flashscope --help` lists them (", absl::StrJoin(names, ", "), ")\n");
+  std::fputs(line.c_str(), stderr);
   return 2;
 }
 
@@ -93,10 +95,11 @@ int Main(int argc, char** argv) {
   if (words[0][0] != '-' || at == words.end()) at = words.begin();
   const Command* command = Find(commands, *at);
   if (command == nullptr && (*at)[0] == '-') {
-    std::fprintf(stderr,
-                 "flashscope: %s: no command given (usage: flashscope COMMAND [flags]; "
-                 "`flashscope --help` lists the commands)\n",
-                 at->c_str());
+    const std::string line =
+        absl::StrCat("flashscope: ", reports::text::TerminalSafe(*at),
+                     ": no command given (usage: flashscope COMMAND [flags]; `flashscope --help` "
+                     "lists the commands)\n");
+    std::fputs(line.c_str(), stderr);
     return 2;
   }
   if (command == nullptr) return UnknownCommand(commands, *at);
@@ -108,7 +111,7 @@ int Main(int argc, char** argv) {
     return 0;
   }
   if (parsed.kind == ParseOutcome::Kind::kError) {
-    std::fprintf(stderr, "flashscope %s: %s\n", command->name.c_str(), parsed.error.c_str());
+    PrintError(command->name, parsed.error);
     return command->usage_exit_code;
   }
   return command->run(parsed.args);

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "reports/text_safety.h"
+
 namespace flashscope::cli {
 namespace {
 
@@ -17,6 +19,12 @@ void Print(absl::string_view text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() && first_error == 0) {
     first_error = errno != 0 ? errno : EIO;
   }
+}
+
+void PrintError(absl::string_view command, absl::string_view message) {
+  const std::string line = std::string("flashscope ") + std::string(command) + ": " +
+                           reports::text::TerminalSafe(message) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
 int FinishStandardOutput(const std::string& who, int rc) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "reports/text_safety.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -259,14 +260,17 @@ Comparison Compare(const Report& base, const Report& next, const CompareOptions&
 std::string RenderComparison(const Comparison& cmp, bool color) {
   using text::Paint;
   std::string out;
-  if (cmp.forced) absl::StrAppend(&out, Paint(cmp.ForcedBanner(), text::kBoldRed, color), "\n");
+  using text::TerminalSafe;
+  if (cmp.forced) {
+    absl::StrAppend(&out, Paint(TerminalSafe(cmp.ForcedBanner()), text::kBoldRed, color), "\n");
+  }
   if (cmp.different_gpu) {
     absl::StrAppend(&out,
                     Paint("DIFFERENT GPUs: timings are not comparable", text::kBoldRed, color),
-                    " (", cmp.environment_note, ")\n");
+                    " (", TerminalSafe(cmp.environment_note), ")\n");
   } else if (!cmp.environment_note.empty()) {
     absl::StrAppend(&out, Paint("environment differs: ", text::kYellow, color),
-                    cmp.environment_note, "\n");
+                    TerminalSafe(cmp.environment_note), "\n");
   }
   std::vector<const CaseDelta*> changed;
   for (const CaseDelta& d : cmp.paired) {
@@ -284,7 +288,8 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
       std::string why = d->next->reason;
       if (why.empty() && d->next->verification) why = d->next->verification->rule;
       if (!why.empty()) absl::StrAppend(&line, " (", why, ")");
-      absl::StrAppend(&out, Paint(line, regression ? text::kBoldRed : text::kGreen, color), "\n");
+      absl::StrAppend(
+          &out, Paint(TerminalSafe(line), regression ? text::kBoldRed : text::kGreen, color), "\n");
     }
     out += "\n";
   }
@@ -335,7 +340,7 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
     absl::StrAppend(&out, "\n",
                     Paint(absl::StrCat(title, " (", cases.size(), "):"), text::kBold, color), "\n");
     for (const CaseResult* c : cases) {
-      absl::StrAppend(&out, "  ", c->Key(), " [", CaseStatusName(c->status), "]\n");
+      absl::StrAppend(&out, "  ", TerminalSafe(c->Key()), " [", CaseStatusName(c->status), "]\n");
     }
   };
   one_side("only in base", cmp.only_base);

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "reports/file_util.h"
 #include "reports/json_fields.h"
+#include "reports/text_safety.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -270,7 +271,8 @@ Json GateVerdictJson(const Comparison& cmp, const GateResult& gate, const GatePo
 std::string RenderGateTerminal(const GateResult& gate, bool color) {
   std::string out;
   if (!gate.forced_banner.empty()) {
-    absl::StrAppend(&out, text::Paint(gate.forced_banner, text::kBoldRed, color), "\n");
+    absl::StrAppend(
+        &out, text::Paint(text::TerminalSafe(gate.forced_banner), text::kBoldRed, color), "\n");
   }
   // What passed without a full judgement is said on the verdict's own line, never left out.
   std::string notes;
@@ -288,7 +290,7 @@ std::string RenderGateTerminal(const GateResult& gate, bool color) {
     absl::StrAppend(&out,
                     text::Paint(absl::StrCat("GATE PASSED: ", gate.cases_gated, " cases gated"),
                                 text::kGreen, color),
-                    notes, " (policy: ", gate.policy_source, ")\n");
+                    notes, " (policy: ", text::TerminalSafe(gate.policy_source), ")\n");
     return out;
   }
   absl::StrAppend(&out,
@@ -296,9 +298,10 @@ std::string RenderGateTerminal(const GateResult& gate, bool color) {
                                            gate.failures.size() == 1 ? "" : "s", " in ",
                                            gate.cases_gated, " cases gated"),
                               text::kBoldRed, color),
-                  notes, " (policy: ", gate.policy_source, ")\n");
+                  notes, " (policy: ", text::TerminalSafe(gate.policy_source), ")\n");
   for (const GateFailure& f : gate.failures) {
-    absl::StrAppend(&out, "  [", f.rule, "] ", f.key, ": ", f.message, "\n");
+    absl::StrAppend(&out, "  [", f.rule, "] ", text::TerminalSafe(f.key), ": ",
+                    text::TerminalSafe(f.message), "\n");
   }
   return out;
 }

@@ -72,5 +72,41 @@ TEST(GateCli, TwoSamplesTwiceAsSlowFailTheGate) {
   EXPECT_THAT(r.out, AllOf(HasSubstr("GATE FAILED"), HasSubstr("[slowdown]")));
 }
 
+// Issue 14, item 5: a report string never reaches the terminal raw, and a NUL does not cut the
+// output short.
+TEST(GateCli, HostileStringsReachTheTerminalInert) {
+  const std::string dir = TempDir();
+  Json r = Example();
+  r["cases"][0]["kernel_id"] =
+      std::string("evil\x1b[2J\rGATE PASSED\nx") + std::string(1, '\0') + "nul";
+  r["cases"][1]["reason"] = "\x1b]0;title\x07";
+  const std::string path = Save(dir, "hostile.json", r);
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"show", path, "--color=always"},
+                                             {"render", path, "--format", "terminal"},
+                                             {"gate", path, path, "--color=always"}}) {
+    CliResult c = RunCli(args);
+    const std::string all = c.out + c.err;
+    if (args[0] != "gate") {  // the gate lists failures only, and this case passes
+      EXPECT_THAT(all, HasSubstr("evil\\x1b[2J\\rGATE PASSED\\nx\\x00nul")) << args[0];
+    }
+    for (size_t i = all.find('\x1b'); i != std::string::npos; i = all.find('\x1b', i + 1)) {
+      EXPECT_NE(all.compare(i, 3, "\x1b]0"), 0) << args[0];
+      EXPECT_NE(all.compare(i, 4, "\x1b[2J"), 0) << args[0];
+    }
+    EXPECT_EQ(all.find('\0'), std::string::npos) << args[0];
+    EXPECT_EQ(all.find('\r'), std::string::npos) << args[0];
+  }
+  // The rows after the NUL are there.
+  EXPECT_THAT(RunCli({"show", path}).out, HasSubstr("attn.a01_scalar"));
+  // An error message naming a hostile key is inert too.
+  Json twice = r;
+  twice["cases"].push_back(r["cases"][0]);
+  CliResult dup = RunCli({"gate", Save(dir, "twice.json", twice), path});
+  EXPECT_EQ(dup.exit_code, 2);
+  EXPECT_THAT(dup.err, HasSubstr("evil\\x1b[2J\\rGATE PASSED\\nx\\x00nul attention_fwd"));
+  EXPECT_EQ(dup.err.find('\x1b'), std::string::npos);
+}
+
 }  // namespace
 }  // namespace flashscope::cli::testing
