@@ -1,5 +1,6 @@
 #include "reports/report_json.h"
 
+#include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -451,6 +452,13 @@ absl::Status CheckSchema(const Json& j) {
     return absl::InvalidArgumentError(
         absl::StrCat("schema_version: expected integer, got ", jsonio::TypeName(*version)));
   }
+  // An unsigned value past int64 would read as negative: it is newer than anything we know.
+  if (version->is_number_unsigned() && version->get<uint64_t>() > uint64_t{INT64_MAX}) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("report schema_version ", version->get<uint64_t>(),
+                     " is newer than this flashscope reads (", kSchemaVersion,
+                     "); update flashscope to read it"));
+  }
   const int64_t v = version->get<int64_t>();
   if (v > kSchemaVersion) {
     return absl::FailedPreconditionError(
@@ -470,10 +478,15 @@ absl::Status CheckSchema(const Json& j) {
 Json ToJson(const Report& report) {
   Json cases = Json::array();
   for (const CaseResult& c : report.cases) cases.push_back(CaseToJson(c));
-  return {
+  Json j = {
       {"schema", kReportSchemaName},        {"schema_version", report.schema_version},
       {"complete", report.complete},        {"environment", EnvironmentToJson(report.environment)},
       {"suite", SuiteToJson(report.suite)}, {"cases", std::move(cases)}};
+  // Only when there is something to say: older readers ignore the key, newer ones read it.
+  if (report.unreadable_journal_lines > 0) {
+    j["unreadable_journal_lines"] = report.unreadable_journal_lines;
+  }
+  return j;
 }
 
 Json CaseToJson(const CaseResult& c) {
@@ -533,6 +546,7 @@ absl::StatusOr<Report> ReportFromJson(const Json& j) {
   Fields f(j, "", &st);
   r.schema_version = kSchemaVersion;
   f.Get("complete", &r.complete);
+  f.Get("unreadable_journal_lines", &r.unreadable_journal_lines);
   if (const Json* e = f.Object("environment", Need::kRequired)) {
     ReadEnvironment(*e, "environment", &st, &r.environment);
   }
