@@ -8,8 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "reports/text_safety.h"
-#include "reports/text_table.h"
 
 namespace flashscope::reports {
 namespace {
@@ -254,126 +252,6 @@ Comparison Compare(const Report& base, const Report& next, const CompareOptions&
     if (next_by_key[c.Key()] != &c) continue;
     if (base_by_key.count(c.Key()) == 0) out.only_next.push_back(&c);
   }
-  return out;
-}
-
-std::string RenderComparison(const Comparison& cmp, bool color) {
-  using text::Paint;
-  std::string out;
-  using text::TerminalSafe;
-  if (cmp.forced) {
-    absl::StrAppend(&out, Paint(TerminalSafe(cmp.ForcedBanner()), text::kBoldRed, color), "\n");
-  }
-  if (cmp.different_gpu) {
-    absl::StrAppend(&out,
-                    Paint("DIFFERENT GPUs: timings are not comparable", text::kBoldRed, color),
-                    " (", TerminalSafe(cmp.environment_note), ")\n");
-  } else if (!cmp.environment_note.empty()) {
-    absl::StrAppend(&out, Paint("environment differs: ", text::kYellow, color),
-                    TerminalSafe(cmp.environment_note), "\n");
-  }
-  std::vector<const CaseDelta*> changed;
-  for (const CaseDelta& d : cmp.paired) {
-    if (d.StatusChanged()) changed.push_back(&d);
-  }
-  if (!changed.empty()) {
-    absl::StrAppend(
-        &out, Paint(absl::StrCat("STATUS CHANGES (", changed.size(), "):"), text::kBold, color),
-        "\n");
-    for (const CaseDelta* d : changed) {
-      const bool regression = d->IsCorrectnessRegression();
-      std::string line =
-          absl::StrCat(regression ? "  !! " : "     ", d->key, ": ",
-                       CaseStatusName(d->base->status), " -> ", CaseStatusName(d->next->status));
-      std::string why = d->next->reason;
-      if (why.empty() && d->next->verification) why = d->next->verification->rule;
-      if (!why.empty()) absl::StrAppend(&line, " (", why, ")");
-      absl::StrAppend(
-          &out, Paint(TerminalSafe(line), regression ? text::kBoldRed : text::kGreen, color), "\n");
-    }
-    out += "\n";
-  }
-  if (!cmp.paired.empty()) {
-    text::Table t;
-    using A = text::Table::Align;
-    t.AddColumn("kernel", A::kLeft);
-    t.AddColumn("problem", A::kLeft);
-    t.AddColumn("status", A::kLeft);
-    t.AddColumn("base ms", A::kRight);
-    t.AddColumn("next ms", A::kRight);
-    t.AddColumn("delta", A::kRight);
-    t.AddColumn("verdict / note", A::kLeft);
-    for (const CaseDelta& d : cmp.paired) {
-      std::string status = d.StatusChanged() ? absl::StrCat(CaseStatusName(d.base->status), "->",
-                                                            CaseStatusName(d.next->status))
-                                             : CaseStatusName(d.next->status);
-      const char* delta_color = nullptr;
-      // The delta is painted by size alone (inside min_effect it stays neutral); whether it is
-      // significant is the verdict's colour.
-      const double band = cmp.options.min_effect * 100;
-      if (d.delta_pct > band) delta_color = text::kRed;
-      if (d.delta_pct < -band) delta_color = text::kGreen;
-      // The note (status change, missing timing) first, then the statistical verdict.
-      std::string verdict = d.verdict == Verdict::kNotTimed
-                                ? ""
-                                : absl::StrCat(VerdictName(d.verdict), " (", d.verdict_reason, ")");
-      const char* verdict_color = nullptr;
-      if (d.verdict == Verdict::kSlower) verdict_color = text::kRed;
-      if (d.verdict == Verdict::kFaster) verdict_color = text::kGreen;
-      if (d.verdict == Verdict::kAmbiguous) verdict_color = text::kYellow;
-      if (d.IsCorrectnessRegression()) verdict_color = text::kBoldRed;
-      std::string last = d.note.empty()    ? verdict
-                         : verdict.empty() ? d.note
-                                           : absl::StrCat(d.note, "; ", verdict);
-      t.AddRow({{d.kernel_id},
-                {d.problem_key},
-                {status, d.IsCorrectnessRegression() ? text::kBoldRed : nullptr},
-                {text::Ms(d.base_median_ms)},
-                {text::Ms(d.next_median_ms)},
-                {text::SignedPct(d.delta_pct), delta_color},
-                {last, verdict_color}});
-    }
-    out += t.Render(color);
-  }
-  auto one_side = [&](const char* title, const std::vector<const CaseResult*>& cases) {
-    if (cases.empty()) return;
-    absl::StrAppend(&out, "\n",
-                    Paint(absl::StrCat(title, " (", cases.size(), "):"), text::kBold, color), "\n");
-    for (const CaseResult* c : cases) {
-      absl::StrAppend(&out, "  ", TerminalSafe(c->Key()), " [", CaseStatusName(c->status), "]\n");
-    }
-  };
-  one_side("only in base", cmp.only_base);
-  one_side("only in next", cmp.only_next);
-  double log_sum = 0;
-  int timed = 0;
-  for (const CaseDelta& d : cmp.paired) {
-    if (std::isnan(d.delta_pct)) continue;
-    log_sum += std::log(d.next_median_ms / d.base_median_ms);
-    ++timed;
-  }
-  if (timed > 0) {
-    double geomean = std::exp(log_sum / timed);
-    absl::StrAppend(&out, "\n",
-                    absl::StrFormat("geomean next/base median: %.3f (%s) over %d timed pairs\n",
-                                    geomean, text::SignedPct((geomean - 1) * 100), timed));
-  }
-  if (!cmp.paired.empty()) {
-    absl::StrAppend(
-        &out,
-        absl::StrFormat("verdicts (Mann-Whitney U, alpha %g, min effect %g%%): %d faster, %d "
-                        "slower, %d same, %d ambiguous, %d not timed; %d correctness "
-                        "regressions\n",
-                        cmp.options.alpha, cmp.options.min_effect * 100,
-                        cmp.CountVerdict(Verdict::kFaster), cmp.CountVerdict(Verdict::kSlower),
-                        cmp.CountVerdict(Verdict::kSame), cmp.CountVerdict(Verdict::kAmbiguous),
-                        cmp.CountVerdict(Verdict::kNotTimed), cmp.CorrectnessRegressions()));
-  }
-  if (cmp.duplicate_keys > 0) {
-    absl::StrAppend(&out, "note: ", cmp.duplicate_keys,
-                    " cases repeat a key within one report; the first of each was compared\n");
-  }
-  if (out.empty()) out = "(both reports are empty)\n";
   return out;
 }
 
