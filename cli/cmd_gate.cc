@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
+#include "cli/output.h"
 #include "reports/compare.h"
 #include "reports/file_util.h"
 #include "reports/gate.h"
@@ -15,12 +16,13 @@
 #include "reports/render_markdown.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
+#include "reports/text_safety.h"
 
 namespace flashscope::cli {
 namespace {
 
 int Fail(const char* command, const std::string& message) {
-  std::fprintf(stderr, "flashscope %s: %s\n", command, message.c_str());
+  PrintError(command, message);
   return 2;
 }
 
@@ -28,13 +30,13 @@ int Fail(const char* command, const std::string& message) {
 int Emit(const char* command, const Args& a, const std::string& text) {
   const std::string& out = a.String("out");
   if (out.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    Print(text);
     return 0;
   }
   if (absl::Status s = reports::WriteFileAtomic(out, text); !s.ok()) {
     return Fail(command, std::string(s.message()));
   }
-  std::fprintf(stderr, "flashscope %s: wrote %s\n", command, out.c_str());
+  PrintError(command, absl::StrCat("wrote ", out));
   return 0;
 }
 
@@ -42,11 +44,15 @@ struct Loaded {
   reports::Report base, next;
 };
 
-// Reads both reports. Returns 0 or the exit code of the failure.
+// Reads both reports and refuses what cannot be paired: an empty side, a repeated case key.
+// Returns 0 or the exit code of the failure.
 int LoadPair(const char* command, const std::vector<std::string>& args, Loaded* out) {
   for (int i = 0; i < 2; ++i) {
     auto r = reports::ReadReportFile(args[i]);
     if (!r.ok()) return Fail(command, std::string(r.status().message()));
+    if (absl::Status s = reports::CheckGateable(*r, args[i]); !s.ok()) {
+      return Fail(command, std::string(s.message()));
+    }
     (i == 0 ? out->base : out->next) = std::move(*r);
   }
   return 0;
@@ -95,6 +101,14 @@ int Compare(const Args& a) {
 int Gate(const Args& a) {
   const std::vector<std::string>& args = a.positional();
   const std::string& format = a.String("format");
+  // Both outputs are checked first, so that the verdict is never written to one of them alone.
+  for (const char* flag : {"json", "out"}) {
+    if (const std::string& target = a.String(flag); !target.empty()) {
+      if (absl::Status s = reports::CheckOutputTarget(target); !s.ok()) {
+        return Fail("gate", absl::StrCat("--", flag, " ", s.message()));
+      }
+    }
+  }
   reports::GatePolicy policy;
   if (const std::string& path = a.String("policy"); !path.empty()) {
     auto p = reports::ReadGatePolicyFile(path);
@@ -120,22 +134,29 @@ int Gate(const Args& a) {
   const std::string summary = reports::RenderGateTerminal(gate, color);
   if (format == "terminal" && a.String("out").empty()) {
     // The CI log: what was compared, the verdict counts, then the gate's decision.
-    std::printf("flashscope gate: %s vs %s\n", args[0].c_str(), args[1].c_str());
+    using reports::text::TerminalSafe;
+    Print(absl::StrCat("flashscope gate: ", TerminalSafe(args[0]), " vs ", TerminalSafe(args[1]),
+                       "\n"));
     if (!c.environment_note.empty() && !c.forced) {
-      std::printf("environment differs: %s\n", c.environment_note.c_str());
+      Print(absl::StrCat("environment differs: ", TerminalSafe(c.environment_note), "\n"));
     }
-    std::printf(
+    PrintF(
         "%d pairs: %d slower, %d faster, %d same, %d ambiguous, %d not timed; %zu only in "
-        "base, %zu only in next\n%s",
+        "base, %zu only in next\n",
         static_cast<int>(c.paired.size()), c.CountVerdict(reports::Verdict::kSlower),
         c.CountVerdict(reports::Verdict::kFaster), c.CountVerdict(reports::Verdict::kSame),
         c.CountVerdict(reports::Verdict::kAmbiguous), c.CountVerdict(reports::Verdict::kNotTimed),
-        c.only_base.size(), c.only_next.size(), summary.c_str());
+        c.only_base.size(), c.only_next.size());
+    Print(summary);
     return gate.ExitCode();
   }
   if (int rc = Emit("gate", a, RenderComparisonAs(format, c, &gate, false))) return rc;
   // The decision always reaches the log: on stderr when stdout carries the rendering.
-  std::fputs(summary.c_str(), a.String("out").empty() ? stderr : stdout);
+  if (a.String("out").empty()) {
+    std::fputs(summary.c_str(), stderr);
+  } else {
+    Print(summary);
+  }
   return gate.ExitCode();
 }
 
@@ -168,53 +189,46 @@ int Render(const Args& a) {
 
 }  // namespace
 
-Command CompareCommand() {
-  Command c;
-  c.name = "compare";
-  c.usage = "BASE NEW";
-  c.summary = "median deltas, Mann-Whitney U on raw samples, a verdict per case";
-  c.min_positional = c.max_positional = 2;
-  c.Add(AlphaFlag())
+namespace {
+
+// What compare and gate share: the test's thresholds, --force, the rendering and where it goes.
+void AddComparisonFlags(Command* c, const std::string& out_help) {
+  c->Add(AlphaFlag())
       .Add(MinEffectFlag())
-      .Add(ForceFlag("compare reports of different GPUs or drivers (every output says so)"))
+      .Add(ForceFlag(c->name + " reports of different GPUs or drivers (every output says so)"))
       .Add(FormatFlag(/*with_baseline=*/false))
-      .Add(OutFlag("write the rendering here (atomically) instead of stdout"))
+      .Add(OutFlag(out_help))
       .Add(ColorFlag());
-  c.run = Compare;
+}
+
+}  // namespace
+
+Command CompareCommand() {
+  Command c("compare", "BASE NEW",
+            "median deltas, Mann-Whitney U on raw samples, a verdict per case", 2, 2, Compare);
+  AddComparisonFlags(&c, "write the rendering here (atomically) instead of stdout");
   return c;
 }
 
 Command GateCommand() {
-  Command c;
-  c.name = "gate";
-  c.usage = "BASE NEW";
-  c.summary = "compare + policy: exit 0 pass, 1 regression, 2 bad input or usage";
+  Command c("gate", "BASE NEW", "compare + policy: exit 0 pass, 1 regression, 2 bad input or usage",
+            2, 2, Gate);
   c.details = "The rules and the policy file: docs/gating.md.";
-  c.min_positional = c.max_positional = 2;
   c.Add(Flag::String("policy", "FILE", "gate policy JSON (docs/gating.md); default: built-in"))
-      .Add(Flag::String("json", "FILE", "also write the machine-readable verdict here"))
-      .Add(AlphaFlag())
-      .Add(MinEffectFlag())
-      .Add(ForceFlag("gate reports of different GPUs or drivers (every output says so)"))
-      .Add(FormatFlag(/*with_baseline=*/false))
-      .Add(OutFlag("write the rendering here (atomically); the verdict still goes to stdout"))
-      .Add(ColorFlag());
-  c.run = Gate;
+      .Add(Flag::String("json", "FILE", "also write the machine-readable verdict here"));
+  AddComparisonFlags(&c, "write the rendering here (atomically); the verdict still goes to stdout");
   return c;
 }
 
 Command RenderCommand() {
-  Command c;
-  c.name = "render";
-  c.usage = "REPORT";
-  c.summary = "one report as markdown, JUnit XML, CSV, HTML, a terminal table, or a baseline";
+  Command c("render", "REPORT",
+            "one report as markdown, JUnit XML, CSV, HTML, a terminal table, or a baseline", 1, 1,
+            Render);
   c.details =
       "--format baseline writes the report without heatmaps, to commit under reports/baselines/.";
-  c.min_positional = c.max_positional = 1;
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
       .Add(ColorFlag());
-  c.run = Render;
   return c;
 }
 

@@ -7,6 +7,8 @@
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
+#include "cli/output.h"
+#include "reports/text_safety.h"
 #include "suites/suite.h"
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
@@ -16,6 +18,9 @@
 namespace flashscope::cli {
 
 namespace {
+
+// Names and descriptions come from suite files and kernel libraries: shown inert.
+std::string Safe(absl::string_view s) { return reports::text::TerminalSafe(s); }
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
 // What a kernel supports, found by asking its constraints about probe problems along one axis
@@ -84,32 +89,31 @@ std::string DescribeSupport(const kernels::KernelEntry& e) {
 
 int List(const Args& args) {
 #if defined(FLASHSCOPE_HAVE_CUDA)
-  std::printf("kernels (id · revision · min arch · tile · what changed)\n");
+  PrintF("kernels (id · revision · min arch · tile · what changed)\n");
   for (const auto& e : kernels::AllKernels(args.Bool("all"))) {
     const auto& i = e.info;
-    std::printf("  %-28s r%-4d sm_%d  tile %dx%dx%d/%dthr  %s%s\n", i.id.c_str(), i.revision,
-                i.min_sm, i.tile.block_m, i.tile.block_n, i.tile.block_k, i.tile.threads,
-                i.title.c_str(), i.test_only ? "  [test-only]" : "");
-    std::printf("      changed: %s\n      supports: %s\n", i.changed.c_str(),
-                DescribeSupport(e).c_str());
+    PrintF("  %-28s r%-4d sm_%d  tile %dx%dx%d/%dthr  %s%s\n", Safe(i.id), i.revision, i.min_sm,
+           i.tile.block_m, i.tile.block_n, i.tile.block_k, i.tile.threads, Safe(i.title),
+           i.test_only ? "  [test-only]" : "");
+    PrintF("      changed: %s\n      supports: %s\n", Safe(i.changed), Safe(DescribeSupport(e)));
   }
 #else
-  std::printf(
+  PrintF(
       "kernels: this flashscope was built without CUDA (FLASHSCOPE_CUDA=OFF or no nvcc);\n"
       "         rebuild with the CUDA toolkit to list and run kernels.\n");
 #endif
   const std::string dir = SuitesDir(args);
-  std::printf("\nsuites (in %s)\n", dir.c_str());
+  PrintF("\nsuites (in %s)\n", Safe(dir));
   for (const auto& path : suites::ListSuiteFiles(dir)) {
     auto suite = suites::LoadSuiteFile(path);
     if (!suite.ok()) {
-      std::printf("  %-12s INVALID: %s\n", std::filesystem::path(path).stem().c_str(),
-                  std::string(suite.status().message()).c_str());
+      PrintF("  %-12s INVALID: %s\n", Safe(std::filesystem::path(path).stem().string()),
+             Safe(suite.status().message()));
       continue;
     }
-    std::printf("  %-12s %zu problems, kernels %s\n      %s\n", suite->name.c_str(),
-                suite->problems.size(), absl::StrJoin(suite->kernel_patterns, ",").c_str(),
-                suite->description.c_str());
+    PrintF("  %-12s %zu problems, kernels %s\n      %s\n", Safe(suite->name),
+           suite->problems.size(), Safe(absl::StrJoin(suite->kernel_patterns, ",")),
+           Safe(suite->description));
   }
   return 0;
 }
@@ -117,11 +121,9 @@ int List(const Args& args) {
 }  // namespace
 
 Command ListCommand() {
-  Command c;
-  c.name = "list";
-  c.summary = "the kernels (what each supports, what it changed) and the suites";
+  Command c("list", "", "the kernels (what each supports, what it changed) and the suites", 0, 0,
+            List);
   c.Add(Flag::Bool("all", "also the test-only (deliberately faulty) kernels")).Add(SuitesDirFlag());
-  c.run = List;
   return c;
 }
 

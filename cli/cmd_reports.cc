@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
+#include "cli/output.h"
 #include "profiler/metric_catalogue.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
@@ -57,12 +58,12 @@ std::string ReadFilter(const Args& a, CaseFilter* f) {
 int Show(const Args& a) {
   CaseFilter filter;
   if (std::string e = ReadFilter(a, &filter); !e.empty()) {
-    std::fprintf(stderr, "flashscope show: %s\n", e.c_str());
+    PrintError("show", e);
     return 2;
   }
   auto report = reports::ReadReportFile(a.positional()[0]);
   if (!report.ok()) {
-    std::fprintf(stderr, "flashscope show: %s\n", std::string(report.status().message()).c_str());
+    PrintError("show", report.status().message());
     return 2;
   }
   const bool color = UseColor(a);
@@ -83,7 +84,7 @@ int Show(const Args& a) {
   if (filtered && !report->cases.empty()) {
     absl::StrAppend(&text, "(", report->cases.size(), " of ", total, " cases shown)\n");
   }
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  Print(text);
   return 0;
 }
 
@@ -102,13 +103,13 @@ int Metrics(const Args& a) {
     cc = 90;
     source = "no GPU here; showing sm_90 (use --cc 80 for Ampere)";
   }
-  std::printf(
+  PrintF(
       "hardware metrics for sm_%d (%s)\nsets: basic, full; any raw metric name with '__' "
       "is accepted too\n\n",
       cc, source.c_str());
   for (const auto& m : profiler::MetricCatalogue(cc)) {
-    std::printf("  %-24s %-6s %s\n      %s\n", m.name.c_str(), m.unit.c_str(),
-                m.description.c_str(), m.hw_name.c_str());
+    PrintF("  %-24s %-6s %s\n      %s\n", m.name.c_str(), m.unit.c_str(), m.description.c_str(),
+           m.hw_name.c_str());
   }
   return 0;
 }
@@ -120,27 +121,20 @@ std::string ComputeCapabilityProblem(double v) {
 }  // namespace
 
 Command ShowCommand() {
-  Command c;
-  c.name = "show";
-  c.usage = "REPORT";
-  c.summary = "summary and case table of a report (or of a run's .journal.jsonl)";
-  c.min_positional = c.max_positional = 1;
+  Command c("show", "REPORT", "summary and case table of a report (or of a run's .journal.jsonl)",
+            1, 1, Show);
   c.Add(Flag::String("status", "LIST",
                      "only cases of these statuses, a comma list (passed, failed, skipped, "
                      "error, timeout), e.g. failed,error"))
       .Add(Flag::String("kernels", "GLOB", "only cases of these kernels (comma list of globs)"))
       .Add(ColorFlag());
-  c.run = Show;
   return c;
 }
 
 Command MetricsCommand() {
-  Command c;
-  c.name = "metrics";
-  c.summary = "the hardware-metric catalogue (for run --metrics)";
+  Command c("metrics", "", "the hardware-metric catalogue (for run --metrics)", 0, 0, Metrics);
   c.Add(Flag::Int("cc", "CC", "compute capability x10 to show (0: the GPU's, else 90)", 0)
             .Check(ComputeCapabilityProblem));
-  c.run = Metrics;
   return c;
 }
 

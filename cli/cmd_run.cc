@@ -6,9 +6,12 @@
 #include <cstdio>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
+#include "cli/output.h"
+#include "reports/file_util.h"
 #include "reports/render_terminal.h"
 #include "suites/suite.h"
 #include "suites/worker.h"
@@ -31,8 +34,15 @@ std::string SelfPath() {
 int Run(const Args& a) {
   auto path = suites::ResolveSuitePath(a.positional()[0], SuitesDir(a));
   if (!path.ok()) {
-    std::fprintf(stderr, "flashscope run: %s\n", std::string(path.status().message()).c_str());
+    PrintError("run", path.status().message());
     return 2;
+  }
+  // A report path the final atomic write would refuse is refused before anything runs.
+  if (const std::string& out = a.String("out"); !out.empty()) {
+    if (absl::Status s = reports::CheckOutputTarget(out); !s.ok()) {
+      PrintError("run", absl::StrCat("--out ", s.message()));
+      return 2;
+    }
   }
   suites::SuperviseArgs sa;
   sa.suite_path = *path;
@@ -54,7 +64,7 @@ int Run(const Args& a) {
   const std::string text = reports::RenderSummary(r.report, color) + "\n" +
                            reports::RenderCaseTable(r.report, color) +
                            "\nreport: " + r.report_path + "\n";
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  Print(text);
   return r.exit_code;
 }
 
@@ -97,14 +107,12 @@ Flag KernelsFlag() {
 }  // namespace
 
 Command RunCommand() {
-  Command c;
-  c.name = "run";
-  c.usage = "SUITE";
-  c.summary = "run a suite (a name in suites/ or a path): verify, time and profile each case";
+  Command c("run", "SUITE",
+            "run a suite (a name in suites/ or a path): verify, time and profile each case", 1, 1,
+            Run);
   c.details =
       "Writes the report atomically from a journal that keeps every finished case; exit 0 all\n"
       "passed or skipped, 1 a case failed, errored or timed out, 2 bad input or usage.";
-  c.min_positional = c.max_positional = 1;
   c.Add(KernelsFlag())
       .Add(OutFlag("report path (default reports/runs/<utc time>-<suite>.json)"))
       .Add(Flag::String("dump", "DIR",
@@ -131,14 +139,12 @@ Command RunCommand() {
       .Add(SuitesDirFlag())
       .Add(ColorFlag())
       .Add(Flag::Bool("quiet", "no per-case progress lines"));
-  c.run = Run;
   return c;
 }
 
 Command WorkerCommand() {
-  Command c;
-  c.name = "__worker";
-  c.summary = "internal: runs cases for `flashscope run`, which starts it";
+  Command c("__worker", "", "internal: runs cases for `flashscope run`, which starts it", 0, 0,
+            Worker);
   c.hidden = true;
   c.usage_exit_code = suites::kWorkerExitFatal;  // bad arguments: the supervisor must not retry
   c.Add(Flag::String("suite", "FILE", "the suite file").Hidden())
@@ -150,7 +156,6 @@ Command WorkerCommand() {
       .Add(Flag::Int("progress_fd", "FD", "where progress goes", -1).Check(AtLeast(-1)).Hidden())
       .Add(Flag::String("only_cases", "LIST", "comma list of case indices to run").Hidden())
       .Add(Flag::Bool("sanitize_rerun", "a rerun under compute-sanitizer").Hidden());
-  c.run = Worker;
   return c;
 }
 

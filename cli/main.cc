@@ -9,7 +9,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/output.h"
 #include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
+#include "reports/text_safety.h"
 
 namespace flashscope::cli {
 
@@ -56,10 +58,11 @@ int UnknownCommand(const std::vector<Command>& commands, const std::string& name
     if (!c.hidden) names.push_back(c.name);
   }
   const std::string hint = DidYouMean(name, names);
-  std::fprintf(stderr, "flashscope: unknown command '%s'%s; `flashscope --help` lists them (%s)\n",
-               name.c_str(),
-               hint.empty() ? "" : absl::StrCat(" (did you mean '", hint, "'?)").c_str(),
-               absl::StrJoin(names, ", ").c_str());
+  const std::string line =
+      absl::StrCat("flashscope: unknown command '", reports::text::TerminalSafe(name), "'",
+                   hint.empty() ? "" : absl::StrCat(" (did you mean '", hint, "'?)"),
+                   "; `flashscope --help` lists them (", absl::StrJoin(names, ", "), ")\n");
+  std::fputs(line.c_str(), stderr);
   return 2;
 }
 
@@ -72,17 +75,17 @@ int Main(int argc, char** argv) {
     return 2;
   }
   if (IsVersion(words[0])) {
-    std::printf("flashscope %s (git %s)\n", FLASHSCOPE_VERSION, FLASHSCOPE_GIT_REVISION);
+    PrintF("flashscope %s (git %s)\n", FLASHSCOPE_VERSION, FLASHSCOPE_GIT_REVISION);
     return 0;
   }
   if (IsHelp(words[0])) {
     if (words.size() > 1) {
       const Command* c = Find(commands, words[1]);
       if (c == nullptr) return UnknownCommand(commands, words[1]);
-      std::printf("%s", c->Help().c_str());
+      Print(c->Help());
       return 0;
     }
-    std::printf("%s", GlobalHelp(commands).c_str());
+    Print(GlobalHelp(commands));
     return 0;
   }
   // Flags may precede the command (`flashscope --color=never show r.json`): they are the
@@ -92,10 +95,11 @@ int Main(int argc, char** argv) {
   if (words[0][0] != '-' || at == words.end()) at = words.begin();
   const Command* command = Find(commands, *at);
   if (command == nullptr && (*at)[0] == '-') {
-    std::fprintf(stderr,
-                 "flashscope: %s: no command given (usage: flashscope COMMAND [flags]; "
-                 "`flashscope --help` lists the commands)\n",
-                 at->c_str());
+    const std::string line =
+        absl::StrCat("flashscope: ", reports::text::TerminalSafe(*at),
+                     ": no command given (usage: flashscope COMMAND [flags]; `flashscope --help` "
+                     "lists the commands)\n");
+    std::fputs(line.c_str(), stderr);
     return 2;
   }
   if (command == nullptr) return UnknownCommand(commands, *at);
@@ -103,11 +107,11 @@ int Main(int argc, char** argv) {
   rest.insert(rest.end(), at + 1, words.end());
   ParseOutcome parsed = ParseCommandArgs(*command, rest, commands, command_line);
   if (parsed.kind == ParseOutcome::Kind::kHelp) {
-    std::printf("%s", command->Help().c_str());
+    Print(command->Help());
     return 0;
   }
   if (parsed.kind == ParseOutcome::Kind::kError) {
-    std::fprintf(stderr, "flashscope %s: %s\n", command->name.c_str(), parsed.error.c_str());
+    PrintError(command->name, parsed.error);
     return command->usage_exit_code;
   }
   return command->run(parsed.args);
@@ -116,4 +120,8 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace flashscope::cli
 
-int main(int argc, char** argv) { return flashscope::cli::Main(argc, argv); }
+int main(int argc, char** argv) {
+  const int rc = flashscope::cli::Main(argc, argv);
+  const std::string who = argc > 1 ? std::string("flashscope ") + argv[1] : "flashscope";
+  return flashscope::cli::FinishStandardOutput(who, rc);
+}

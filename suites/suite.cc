@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "reports/json_text.h"
 
 namespace flashscope::suites {
 namespace {
@@ -87,7 +88,7 @@ absl::StatusOr<std::vector<Json>> AxisValues(const Json& v, const std::string& p
 absl::StatusOr<int64_t> PositiveInt(const Json& v, const std::string& path,
                                     const std::string& where) {
   if (!v.is_number_integer() || v.get<int64_t>() <= 0) {
-    return Bad(path, where, "expected a positive integer, got " + v.dump());
+    return Bad(path, where, "expected a positive integer, got " + reports::jsonio::Excerpt(v));
   }
   return v.get<int64_t>();
 }
@@ -96,11 +97,13 @@ absl::StatusOr<DType> DTypeValue(const Json& v, const std::string& path, const s
   if (v.is_string()) {
     if (auto d = ParseDType(v.get<std::string>())) return *d;
   }
-  return Bad(path, where, "unknown dtype " + v.dump() + " (expected fp32, fp16 or bf16)");
+  return Bad(path, where,
+             "unknown dtype " + reports::jsonio::Excerpt(v) + " (expected fp32, fp16 or bf16)");
 }
 
 absl::StatusOr<bool> BoolValue(const Json& v, const std::string& path, const std::string& where) {
-  if (!v.is_boolean()) return Bad(path, where, "expected true or false, got " + v.dump());
+  if (!v.is_boolean())
+    return Bad(path, where, "expected true or false, got " + reports::jsonio::Excerpt(v));
   return v.get<bool>();
 }
 
@@ -253,6 +256,7 @@ absl::Status ExpandGroup(const Json& group, const std::string& path, const std::
 
 absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path) {
   Json j;
+  if (absl::Status deep = reports::jsonio::CheckJsonDepth(text, path); !deep.ok()) return deep;
   try {
     j = Json::parse(text);
   } catch (const Json::parse_error& e) {

@@ -4,6 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli/tests/run_cli.h"
 
 namespace flashscope::cli::testing {
@@ -133,6 +136,41 @@ TEST(CommandLine, FormerSpellingsKeepWorking) {
   EXPECT_EQ(RunCli({"render", kExample, "--format=csv", "--out", dir + "/r.csv"}).exit_code, 0);
   EXPECT_EQ(RunCli({"render", kExample, "-format", "markdown"}).exit_code, 0);
   EXPECT_EQ(RunCli({"compare", kExample, kExample, "--noforce"}).exit_code, 0);
+}
+
+// Issue 14, item 6: output that never arrived is a failure, not a success.
+TEST(CommandLine, AFailedWriteToStandardOutputIsAnError) {
+  CliOptions full;
+  full.stdout_path = "/dev/full";
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"render", kExample, "--format", "csv"},
+                                             {"render", kExample, "--format", "html"},
+                                             {"show", kExample},
+                                             {"compare", kExample, kExample},
+                                             {"metrics"},
+                                             {"--help"}}) {
+    CliResult r = RunCli(args, full);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << r.err;
+    EXPECT_THAT(r.err, AllOf(HasSubstr("standard output"), HasSubstr("No space left on device")))
+        << args[0];
+  }
+}
+
+// Issue 14, item 4: an output path that is a symlink, a FIFO or a device is refused, untouched.
+TEST(CommandLine, OutputTargetsThatAreNotRegularFilesAreRefused) {
+  const std::string dir = TempDir();
+  WriteText(dir + "/real.md", "keep");
+  ASSERT_EQ(::symlink("real.md", (dir + "/link.md").c_str()), 0);
+  CliResult r = RunCli({"render", kExample, "--format", "markdown", "--out", dir + "/link.md"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("link.md: is a symbolic link, not a regular file"));
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0644), 0);
+  CliResult fifo = RunCli({"gate", kExample, kExample, "--json", dir + "/fifo"});
+  EXPECT_EQ(fifo.exit_code, 2);
+  EXPECT_THAT(fifo.err, HasSubstr("fifo: is a FIFO"));
+  struct stat st;
+  ASSERT_EQ(::lstat((dir + "/fifo").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
 }
 
 }  // namespace

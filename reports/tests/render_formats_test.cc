@@ -72,10 +72,10 @@ TEST(RenderMarkdown, ReportTableAndWarnings) {
       << md;
   EXPECT_TRUE(Has(
       md,
-      R"(\| `attn\.a` \| attention_fwd\{B=1,H=2,S=17,D=64,fp16\} \| passed \| 1\.000 \| 1\.0 \|)"))
+      R"(\| `attn\.a` \| attention\\_fwd\{B=1,H=2,S=17,D=64,fp16\} \| passed \| 1\.000 \| 1\.0 \|)"))
       << md;
-  // A '|' in a cell is escaped so the row keeps its columns.
-  EXPECT_TRUE(Has(md, R"(\| `attn\.b\\\|x` \| p<2> \| \*\*failed\*\* \| 2\.000 \|)")) << md;
+  // A '|' in a cell is escaped so the row keeps its columns; raw HTML is shown as text.
+  EXPECT_TRUE(Has(md, R"(\| `attn\.b\\\|x` \| p&lt;2&gt; \| \*\*failed\*\* \| 2\.000 \|)")) << md;
   EXPECT_EQ(MarkdownCell("a|b\nc"), "a\\|b c");
 }
 
@@ -84,10 +84,10 @@ TEST(RenderMarkdown, ComparisonWithGate) {
   std::string md = RenderComparisonMarkdown(p->cmp, &p->gate);
   EXPECT_THAT(md, ::testing::StartsWith("## flashscope gate\n\n"));
   EXPECT_THAT(md, HasSubstr("❌ **GATE FAILED**: 3 failures in 4 cases gated"));
-  EXPECT_TRUE(Has(md, R"(- \*\*correctness\*\* `attn\.a attention_fwd.*`: passed -> failed)"))
+  EXPECT_TRUE(Has(md, R"(- \*\*correctness\*\* `attn\.a attention_fwd.*`: passed -&gt; failed)"))
       << md;
   // attn.b failed on both sides: not a regression, but verification is required by default.
-  EXPECT_TRUE(Has(md, R"(- \*\*verification\*\* `attn\.b\\\|x p<2>`: failed \(max_abs)")) << md;
+  EXPECT_TRUE(Has(md, R"(- \*\*verification\*\* `attn\.b\\\|x p<2>`: failed \(max\\_abs)")) << md;
   EXPECT_TRUE(Has(md, R"(- \*\*missing\*\* `attn\.d p1`)")) << md;
   EXPECT_THAT(md, HasSubstr("### Changes (2)"));
   EXPECT_TRUE(Has(
@@ -97,6 +97,37 @@ TEST(RenderMarkdown, ComparisonWithGate) {
   EXPECT_THAT(md, HasSubstr("### Only in base (1)\n\n- `attn.d p1` (error)"));
   EXPECT_THAT(md, HasSubstr("<details><summary>All 3 paired cases</summary>"));
   EXPECT_THAT(RenderComparisonMarkdown(p->cmp, nullptr), Not(HasSubstr("GATE")));
+}
+
+// Issue 14, item 8: a pull-request comment holds at most 65,536 characters.
+TEST(RenderMarkdown, LargeRunsFitAPullRequestComment) {
+  Report big = Sample();
+  big.cases.clear();
+  for (int i = 0; i < 3000; ++i) {
+    big.cases.push_back(
+        SimpleCase("attn.a" + std::to_string(i % 11),
+                   "attention_fwd{B=" + std::to_string(i) + ",H=16,S=4096,D=128,bf16,causal}",
+                   i % 7 == 0 ? CaseStatus::kFailed : CaseStatus::kPassed, 1.0));
+  }
+  const std::string md = RenderReportMarkdown(big);
+  EXPECT_LT(md.size(), kMarkdownLimit);
+  EXPECT_LE(kMarkdownLimit, 65536u);
+  EXPECT_THAT(md, HasSubstr("**3000 cases**"));
+  EXPECT_TRUE(Has(md, R"(\d+ more cases not shown \(a pull-request comment holds 65,536)"))
+      << md.substr(md.size() - 400);
+  // The failures come first, so that what matters is never the part left out.
+  EXPECT_LT(md.find("**failed**"), md.find("| passed |"));
+
+  Report next = big;
+  for (size_t i = 0; i < next.cases.size(); i += 3) next.cases[i].timing->median_ms = 1.5;
+  Comparison c = Compare(big, next);
+  GateResult g = ApplyGate(c, GatePolicy{});
+  const std::string gate_md = RenderComparisonMarkdown(c, &g);
+  EXPECT_LT(gate_md.size(), kMarkdownLimit);
+  EXPECT_THAT(gate_md, HasSubstr("GATE FAILED"));
+  EXPECT_THAT(gate_md, HasSubstr("not shown"));
+  // Small outputs are unchanged: everything is there.
+  EXPECT_THAT(RenderReportMarkdown(Sample()), Not(HasSubstr("not shown")));
 }
 
 TEST(RenderJunit, ReportCasesAreTestcases) {
@@ -118,7 +149,8 @@ TEST(RenderJunit, ReportCasesAreTestcases) {
   EXPECT_TRUE(Has(x, R"(<property name="warning" value="SYNTHETIC report)")) << x;
   EXPECT_EQ(Count(x, "<testsuite "), 1);
   EXPECT_EQ(Count(x, "</testsuite>"), 1);
-  EXPECT_EQ(XmlEscape("a&<>\"'\x01z"), "a&amp;&lt;&gt;&quot;&apos;z");
+  // A character XML forbids is replaced (U+FFFD), not dropped: the reader sees that one was there.
+  EXPECT_EQ(XmlEscape("a&<>\"'\x01z"), "a&amp;&lt;&gt;&quot;&apos;\xef\xbf\xbdz");
 }
 
 TEST(RenderJunit, ComparisonFailuresFollowTheGate) {
