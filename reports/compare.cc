@@ -1,5 +1,6 @@
 #include "reports/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -7,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "reports/provenance.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -284,6 +286,19 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
                 {last, verdict_color}});
     }
     out += t.Render(color);
+  }
+  // A kernel measured from another build of its plugin: the numbers above compare two builds.
+  std::vector<std::string> rebuilt;
+  for (const CaseDelta& d : cmp.paired) {
+    std::string change = ProvenanceChange(*d.base, *d.next);
+    std::string line = absl::StrCat("  ", d.kernel_id, ": ", change, "\n");
+    if (!change.empty() && std::find(rebuilt.begin(), rebuilt.end(), line) == rebuilt.end()) {
+      rebuilt.push_back(line);
+    }
+  }
+  if (!rebuilt.empty()) {
+    absl::StrAppend(&out, "\n", Paint("kernels from another build:", text::kBold, color), "\n",
+                    absl::StrJoin(rebuilt, ""));
   }
   auto one_side = [&](const char* title, const std::vector<const CaseResult*>& cases) {
     if (cases.empty()) return;
