@@ -1,18 +1,19 @@
-// `flashscope list`: the kernels with what they support, and the suites.
+// `flashscope list` and `flashscope metrics`: the kernels (with what they support) and the
+// hardware-metric catalogue come from flashscope-worker, the process that loads plugins and knows
+// CUDA; the suites are read here.
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <filesystem>
-#include <set>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
 #include "cli/flags.h"
+#include "suites/plugin_paths.h"
 #include "suites/suite.h"
-
-#if defined(FLASHSCOPE_HAVE_CUDA)
-#include "kernels/registry.h"
-#endif
+#include "suites/worker_process.h"
 
 namespace flashscope::cli {
 
@@ -25,93 +26,76 @@ std::string SuitesDir() {
 
 namespace {
 
-#if defined(FLASHSCOPE_HAVE_CUDA)
-// What a kernel supports, found by asking its constraints about probe problems along one axis
-// at a time (the reasons themselves are printed for the first refusal).
-std::string DescribeSupport(const kernels::KernelEntry& e) {
-  std::vector<std::string> parts;
-  std::string first_reason;
-  auto note = [&](const std::string& why) {
-    if (first_reason.empty() && !why.empty()) first_reason = why;
-  };
-  if (e.info.family == Family::kAttentionFwd) {
-    AttentionProblem base;
-    base.batch = 1, base.heads = 1, base.seq_q = base.seq_k = 1000, base.head_dim = 64;
-    std::vector<std::string> dims, dtypes, seqs;
-    for (int d : {32, 64, 96, 128, 256}) {
-      AttentionProblem p = base;
-      p.head_dim = d;
-      for (DType t : {DType::kF16, DType::kBF16}) {
-        p.dtype = t;
-        std::string why = e.Supports(p);
-        note(why);
-        if (why.empty()) {
-          dims.push_back(std::to_string(d));
-          break;
-        }
-      }
-    }
-    for (DType t : {DType::kF16, DType::kBF16, DType::kF32}) {
-      AttentionProblem p = base;
-      p.dtype = t;
-      std::string why = e.Supports(p);
-      note(why);
-      if (why.empty()) dtypes.emplace_back(DTypeName(t));
-    }
-    for (int s : {1, 17, 2047, 16384}) {
-      AttentionProblem p = base;
-      p.seq_q = p.seq_k = s;
-      std::string why = e.Supports(p);
-      note(why);
-      if (why.empty()) seqs.push_back(std::to_string(s));
-    }
-    AttentionProblem uneven = base;
-    uneven.seq_q = 17, uneven.seq_k = 1000, uneven.causal = true, uneven.want_lse = true;
-    std::string why_uneven = e.Supports(uneven);
-    note(why_uneven);
-    parts.push_back("D " + (dims.empty() ? "none" : absl::StrJoin(dims, ",")));
-    parts.push_back(dtypes.empty() ? "no dtype" : absl::StrJoin(dtypes, ","));
-    parts.push_back("S tried 1,17,2047,16384: " +
-                    (seqs.size() == 4 ? "all" : absl::StrJoin(seqs, ",")));
-    parts.push_back(why_uneven.empty() ? "Sq!=Sk causal+lse ok" : "Sq!=Sk causal+lse no");
-  } else {
-    std::vector<std::string> dtypes;
-    for (DType t : {DType::kF32, DType::kF16}) {
-      GemmProblem g{1000, 17, 333, t};
-      std::string why = e.Supports(g);
-      note(why);
-      if (why.empty()) dtypes.emplace_back(DTypeName(t));
-    }
-    parts.push_back(dtypes.empty() ? "no dtype" : absl::StrJoin(dtypes, ","));
+namespace protocol = suites::protocol;
+
+// Runs a worker command whose output is the worker's stdout. A worker that dies is explained
+// (the plugin it was loading, or the kernel whose supports() it was asking); exit codes: 0, 2
+// for a refused plugin or bad input, 1 for a crash.
+int RunWorkerCommand(const char* command, protocol::WorkerRequest request) {
+  auto worker_exe = suites::FindWorker();
+  if (!worker_exe.ok()) {
+    std::fprintf(stderr, "flashscope %s: %s\n", command,
+                 std::string(worker_exe.status().message()).c_str());
+    return 2;
   }
-  std::string out = absl::StrJoin(parts, "; ");
-  if (!first_reason.empty()) absl::StrAppend(&out, "\n      e.g. refused: ", first_reason);
-  return out;
+  std::fflush(stdout);
+  auto worker = suites::WorkerProcess::Start(*worker_exe, request);
+  if (!worker.ok()) {
+    std::fprintf(stderr, "flashscope %s: %s\n", command,
+                 std::string(worker.status().message()).c_str());
+    return 2;
+  }
+  std::string loading, phase;
+  protocol::Message m;
+  while (worker->Next(3600, &m) == suites::WorkerProcess::Read::kMessage) {
+    if (m.event == protocol::Event::kLoad) loading = m.text;
+    if (m.event == protocol::Event::kLoaded) loading.clear();
+    if (m.event == protocol::Event::kPhase) phase = m.text;
+    if (m.event == protocol::Event::kFatal) {
+      std::fprintf(stderr, "flashscope %s: %s\n", command, m.text.c_str());
+    }
+  }
+  const int status = worker->Wait();
+  if (suites::DiedOfSignal(status)) {
+    const std::string cause = suites::CauseOfDeath(status);
+    if (!loading.empty()) {
+      std::fprintf(stderr, "flashscope %s: plugin %s crashed while loading: %s\n", command,
+                   loading.c_str(), cause.c_str());
+    } else {
+      std::fprintf(stderr, "flashscope %s: flashscope-worker crashed (%s)%s%s\n", command,
+                   cause.c_str(), phase.empty() ? "" : " in ", phase.c_str());
+    }
+    return 1;
+  }
+  if (!WIFEXITED(status)) return 1;
+  return WEXITSTATUS(status) == 0 ? 0 : 2;  // the worker printed why
 }
-#endif
+
+std::vector<std::string> PluginsOrExit(int* code) {
+  auto plugins = suites::ResolvePlugins(
+      suites::PluginSourcesFromEnvironment({}, PluginFlags(), suites::FindWorker().value_or("")));
+  if (!plugins.ok()) {
+    std::fprintf(stderr, "flashscope list: %s\n", std::string(plugins.status().message()).c_str());
+    *code = 2;
+    return {};
+  }
+  return *plugins;
+}
 
 }  // namespace
 
 int CmdList(const std::vector<std::string>& args) {
   if (!args.empty()) {
-    std::fprintf(stderr, "flashscope list takes no arguments\n");
+    std::fprintf(stderr, "usage: flashscope list [--all] [--plugin FILE]...\n");
     return 2;
   }
-#if defined(FLASHSCOPE_HAVE_CUDA)
-  std::printf("kernels (id · revision · min arch · tile · what changed)\n");
-  for (const auto& e : kernels::AllKernels(absl::GetFlag(FLAGS_all))) {
-    const auto& i = e.info;
-    std::printf("  %-28s r%-4d sm_%d  tile %dx%dx%d/%dthr  %s%s\n", i.id.c_str(), i.revision,
-                i.min_sm, i.tile.block_m, i.tile.block_n, i.tile.block_k, i.tile.threads,
-                i.title.c_str(), i.test_only ? "  [test-only]" : "");
-    std::printf("      changed: %s\n      supports: %s\n", i.changed.c_str(),
-                DescribeSupport(e).c_str());
-  }
-#else
-  std::printf(
-      "kernels: this flashscope was built without CUDA (FLASHSCOPE_CUDA=OFF or no nvcc);\n"
-      "         rebuild with the CUDA toolkit to list and run kernels.\n");
-#endif
+  int code = 0;
+  protocol::WorkerRequest request;
+  request.command = protocol::Command::kList;
+  request.plugins = PluginsOrExit(&code);
+  if (code != 0) return code;
+  request.all = absl::GetFlag(FLAGS_all);
+  code = RunWorkerCommand("list", request);
   const std::string dir = SuitesDir();
   std::printf("\nsuites (in %s)\n", dir.c_str());
   for (const auto& path : suites::ListSuiteFiles(dir)) {
@@ -125,7 +109,18 @@ int CmdList(const std::vector<std::string>& args) {
                 suite->problems.size(), absl::StrJoin(suite->kernel_patterns, ",").c_str(),
                 suite->description.c_str());
   }
-  return 0;
+  return code;
+}
+
+int CmdMetrics(const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    std::fprintf(stderr, "usage: flashscope metrics [--cc 90]\n");
+    return 2;
+  }
+  protocol::WorkerRequest request;
+  request.command = protocol::Command::kMetrics;
+  request.cc = absl::GetFlag(FLAGS_cc);
+  return RunWorkerCommand("metrics", request);
 }
 
 }  // namespace flashscope::cli

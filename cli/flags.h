@@ -26,9 +26,3 @@ ABSL_DECLARE_FLAG(bool, force);
 ABSL_DECLARE_FLAG(std::string, format);
 ABSL_DECLARE_FLAG(std::string, policy);
 ABSL_DECLARE_FLAG(std::string, json);
-// Worker-only plumbing (set by the supervisor).
-ABSL_DECLARE_FLAG(std::string, suite);
-ABSL_DECLARE_FLAG(std::string, journal);
-ABSL_DECLARE_FLAG(int, progress_fd);
-ABSL_DECLARE_FLAG(std::string, only_cases);
-ABSL_DECLARE_FLAG(bool, sanitize_rerun);

@@ -45,22 +45,18 @@ ABSL_FLAG(std::string, format, "terminal",
           "compare/gate/render: terminal, markdown, junit, csv, html (render also: baseline)");
 ABSL_FLAG(std::string, policy, "", "gate: policy JSON file (docs/gating.md)");
 ABSL_FLAG(std::string, json, "", "gate: also write the machine-readable verdict to this file");
-ABSL_FLAG(std::string, suite, "", "internal (worker)");
-ABSL_FLAG(std::string, journal, "", "internal (worker)");
-ABSL_FLAG(int, progress_fd, -1, "internal (worker)");
-ABSL_FLAG(std::string, only_cases, "", "internal (worker): comma list of case indices to run");
-ABSL_FLAG(bool, sanitize_rerun, false, "internal (worker): a rerun under compute-sanitizer");
 
 namespace {
 
 constexpr const char* kUsage = R"(flashscope: verify, time and profile GPU kernels.
 
 usage:
-  flashscope list [--all]                      kernels (with what they support) and suites
-  flashscope run SUITE [--kernels GLOB] [--out FILE] [--dump DIR] [--metrics SET]
-                       [--resume JOURNAL] [--case_timeout_s N] [--deadline_s N]
+  flashscope list [--all] [--plugin FILE]...   kernels (with what they support) and suites
+  flashscope run SUITE [--plugin FILE]... [--kernels GLOB] [--out FILE] [--dump DIR]
+                       [--metrics SET] [--resume JOURNAL] [--case_timeout_s N] [--deadline_s N]
                        [--sanitize[=memcheck|racecheck|initcheck|synccheck]]
-                       [--shard K/N]           run a suite (a name in suites/ or a path)
+                       [--shard K/N] [--dry_run]
+                                               run a suite (a name in suites/ or a path)
   flashscope merge --out FILE REPORT... [--force]
                                                join the reports of shards (run --shard K/N)
   flashscope show REPORT                       summary and case table of a report or journal
@@ -73,7 +69,8 @@ usage:
 
 exit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression (gate);
 2 bad input or usage.
-docs: README.md, docs/suites.md, docs/report-schema.md, docs/gating.md)";
+plugins: --plugin FILE (repeatable), a suite's "plugins", or FLASHSCOPE_PLUGINS (docs/plugins.md).
+docs: README.md, docs/suites.md, docs/plugins.md, docs/report-schema.md, docs/gating.md)";
 
 }  // namespace
 
@@ -86,6 +83,7 @@ int main(int argc, char** argv) {
       argv[i] = kSanitizeDefault;
     }
   }
+  flashscope::cli::TakePluginFlags(&argc, argv);
   std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
   std::vector<std::string> args(positional.begin() + 1, positional.end());
   if (args.empty() || args[0] == "help") {
@@ -97,7 +95,6 @@ int main(int argc, char** argv) {
   std::vector<std::string> all(argv, argv + argc);
   if (command == "list") return flashscope::cli::CmdList(args);
   if (command == "run") return flashscope::cli::CmdRun(args, absl::StrJoin(all, " "));
-  if (command == "__worker") return flashscope::cli::CmdWorker(args);
   if (command == "merge") return flashscope::cli::CmdMerge(args);
   if (command == "show") return flashscope::cli::CmdShow(args);
   if (command == "compare") return flashscope::cli::CmdCompare(args);

@@ -1,13 +1,12 @@
-#include "suites/case_runner.h"
+#include "runner/case_runner.h"
 
 #include <cuda_runtime_api.h>
 
 #include <chrono>
-#include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "profiler/cupti_profiler.h"
 #include "profiler/device_info.h"
 #include "profiler/kernel_tracer.h"
@@ -15,27 +14,24 @@
 #include "profiler/nvtx_ranges.h"
 #include "profiler/resources.h"
 #include "profiler/timing.h"
-#include "suites/record_conversions.h"
-#include "verify/host_memory.h"
+#include "runner/case_binding.h"
+#include "runner/record_conversions.h"
+#include "suites/worker_protocol.h"
 #include "verify/input_kind.h"
-#include "verify/problem_costs.h"
 #include "verify/tolerance.h"
-#include "verify/workspace.h"
 
-namespace flashscope::suites {
+namespace flashscope::runner {
+
+namespace phase = suites::protocol::phase;
 
 struct CaseRunner::State {
-  Suite suite;
+  suites::Suite suite;
   RunOptions options;
   cudaStream_t stream = nullptr;
   std::unique_ptr<profiler::Timer> timer;
   profiler::DeviceInfo device;
-  verify::InputKind input_kind = verify::InputKind::kNormal;
-
-  // One problem's inputs and reference, reused by every kernel of that problem.
-  std::string workspace_key;
-  std::unique_ptr<verify::Workspace> workspace;
-  absl::Status workspace_status;  // why the current problem has no workspace
+  WorkspaceSpec workspace_spec;
+  ProblemWorkspaces workspaces;  // one problem's inputs and reference, reused by its kernels
 
   // Hardware metrics: resolved once; the profiler is created on first use.
   std::vector<profiler::MetricDef> metric_defs;
@@ -45,15 +41,22 @@ struct CaseRunner::State {
   std::string tracer_unavailable;
 };
 
+// The case being run: its result so far, its workspace and its bound launch.
+struct CaseRunner::Case {
+  const CaseToRun* c = nullptr;
+  reports::CaseResult r;
+  std::chrono::steady_clock::time_point start;
+  verify::Workspace* ws = nullptr;
+  std::optional<BoundLaunch> launch;
+};
+
 namespace {
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
 }
 
-std::string Gib(double bytes) { return absl::StrFormat("%.2f GiB", bytes / (1ull << 30)); }
-
-profiler::TimingPolicy ToPolicy(const TimingSpec& t) {
+profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t) {
   profiler::TimingPolicy p;
   p.cold = t.cold;
   p.warmup = t.warmup;
@@ -64,7 +67,7 @@ profiler::TimingPolicy ToPolicy(const TimingSpec& t) {
   return p;
 }
 
-verify::TolerancePolicy ToleranceFor(const Problem& problem, const VerifySpec& spec) {
+verify::TolerancePolicy ToleranceFor(const Problem& problem, const suites::VerifySpec& spec) {
   DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
   verify::TolerancePolicy t = verify::DefaultTolerance(FamilyOf(problem), dtype);
   if (spec.atol) t.atol = *spec.atol;
@@ -81,13 +84,16 @@ bool ContextIsLost() {
   return cudaDeviceSynchronize() != cudaSuccess;
 }
 
-std::string CudaErrorText(cudaError_t e) {
-  return absl::StrCat(cudaGetErrorName(e), ": ", cudaGetErrorString(e));
+void Finish(reports::CaseResult& r, std::chrono::steady_clock::time_point start,
+            reports::CaseStatus status, std::string reason) {
+  r.status = status;
+  r.reason = std::move(reason);
+  r.wall_s = Seconds(start);
 }
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const Suite& suite,
+absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const suites::Suite& suite,
                                                                const RunOptions& options) {
   auto device = profiler::QueryDevice(0);
   if (!device.ok()) return device.status();
@@ -102,7 +108,13 @@ absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const Suite& suit
   s.suite = suite;
   s.options = options;
   s.device = *device;
-  s.input_kind = *kind;
+  s.workspace_spec.options.input = *kind;
+  s.workspace_spec.options.seed = suite.seed;
+  s.workspace_spec.options.precision = suite.verify.reference == "fp64"
+                                           ? verify::ReferencePrecision::kFp64
+                                           : verify::ReferencePrecision::kFp32;
+  s.workspace_spec.heatmaps = suite.verify.heatmaps != "none";
+  s.workspace_spec.dumps = !options.dump_dir.empty();
   if (cudaError_t e = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
       e != cudaSuccess) {
     return absl::InternalError("cudaStreamCreate: " + CudaErrorText(e));
@@ -121,7 +133,7 @@ absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const Suite& suit
 
 CaseRunner::~CaseRunner() {
   if (state_ && state_->stream) {
-    state_->workspace.reset();
+    state_->workspaces.Reset();
     cudaStreamDestroy(state_->stream);
   }
 }
@@ -141,207 +153,183 @@ reports::Environment CaseRunner::DescribeEnvironment(bool measure_peaks) {
   return env;
 }
 
-reports::CaseResult CaseRunner::Run(const PlannedCase& c) {
+void CaseRunner::Enter(const char* phase) {
+  if (observer_) observer_(phase);
+}
+
+reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
   State& s = *state_;
-  const auto start = std::chrono::steady_clock::now();
   profiler::NvtxRange case_range("case " + c.key);
-  reports::CaseResult r = NewCaseResult(c, s.suite);
+  Case k;
+  k.c = &c;
+  k.r = c.planned;
+  k.start = std::chrono::steady_clock::now();
   auto finish = [&](reports::CaseStatus status, std::string reason) {
-    r.status = status;
-    r.reason = std::move(reason);
-    r.wall_s = Seconds(start);
-    return r;
-  };
-  auto cuda_failure = [&](const std::string& phase, cudaError_t e) {
-    context_lost_ = ContextIsLost();
-    std::string msg = absl::StrCat(phase, ": ", CudaErrorText(e));
-    if (context_lost_) absl::StrAppend(&msg, " (the CUDA context is lost; a fresh worker goes on)");
-    return finish(reports::CaseStatus::kError, msg);
+    Finish(k.r, k.start, status, std::move(reason));
+    return k.r;
   };
 
+  Enter(phase::kSupports);
   if (std::string why = c.kernel->Supports(c.problem, s.device.cc); !why.empty()) {
     return finish(reports::CaseStatus::kSkipped, why);
   }
-
-  // Inputs and reference, once per problem.
-  const std::string problem_key = ProblemKey(c.problem);
-  if (s.workspace_key != problem_key) {
-    profiler::NvtxRange phase("inputs+reference");
-    s.workspace.reset();
-    s.workspace_key = problem_key;
-    s.workspace_status = absl::OkStatus();
-    size_t free_bytes = 0, total_bytes = 0;
-    cudaMemGetInfo(&free_bytes, &total_bytes);
-    const double need = static_cast<double>(verify::Workspace::DeviceBytesNeeded(c.problem));
-    // Host copies of reference, baseline and output are bounded too (verify/host_memory.h).
-    absl::Status host_fits = absl::OkStatus();
-    if (auto available = verify::MemAvailableBytes(); available.ok()) {
-      host_fits = verify::CheckHostMemory(
-          verify::HostBytesNeeded(c.problem, s.suite.verify.heatmaps != "none",
-                                  !s.options.dump_dir.empty()),
-          *available);
-    }
-    if (!host_fits.ok()) {
-      s.workspace_status =
-          absl::ResourceExhaustedError(absl::StrCat("problem ", host_fits.message()));
-    } else if (need > 0.9 * static_cast<double>(free_bytes)) {
-      s.workspace_status = absl::ResourceExhaustedError(
-          absl::StrCat("problem needs ", Gib(need),
-                       " of device memory for inputs, output and "
-                       "reference; ",
-                       Gib(free_bytes), " of ", Gib(total_bytes), " free"));
-    } else {
-      verify::WorkspaceOptions wo;
-      wo.input = s.input_kind;
-      wo.seed = s.suite.seed;
-      wo.precision = s.suite.verify.reference == "fp64" ? verify::ReferencePrecision::kFp64
-                                                        : verify::ReferencePrecision::kFp32;
-      auto ws = verify::Workspace::Create(c.problem, wo, s.stream);
-      if (ws.ok()) {
-        s.workspace = *std::move(ws);
-      } else {
-        s.workspace_status = ws.status();
-      }
-    }
-  }
-  if (!s.workspace) {
-    if (absl::IsResourceExhausted(s.workspace_status)) {
-      return finish(reports::CaseStatus::kSkipped, std::string(s.workspace_status.message()));
-    }
-    context_lost_ = ContextIsLost();
-    return finish(reports::CaseStatus::kError,
-                  absl::StrCat("inputs/reference: ", s.workspace_status.message()));
-  }
-  verify::Workspace& ws = *s.workspace;
-
-  kernels::AttentionArgs attention_args;
-  kernels::GemmArgs gemm_args;
-  if (const auto* a = std::get_if<AttentionProblem>(&c.problem)) {
-    attention_args = {ws.input(0),
-                      ws.input(1),
-                      ws.input(2),
-                      ws.output(),
-                      a->want_lse ? ws.lse() : nullptr,
-                      static_cast<float>(1.0 / std::sqrt(static_cast<double>(a->head_dim)))};
-  } else {
-    gemm_args = {ws.input(0), ws.input(1), static_cast<float*>(ws.output())};
-  }
-  const kernels::KernelEntry& kernel = *c.kernel;
-  const Problem& problem = c.problem;
-  auto launch = [&](cudaStream_t stream) -> cudaError_t {
-    if (const auto* a = std::get_if<AttentionProblem>(&problem)) {
-      return kernel.attention_launch(*a, attention_args, stream);
-    }
-    return kernel.gemm_launch(std::get<GemmProblem>(problem), gemm_args, stream);
-  };
-
-  // Launch on poisoned outputs, then verify.
+  Enter(phase::kInputs);
   {
-    profiler::NvtxRange phase("verify");
-    if (auto st = ws.PoisonOutputs(s.stream); !st.ok()) {
-      return finish(reports::CaseStatus::kError, absl::StrCat("poison: ", st.message()));
-    }
-    if (cudaError_t e = launch(s.stream); e != cudaSuccess) return cuda_failure("launch", e);
-    if (cudaError_t e = cudaStreamSynchronize(s.stream); e != cudaSuccess) {
-      return cuda_failure("kernel", e);
-    }
-    // Heatmaps cost report space: passing cases get small ones (policy "all") or none; a failing
-    // case is verified again for full-resolution heatmaps, which show where it is wrong.
-    const std::string& policy = s.suite.verify.heatmaps;
-    const auto tolerance = ToleranceFor(problem, s.suite.verify);
-    verify::HeatmapOptions ho;
-    ho.block_m = c.kernel->info.tile.block_m;
-    ho.block_n = c.kernel->info.tile.block_n;
-    ho.enabled = policy == "all";
-    ho.max_side = s.suite.verify.heatmap_side;
-    auto v = ws.Verify(tolerance, ho, s.stream);
-    if (v.ok() && !v->verdict.passed && policy != "none") {
-      ho.enabled = true;
-      ho.max_side = 256;
-      v = ws.Verify(tolerance, ho, s.stream);
-    }
-    if (!v.ok()) {
+    profiler::NvtxRange range("inputs+reference");
+    auto ws = s.workspaces.For(c.problem, s.workspace_spec, s.stream);
+    if (!ws.ok()) {
+      if (absl::IsResourceExhausted(ws.status())) {
+        return finish(reports::CaseStatus::kSkipped, std::string(ws.status().message()));
+      }
       context_lost_ = ContextIsLost();
-      return finish(reports::CaseStatus::kError, absl::StrCat("verify: ", v.status().message()));
+      return finish(reports::CaseStatus::kError,
+                    absl::StrCat("inputs/reference: ", ws.status().message()));
     }
-    r.verification = ToVerificationRecord(*v);
-    if (!s.options.dump_dir.empty()) {
-      std::string dir = (std::filesystem::path(s.options.dump_dir) / CaseDirName(c)).string();
-      if (auto st = ws.DumpNpy(dir, s.stream); st.ok()) {
-        r.verification->dump_dir = dir;
-      } else {
-        r.verification->dump_dir = absl::StrCat("not written: ", st.message());
-      }
-    }
+    k.ws = *ws;
   }
-
-  // Time it (also when verification failed: a developer wants both answers).
-  {
-    profiler::NvtxRange phase("time");
-    auto t = s.timer->Time(launch, ToPolicy(s.suite.timing));
-    if (!t.ok()) {
-      context_lost_ = ContextIsLost();
-      return finish(reports::CaseStatus::kError, absl::StrCat("timing: ", t.status().message()));
-    }
-    r.timing = ToTimingRecord(*t);
-    r.throughput = ToThroughput(problem, r.timing->median_ms, peaks_);
-  }
-
-  if (c.kernel->device_functions) {
-    for (const auto& f : c.kernel->device_functions(problem)) {
-      auto usage = profiler::QueryResources(f.func, f.name, f.block_threads, f.dynamic_smem_bytes);
-      if (usage.ok()) r.resources.push_back(ToResourceRecord(*usage));
-    }
-  }
-
-  if (!s.metric_defs.empty()) {
-    profiler::NvtxRange phase("profile");
-    reports::ProfileRecord pr;
-    if (s.metrics_unavailable.empty() && !s.range_profiler) {
-      auto rp = profiler::RangeProfiler::Create(s.metric_defs, 0);
-      if (rp.ok()) {
-        s.range_profiler = *std::move(rp);
-      } else {
-        s.metrics_unavailable = std::string(rp.status().message());
-      }
-    }
-    if (s.range_profiler) {
-      // A launch that is not idempotent cannot be relaunched per pass: CUPTI replays each of its
-      // kernels and restores the memory they touch instead.
-      const profiler::Replay replay =
-          c.kernel->info.idempotent ? profiler::Replay::kUser : profiler::Replay::kKernel;
-      auto result = s.range_profiler->Profile(
-          launch, [&]() { return s.timer->FlushL2(); }, s.stream, replay);
-      if (result.ok()) {
-        pr = ToProfileRecord(*result);
-      } else {
-        pr.unavailable_reason = std::string(result.status().message());
-      }
-    } else {
-      pr.unavailable_reason = s.metrics_unavailable;
-    }
-    // One more launch under CUPTI's activity records: the exact duration of every kernel the
-    // implementation launches (several for the unfused peer), after an L2 flush like a sample.
-    if (s.tracer_unavailable.empty() && !s.tracer) {
-      auto t = profiler::KernelTracer::Create();
-      if (t.ok()) {
-        s.tracer = *std::move(t);
-      } else {
-        s.tracer_unavailable = std::string(t.status().message());
-      }
-    }
-    if (s.tracer && s.timer->FlushL2().ok()) {
-      auto records = s.tracer->Trace(launch, s.stream);
-      if (records.ok()) {
-        for (const auto& k : *records) pr.kernel_durations_ms.emplace_back(k.name, k.ms);
-      }
-    }
-    r.profile = pr;
-  }
-
-  const bool passed = r.verification && r.verification->passed;
+  k.launch.emplace(*c.kernel, c.problem, *k.ws);
+  if (!Verify(k)) return k.r;
+  // Timed also when verification failed: a developer wants both answers.
+  if (!Time(k)) return k.r;
+  QueryDeviceFunctions(k);
+  if (!s.metric_defs.empty()) Profile(k);
+  const bool passed = k.r.verification && k.r.verification->passed;
   return finish(passed ? reports::CaseStatus::kPassed : reports::CaseStatus::kFailed,
-                passed ? "" : r.verification->rule);
+                passed ? "" : k.r.verification->rule);
 }
 
-}  // namespace flashscope::suites
+// Launch on poisoned outputs, then verify. False when the case ended (status set).
+bool CaseRunner::Verify(Case& k) {
+  State& s = *state_;
+  const CaseToRun& c = *k.c;
+  profiler::NvtxRange range("verify");
+  auto error = [&](const std::string& what) {
+    Finish(k.r, k.start, reports::CaseStatus::kError, what);
+    return false;
+  };
+  auto cuda_failure = [&](const std::string& what, cudaError_t e) {
+    context_lost_ = ContextIsLost();
+    std::string msg = absl::StrCat(what, ": ", k.launch->Describe(e));
+    if (context_lost_) absl::StrAppend(&msg, " (the CUDA context is lost; a fresh worker goes on)");
+    return error(msg);
+  };
+  if (auto st = k.ws->PoisonOutputs(s.stream); !st.ok()) {
+    return error(absl::StrCat("poison: ", st.message()));
+  }
+  Enter(phase::kLaunch);
+  if (cudaError_t e = (*k.launch)(s.stream); e != cudaSuccess) return cuda_failure("launch", e);
+  if (cudaError_t e = cudaStreamSynchronize(s.stream); e != cudaSuccess) {
+    return cuda_failure("kernel", e);
+  }
+  Enter(phase::kVerify);
+  // Heatmaps cost report space: passing cases get small ones (policy "all") or none; a failing
+  // case is verified again for full-resolution heatmaps, which show where it is wrong.
+  const std::string& policy = s.suite.verify.heatmaps;
+  const auto tolerance = ToleranceFor(c.problem, s.suite.verify);
+  verify::HeatmapOptions ho;
+  ho.block_m = c.kernel->info().tile.block_m;
+  ho.block_n = c.kernel->info().tile.block_n;
+  ho.enabled = policy == "all";
+  ho.max_side = s.suite.verify.heatmap_side;
+  auto v = k.ws->Verify(tolerance, ho, s.stream);
+  if (v.ok() && !v->verdict.passed && policy != "none") {
+    ho.enabled = true;
+    ho.max_side = 256;
+    v = k.ws->Verify(tolerance, ho, s.stream);
+  }
+  if (!v.ok()) {
+    context_lost_ = ContextIsLost();
+    return error(absl::StrCat("verify: ", v.status().message()));
+  }
+  k.r.verification = ToVerificationRecord(*v);
+  if (!s.options.dump_dir.empty()) {
+    const std::string dir =
+        (std::filesystem::path(s.options.dump_dir) / CaseDirName(c.index, c.key)).string();
+    if (auto st = k.ws->DumpNpy(dir, s.stream); st.ok()) {
+      k.r.verification->dump_dir = dir;
+    } else {
+      k.r.verification->dump_dir = absl::StrCat("not written: ", st.message());
+    }
+  }
+  return true;
+}
+
+bool CaseRunner::Time(Case& k) {
+  State& s = *state_;
+  Enter(phase::kTiming);
+  profiler::NvtxRange range("time");
+  auto t = s.timer->Time(k.launch->AsFunction(), ToPolicy(s.suite.timing));
+  if (!t.ok()) {
+    context_lost_ = ContextIsLost();
+    Finish(k.r, k.start, reports::CaseStatus::kError,
+           absl::StrCat("timing: ", t.status().message()));
+    return false;
+  }
+  k.r.timing = ToTimingRecord(*t);
+  k.r.throughput = ToThroughput(k.c->problem, k.r.timing->median_ms, peaks_);
+  return true;
+}
+
+// Registers, shared and local memory and occupancy of the functions the kernel reports, read
+// through the driver from their CUfunctions (a plugin's are as readable as ours).
+void CaseRunner::QueryDeviceFunctions(Case& k) {
+  if (!k.c->kernel->reports_device_functions()) return;
+  Enter(phase::kDeviceFunctions);
+  auto functions = k.c->kernel->DeviceFunctions(k.c->problem);
+  if (!functions.ok()) return;
+  for (const plugins::DeviceFunction& f : *functions) {
+    auto usage = profiler::QueryResources(f.cu_function, f.name, f.block_threads,
+                                          static_cast<size_t>(f.dynamic_smem_bytes));
+    if (usage.ok()) k.r.resources.push_back(ToResourceRecord(*usage));
+  }
+}
+
+void CaseRunner::Profile(Case& k) {
+  State& s = *state_;
+  Enter(phase::kProfiling);
+  profiler::NvtxRange range("profile");
+  const auto launch = k.launch->AsFunction();
+  reports::ProfileRecord pr;
+  if (s.metrics_unavailable.empty() && !s.range_profiler) {
+    auto rp = profiler::RangeProfiler::Create(s.metric_defs, 0);
+    if (rp.ok()) {
+      s.range_profiler = *std::move(rp);
+    } else {
+      s.metrics_unavailable = std::string(rp.status().message());
+    }
+  }
+  if (s.range_profiler) {
+    // A launch that is not idempotent cannot be relaunched per pass: CUPTI replays each of its
+    // kernels and restores the memory they touch instead.
+    const profiler::Replay replay =
+        k.c->kernel->info().idempotent ? profiler::Replay::kUser : profiler::Replay::kKernel;
+    auto result = s.range_profiler->Profile(
+        launch, [&]() { return s.timer->FlushL2(); }, s.stream, replay);
+    if (result.ok()) {
+      pr = ToProfileRecord(*result);
+    } else {
+      pr.unavailable_reason = std::string(result.status().message());
+    }
+  } else {
+    pr.unavailable_reason = s.metrics_unavailable;
+  }
+  // One more launch under CUPTI's activity records: the exact duration of every kernel the
+  // implementation launches (several for the unfused peer), after an L2 flush like a sample.
+  if (s.tracer_unavailable.empty() && !s.tracer) {
+    auto t = profiler::KernelTracer::Create();
+    if (t.ok()) {
+      s.tracer = *std::move(t);
+    } else {
+      s.tracer_unavailable = std::string(t.status().message());
+    }
+  }
+  if (s.tracer && s.timer->FlushL2().ok()) {
+    auto records = s.tracer->Trace(launch, s.stream);
+    if (records.ok()) {
+      for (const auto& r : *records) pr.kernel_durations_ms.emplace_back(r.name, r.ms);
+    }
+  }
+  k.r.profile = pr;
+}
+
+}  // namespace flashscope::runner

@@ -1,32 +1,14 @@
-// The worker process: runs the cases of a plan that its journal does not hold yet, appending each
-// result to the journal and telling the supervisor over a pipe when a case starts and ends.
-// It exits as soon as the CUDA context is lost, so one faulting kernel costs one case.
+// `flashscope-worker run`: runs the cases of the plan in the journal's header that the journal
+// does not hold yet, by key, in plan order, appending each result to the journal and telling the
+// supervisor over a pipe when a case starts, which phase it is in, and how it ended. It exits as
+// soon as the CUDA context is lost, so one faulting kernel costs one case.
 #pragma once
 
-#include <set>
-#include <string>
+#include "suites/worker_protocol.h"
 
-namespace flashscope::suites {
+namespace flashscope::runner {
 
-struct WorkerArgs {
-  std::string suite_path;
-  std::string kernels_filter;
-  std::string journal_path;
-  std::string metrics;
-  std::string dump_dir;
-  std::string shard;     // --shard K/N as given to the supervisor (suites/shard.h)
-  int progress_fd = -1;  // lines: "S <index>", "F <index> <status>", "FATAL <message>"
-  // Run only these case indices (empty = all); the --sanitize pass reruns one case at a time.
-  std::set<int> only_cases;
-  // A rerun under compute-sanitizer (suites/sanitize.h): one timed sample, no warm-up, no L2
-  // flush, no metrics, heatmaps or dumps, since the tool slows every launch 10-100x and only the
-  // kernel's memory accesses matter.
-  bool sanitize_rerun = false;
-};
+// Returns the process exit code (0, or protocol::kExit*).
+int RunCases(const suites::protocol::WorkerRequest& request);
 
-inline constexpr int kWorkerExitContextLost = 3;
-inline constexpr int kWorkerExitFatal = 4;  // no usable GPU or bad arguments: do not restart
-
-int RunWorker(const WorkerArgs& args);
-
-}  // namespace flashscope::suites
+}  // namespace flashscope::runner
