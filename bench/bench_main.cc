@@ -7,7 +7,7 @@
 //
 // One benchmark per supported case, named "<kernel id>/<problem key>" (spaces in the key become
 // '/'). Kernels are planned and bound exactly as `flashscope run` does (runner/planner.h,
-// runner/case_binding.h), so a plugin's kernels (--plugin=FILE, the suite's "plugins",
+// runner/case_binding.h), so a plugin's kernels (--plugin FILE, the suite's "plugins",
 // FLASHSCOPE_PLUGINS) are benchmarked like the built-in ones; the plugins' provenance goes into
 // the JSON context. Each iteration is one launch timed with a CUDA event pair and reported with
 // SetIterationTime (UseManualTime); with the suite's cold policy L2 is flushed before each
@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "absl/strings/str_replace.h"
+#include "bench/bench_args.h"
 #include "plugins/sha256.h"
 #include "profiler/device_info.h"
 #include "profiler/timing.h"
@@ -123,24 +124,6 @@ void RunCase(benchmark::State& state, const runner::BoundCase& bc) {
   }
 }
 
-// Our flags (Google Benchmark's own were removed by benchmark::Initialize): every value of
-// --NAME=VALUE, in order.
-std::vector<std::string> FlagValues(int argc, char** argv, const char* name) {
-  const std::string prefix = std::string("--") + name + "=";
-  std::vector<std::string> out;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) {
-      out.emplace_back(argv[i] + prefix.size());
-    }
-  }
-  return out;
-}
-
-std::string FlagValue(int argc, char** argv, const char* name, const char* fallback) {
-  std::vector<std::string> all = FlagValues(argc, argv, name);
-  return all.empty() ? fallback : all.back();
-}
-
 int Fail(const std::string& message) {
   std::fprintf(stderr, "flashscope-bench: %s\n", message.c_str());
   return 2;
@@ -170,19 +153,31 @@ absl::StatusOr<std::vector<runner::BoundCase>> Plan(const suites::Suite& suite,
 
 int main(int argc, char** argv) {
   using namespace flashscope;
+  for (int i = 1; i < argc; ++i) {
+    // Google Benchmark prints its own help and exits; ours comes first.
+    if (std::strcmp(argv[i], "--help") == 0) std::printf("%s\n", bench::BenchHelpText().c_str());
+  }
   benchmark::Initialize(&argc, argv);
-  const std::string suite_arg = bench::FlagValue(argc, argv, "suite", "smoke");
-  const std::string kernels = bench::FlagValue(argc, argv, "kernels", "");
+  const bench::BenchArgs args =
+      bench::ParseBenchArgs(std::vector<std::string>(argv + 1, argv + argc));
+  if (args.help) {
+    std::printf("%s", bench::BenchHelpText().c_str());
+    return 0;
+  }
+  if (!args.error.empty()) {
+    std::fprintf(stderr, "flashscope-bench: %s\n", args.error.c_str());
+    return 2;
+  }
+  const std::string& kernels = args.kernels;
   const std::string suites_dir =
-      bench::FlagValue(argc, argv, "suites_dir", FLASHSCOPE_SOURCE_DIR "/suites");
-  auto path = suites::ResolveSuitePath(suite_arg, suites_dir);
+      args.suites_dir.empty() ? FLASHSCOPE_SOURCE_DIR "/suites" : args.suites_dir;
+  auto path = suites::ResolveSuitePath(args.suite, suites_dir);
   if (!path.ok()) return bench::Fail(std::string(path.status().message()));
   auto suite = suites::LoadSuiteFile(*path);
   if (!suite.ok()) return bench::Fail(std::string(suite.status().message()));
   static plugins::PluginSet kernel_set;  // the benchmarks' kernels live until exit
   static reports::PlanRecord plan;
-  auto cases =
-      bench::Plan(*suite, bench::FlagValues(argc, argv, "plugin"), kernels, &kernel_set, &plan);
+  auto cases = bench::Plan(*suite, args.plugins, kernels, &kernel_set, &plan);
   if (!cases.ok()) return bench::Fail(std::string(cases.status().message()));
   auto device = profiler::QueryDevice(0);
   if (!device.ok()) {

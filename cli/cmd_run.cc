@@ -1,97 +1,114 @@
 // `flashscope run`: the supervisor (suites/supervisor.h). Kernels run in flashscope-worker
-// processes; this process never touches CUDA nor loads a plugin.
+// processes; this process never touches CUDA nor loads a plugin, so it builds and plans (with
+// --dry_run) on any machine.
 #include <cstdio>
-#include <cstring>
 
-#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "cli/commands.h"
-#include "cli/flags.h"
+#include "cli/common_flags.h"
+#include "cli/output.h"
+#include "cli/worker_command.h"
+#include "reports/file_util.h"
 #include "reports/render_terminal.h"
 #include "suites/suite.h"
 #include "suites/supervisor.h"
 #include "suites/worker_process.h"
 
-ABSL_FLAG(bool, dry_run, false,
-          "run: print the plan (cases, and where each kernel comes from) and stop; needs no GPU "
-          "and writes no journal");
-
 namespace flashscope::cli {
 namespace {
 
-std::vector<std::string>& PluginFlagStore() {
-  static std::vector<std::string> plugins;
-  return plugins;
-}
-
-}  // namespace
-
-// Abseil keeps the last value of a repeated flag; --plugin accumulates, so it is taken out of
-// argv before Abseil parses the rest.
-void TakePluginFlags(int* argc, char** argv) {
-  int out = 1;
-  for (int i = 1; i < *argc; ++i) {
-    const char* a = argv[i];
-    for (const char* prefix : {"--plugin=", "-plugin="}) {
-      if (std::strncmp(a, prefix, std::strlen(prefix)) == 0) {
-        PluginFlagStore().push_back(a + std::strlen(prefix));
-        a = nullptr;
-        break;
-      }
-    }
-    if (a != nullptr && (std::strcmp(a, "--plugin") == 0 || std::strcmp(a, "-plugin") == 0) &&
-        i + 1 < *argc) {
-      PluginFlagStore().push_back(argv[++i]);
-      a = nullptr;
-    }
-    if (a != nullptr) argv[out++] = argv[i];
-  }
-  *argc = out;
-  argv[out] = nullptr;
-}
-
-const std::vector<std::string>& PluginFlags() { return PluginFlagStore(); }
-
-int CmdRun(const std::vector<std::string>& args, const std::string& command_line) {
-  if (args.size() != 1) {
-    std::fprintf(stderr,
-                 "usage: flashscope run SUITE [--plugin FILE]... [--kernels GLOB] [--out FILE] "
-                 "[--dump DIR] [--metrics SET] [--resume JOURNAL] [--sanitize[=TOOL]] "
-                 "[--dry_run]\n");
-    return 2;
-  }
-  auto path = suites::ResolveSuitePath(args[0], SuitesDir());
+int Run(const Args& a) {
+  auto path = suites::ResolveSuitePath(a.positional()[0], SuitesDir(a));
   if (!path.ok()) {
-    std::fprintf(stderr, "flashscope run: %s\n", std::string(path.status().message()).c_str());
+    PrintError("run", path.status().message());
     return 2;
+  }
+  // A report path the final atomic write would refuse is refused before anything runs.
+  if (const std::string& out = a.String("out"); !out.empty()) {
+    if (absl::Status s = reports::CheckOutputTarget(out); !s.ok()) {
+      PrintError("run", absl::StrCat("--out ", s.message()));
+      return 2;
+    }
   }
   auto worker = suites::FindWorker();
   if (!worker.ok()) {
-    std::fprintf(stderr, "flashscope run: %s\n", std::string(worker.status().message()).c_str());
+    PrintError("run", worker.status().message());
     return 2;
   }
   suites::SuperviseArgs sa;
   sa.suite_path = *path;
-  sa.kernels_filter = absl::GetFlag(FLAGS_kernels);
-  sa.plugins = PluginFlags();
-  sa.out_path = absl::GetFlag(FLAGS_out);
-  sa.resume_journal = absl::GetFlag(FLAGS_resume);
-  sa.metrics = absl::GetFlag(FLAGS_metrics);
-  sa.dump_dir = absl::GetFlag(FLAGS_dump);
-  sa.case_timeout_s = absl::GetFlag(FLAGS_case_timeout_s);
-  sa.deadline_s = absl::GetFlag(FLAGS_deadline_s);
-  sa.shard = absl::GetFlag(FLAGS_shard);
-  sa.sanitize_tool = absl::GetFlag(FLAGS_sanitize);
+  sa.kernels_filter = a.String("kernels");
+  sa.plugins = a.List("plugin");
+  sa.out_path = a.String("out");
+  sa.resume_journal = a.String("resume");
+  sa.metrics = a.String("metrics");
+  sa.dump_dir = a.String("dump");
+  sa.case_timeout_s = a.Double("case_timeout_s");
+  sa.deadline_s = a.Double("deadline_s");
+  sa.shard = a.String("shard");
+  sa.sanitize_tool = a.String("sanitize");
   sa.worker_exe = *worker;
-  sa.command_line = command_line;
-  sa.quiet = absl::GetFlag(FLAGS_quiet);
-  sa.dry_run = absl::GetFlag(FLAGS_dry_run);
+  sa.command_line = a.command_line();
+  sa.quiet = a.Bool("quiet");
+  sa.dry_run = a.Bool("dry_run");
   suites::SuperviseResult r = suites::Supervise(sa);
   if (r.report_path.empty()) return r.exit_code;
-  const bool color = absl::GetFlag(FLAGS_color) && reports::StdoutIsTty();
-  std::printf("%s\n%s", reports::RenderSummary(r.report, color).c_str(),
-              reports::RenderCaseTable(r.report, color).c_str());
-  std::printf("\nreport: %s\n", r.report_path.c_str());
+  const bool color = UseColor(a);
+  const std::string text = reports::RenderSummary(r.report, color) + "\n" +
+                           reports::RenderCaseTable(r.report, color) +
+                           "\nreport: " + r.report_path + "\n";
+  Print(text);
   return r.exit_code;
+}
+
+}  // namespace
+
+Command RunCommand() {
+  Command c;
+  c.name = "run";
+  c.usage = "SUITE";
+  c.summary = "run a suite (a name in suites/ or a path): verify, time and profile each case";
+  c.details =
+      "Writes the report atomically from a journal that keeps every finished case; exit 0 all\n"
+      "passed or skipped, 1 a case failed, errored or timed out, 2 bad input or usage.\n"
+      "Kernels run in flashscope-worker processes (beside flashscope, or $FLASHSCOPE_WORKER);\n"
+      "plugins come from the suite's \"plugins\", --plugin, else $FLASHSCOPE_PLUGINS\n"
+      "(docs/plugins.md).";
+  c.min_positional = c.max_positional = 1;
+  c.Add(Flag::String("kernels", "GLOB", "comma list of kernel ids or globs narrowing the suite"))
+      .Add(PluginFlag())
+      .Add(Flag::Bool("dry_run",
+                      "print the plan (its cases, and where each kernel comes from) and stop: "
+                      "needs no GPU, writes no journal"))
+      .Add(OutFlag("report path (default reports/runs/<utc time>-<suite>.json)"))
+      .Add(Flag::String("dump", "DIR",
+                        "write output, reference and inputs of every verified case as .npy"))
+      .Add(Flag::String("metrics", "SET",
+                        "hardware metrics to collect: basic, full, or a comma list "
+                        "(`flashscope metrics`)"))
+      .Add(Flag::String("resume", "JOURNAL",
+                        "continue the interrupted run of this journal file (same arguments: a "
+                        "journal of another plan is refused)"))
+      .Add(Flag::Double("case_timeout_s", "S",
+                        "kill a case that runs longer than this (0 = the suite's limit)", 0)
+               .Check(AtLeast(0)))
+      .Add(Flag::Double("deadline_s", "S",
+                        "stop after this many seconds, keeping the journal for --resume (0 = no "
+                        "limit)",
+                        0)
+               .Check(AtLeast(0)))
+      .Add(Flag::String("sanitize", "TOOL",
+                        "afterwards rerun each case under compute-sanitizer --tool TOOL (memcheck, "
+                        "racecheck, initcheck, synccheck; alone: memcheck) and record findings")
+               .ImplicitValue("memcheck"))
+      .Add(Flag::String("shard", "K/N",
+                        "only shard K of N of the plan (e.g. 2/4); join the reports with "
+                        "`flashscope merge`"))
+      .Add(SuitesDirFlag())
+      .Add(ColorFlag())
+      .Add(Flag::Bool("quiet", "no per-case progress lines"));
+  c.run = Run;
+  return c;
 }
 
 }  // namespace flashscope::cli

@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "reports/file_util.h"
 #include "reports/json_fields.h"
+#include "reports/json_text.h"
 #include "reports/report_json.h"
 
 namespace flashscope::reports {
@@ -132,6 +133,10 @@ absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
   for (absl::string_view line : absl::StrSplit(*text, '\n')) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == absl::string_view::npos) continue;
+    if (size_t deep = jsonio::TooDeepAt(line); deep != absl::string_view::npos) {
+      return LineError(path, line_no,
+                       absl::StrCat("column ", deep + 1, ": ", jsonio::TooDeepText()));
+    }
     Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
       ++out.bad_lines;  // cut short by a crash (or corrupted): skip it, keep the rest

@@ -3,10 +3,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "reports/text_safety.h"
 #include "suites/worker_protocol.h"
 
 namespace flashscope::runner {
 namespace {
+
+// Titles, reasons, names and paths come from plugins: shown inert.
+std::string Safe(absl::string_view s) { return reports::text::TerminalSafe(s); }
 
 // Records the first refusal, to print it as an example.
 struct Probe {
@@ -64,8 +68,9 @@ std::string DescribeGemm(Probe& probe) {
 
 std::string DescribePlugin(const plugins::Provenance& p) {
   if (p.builtin) return absl::StrCat("  built-in                 flashscope ", p.version, "\n");
-  return absl::StrFormat("  %-24s version %s\n      file %s\n      sha256 %s\n", p.name,
-                         p.version.empty() ? "(none given)" : p.version, p.path, p.sha256);
+  return absl::StrFormat("  %-24s version %s\n      file %s\n      sha256 %s\n", Safe(p.name),
+                         p.version.empty() ? "(none given)" : Safe(p.version), Safe(p.path),
+                         p.sha256);
 }
 
 }  // namespace
@@ -85,13 +90,13 @@ std::string ListKernels(const plugins::PluginSet& set, bool all, int progress_fd
     Probe probe{*k, ""};
     const std::string support =
         i.family == Family::kAttentionFwd ? DescribeAttention(probe) : DescribeGemm(probe);
-    absl::StrAppendFormat(&out, "  %-28s r%-4d sm_%d  tile %dx%dx%d/%dthr  %s%s%s\n", i.id,
+    absl::StrAppendFormat(&out, "  %-28s r%-4d sm_%d  tile %dx%dx%d/%dthr  %s%s%s\n", Safe(i.id),
                           i.revision, i.min_sm, i.tile.block_m, i.tile.block_n, i.tile.block_k,
-                          i.tile.threads, i.title, i.test_only ? "  [test-only]" : "",
-                          from.builtin ? "" : absl::StrCat("  [", from.name, "]"));
-    absl::StrAppend(&out, "      changed: ", i.changed, "\n      supports: ", support, "\n");
+                          i.tile.threads, Safe(i.title), i.test_only ? "  [test-only]" : "",
+                          from.builtin ? "" : absl::StrCat("  [", Safe(from.name), "]"));
+    absl::StrAppend(&out, "      changed: ", Safe(i.changed), "\n      supports: ", support, "\n");
     if (!probe.first_reason.empty()) {
-      absl::StrAppend(&out, "      e.g. refused: ", probe.first_reason, "\n");
+      absl::StrAppend(&out, "      e.g. refused: ", Safe(probe.first_reason), "\n");
     }
   }
   return out;

@@ -4,7 +4,9 @@
 //   run      run the cases of the plan in a journal that the journal does not hold yet
 //   list     print the kernels of the built-in and the given plugins (`flashscope list`)
 //   metrics  print the hardware-metric catalogue (`flashscope metrics`)
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -102,6 +104,19 @@ int Metrics(const protocol::WorkerRequest& r) {
   return 0;
 }
 
+// What list and metrics print is the command's output: a write that failed (a full disk behind
+// `> file`) is said, with its cause, and fails the command.
+int FinishStandardOutput(int rc) {
+  errno = 0;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return rc;
+  std::fprintf(stderr,
+               "flashscope-worker: writing to standard output failed: %s; the output is "
+               "incomplete\n",
+               std::strerror(errno != 0 ? errno : EIO));
+  return rc == 0 ? protocol::kExitFatal : rc;
+}
+
 }  // namespace
 }  // namespace flashscope::runner
 
@@ -116,9 +131,9 @@ int main(int argc, char** argv) {
     case protocol::Command::kPlan:
       return flashscope::runner::Plan(*request);
     case protocol::Command::kList:
-      return flashscope::runner::List(*request);
+      return flashscope::runner::FinishStandardOutput(flashscope::runner::List(*request));
     case protocol::Command::kMetrics:
-      return flashscope::runner::Metrics(*request);
+      return flashscope::runner::FinishStandardOutput(flashscope::runner::Metrics(*request));
     case protocol::Command::kRun:
 #if defined(FLASHSCOPE_HAVE_CUDA)
       return flashscope::runner::RunCases(*request);

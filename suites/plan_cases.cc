@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/problem_params.h"
+#include "reports/text_safety.h"
 
 namespace flashscope::suites {
 
@@ -24,31 +25,35 @@ reports::CaseResult NewCaseResult(const reports::PlanRecord& plan,
   return r;
 }
 
+// Plugin names, versions, paths and reasons come from files anyone can write: shown inert.
 std::string RenderPlan(const reports::PlanRecord& plan) {
+  auto safe = [](const std::string& s) { return reports::text::TerminalSafe(s); };
   std::string out = absl::StrCat("plan: ", plan.cases.size(), " cases of suite file ",
-                                 plan.suite_path, " (sha256 ", plan.suite_sha256, ")");
-  if (!plan.kernels_filter.empty()) absl::StrAppend(&out, ", --kernels ", plan.kernels_filter);
-  if (!plan.shard.empty()) absl::StrAppend(&out, ", shard ", plan.shard);
+                                 safe(plan.suite_path), " (sha256 ", plan.suite_sha256, ")");
+  if (!plan.kernels_filter.empty())
+    absl::StrAppend(&out, ", --kernels ", safe(plan.kernels_filter));
+  if (!plan.shard.empty()) absl::StrAppend(&out, ", shard ", safe(plan.shard));
   absl::StrAppend(&out, "\nkernels come from:\n");
   for (const auto& p : plan.plugins) {
     if (p.builtin) {
-      absl::StrAppend(&out, "  built-in                 flashscope ", p.version, "\n");
+      absl::StrAppend(&out, "  built-in                 flashscope ", safe(p.version), "\n");
     } else {
-      absl::StrAppendFormat(&out, "  %-24s version %s\n      file %s\n      sha256 %s\n", p.plugin,
-                            p.version.empty() ? "(none given)" : p.version, p.path, p.sha256);
+      absl::StrAppendFormat(&out, "  %-24s version %s\n      file %s\n      sha256 %s\n",
+                            safe(p.plugin), p.version.empty() ? "(none given)" : safe(p.version),
+                            safe(p.path), safe(p.sha256));
     }
   }
   for (const auto& l : plan.lost_plugins) {
-    absl::StrAppend(&out, "  LOST ", l.path, ": ", l.reason, "\n");
+    absl::StrAppend(&out, "  LOST ", safe(l.path), ": ", safe(l.reason), "\n");
   }
   absl::StrAppend(&out, "cases (in the order they run):\n");
   for (const auto& c : plan.cases) {
     const reports::ProvenanceRecord* p = plan.ProvenanceOf(c.kernel_id);
-    absl::StrAppendFormat(&out, "  %4d  %s", c.index, c.key);
+    absl::StrAppendFormat(&out, "  %4d  %s", c.index, safe(c.key));
     if (!c.error.empty()) {
-      absl::StrAppend(&out, "  ERROR: ", c.error);
+      absl::StrAppend(&out, "  ERROR: ", safe(c.error));
     } else if (p != nullptr && !p->builtin) {
-      absl::StrAppend(&out, "  [", p->plugin, "]");
+      absl::StrAppend(&out, "  [", safe(p->plugin), "]");
     }
     absl::StrAppend(&out, "\n");
   }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "reports/text_safety.h"
 #include "suites/worker_process.h"
 
 namespace flashscope::suites {
@@ -112,7 +113,8 @@ absl::StatusOr<protocol::PlanningResult> PlanInWorker(const PlanRequest& request
       const std::string reason =
           absl::StrCat("plugin ", a.loading,
                        a.hung ? " hung while loading: " : " crashed while loading: ", a.death);
-      std::fprintf(stderr, "flashscope: %s; planning without it\n", reason.c_str());
+      std::fprintf(stderr, "flashscope: %s; planning without it\n",
+                   reports::text::TerminalSafe(reason).c_str());
       lost.push_back({a.loading, reason});
       continue;
     }

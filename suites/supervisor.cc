@@ -10,6 +10,7 @@
 #include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
 #include "reports/journal.h"
 #include "reports/report_json.h"
+#include "reports/text_safety.h"
 #include "suites/plan_cases.h"
 #include "suites/planning.h"
 #include "suites/plugin_paths.h"
@@ -22,7 +23,8 @@ namespace flashscope::suites {
 namespace {
 
 SuperviseResult Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "flashscope run: %s\n", message.c_str());
+  // Messages quote paths and plugins' strings: shown inert.
+  std::fprintf(stderr, "flashscope run: %s\n", reports::text::TerminalSafe(message).c_str());
   SuperviseResult r;
   r.exit_code = code;
   return r;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reports/text_safety.h"
 #include "suites/plan_cases.h"
 #include "suites/worker_process.h"
 
@@ -45,7 +46,7 @@ void PrintFinished(const RunContext& run, const Progress& p, const std::string& 
                    const std::string& key, const std::string& reason) {
   if (!reason.empty()) {
     std::fprintf(stderr, "[%d/%d] %-8s %s: %s\n", p.finished, p.total, status.c_str(), key.c_str(),
-                 reason.c_str());
+                 reports::text::TerminalSafe(reason).c_str());
     return;
   }
   if (run.quiet) return;
@@ -110,7 +111,7 @@ void Follow(RunContext& run, WorkerProcess& worker, Watch& w, Progress& p, Sessi
         w.loading.clear();
         break;
       case protocol::Event::kNote:
-        std::fprintf(stderr, "flashscope run: %s\n", m.text.c_str());
+        std::fprintf(stderr, "flashscope run: %s\n", reports::text::TerminalSafe(m.text).c_str());
         break;
       case protocol::Event::kFatal:
         out.fatal = m.text;

@@ -48,7 +48,7 @@ class CliPlugins : public ::testing::Test {
   Result Flashscope(const std::string& args, const std::string& env = "") {
     const std::string cmd = "cd '" + dir_.string() + "' && env -u FLASHSCOPE_PLUGINS " + env +
                             " CUDA_VISIBLE_DEVICES= '" + FLASHSCOPE_BIN_DIR + "/flashscope' " +
-                            args + " --color=false > out.txt 2> err.txt";
+                            args + " > out.txt 2> err.txt";
     const int rc = std::system(cmd.c_str());
     Result r;
     r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;

@@ -152,6 +152,10 @@ TEST(SuiteTest, ResolveSuitePathListsKnownSuites) {
   EXPECT_NE(m.find("no suite 'smokey'"), std::string::npos) << m;
   EXPECT_NE(m.find("ladder"), std::string::npos) << m;
   EXPECT_NE(m.find("smoke"), std::string::npos) << m;
+  auto typo = ResolveSuitePath("laddr", dir);
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("did you mean 'ladder'?"), absl::string_view::npos)
+      << typo.status();
   auto unreadable = LoadSuiteFile(dir + "/does-not-exist.json");
   EXPECT_TRUE(absl::IsNotFound(unreadable.status()));
 }
@@ -163,6 +167,13 @@ TEST(ClosestNamesTest, RanksByEditDistance) {
       ClosestNames("attn.a01_scalr", {"gemm.g01_naive", "attn.a01_scalar", "attn.a02_smem"}, 2);
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0], "attn.a01_scalar");
+}
+
+TEST(ClosestNamesTest, DidYouMeanOnlyWhenClose) {
+  EXPECT_EQ(DidYouMean("shwo", {"show", "gate", "run"}), "show");
+  EXPECT_EQ(DidYouMean("pol", {"policy", "plugin"}), "policy");  // a unique prefix
+  EXPECT_EQ(DidYouMean("zzzzzz", {"show", "gate"}), "");
+  EXPECT_EQ(DidYouMean("", {"show"}), "");
 }
 
 }  // namespace
