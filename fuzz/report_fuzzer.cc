@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 #include "fuzz/fuzz_util.h"
 #include "reports/json_text.h"
@@ -19,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // What nests too deep is refused before parsing (reports/json_text.h); the direct path below
   // goes through the same gate as every reader does.
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  if (fs::reports::jsonio::TooDeepAt(text) != std::string_view::npos) {
+  const absl::string_view text(reinterpret_cast<const char*>(data), size);
+  if (fs::reports::jsonio::TooDeepAt(text) != absl::string_view::npos) {
     if (from_file.ok()) fs::fuzz::Broken("JSON nested too deep is refused", absl::OkStatus());
     return 0;
   }
