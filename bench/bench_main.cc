@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/strings/str_replace.h"
+#include "common/install_layout.h"
 #include "kernels/registry.h"
 #include "profiler/device_info.h"
 #include "profiler/timing.h"
@@ -175,7 +176,7 @@ int main(int argc, char** argv) {
   const std::string suite_arg = bench::FlagValue(argc, argv, "suite", "smoke");
   const std::string kernels = bench::FlagValue(argc, argv, "kernels", "");
   const std::string suites_dir =
-      bench::FlagValue(argc, argv, "suites_dir", FLASHSCOPE_SOURCE_DIR "/suites");
+      bench::FlagValue(argc, argv, "suites_dir", (InstalledDataDir() + "/suites").c_str());
   auto path = suites::ResolveSuitePath(suite_arg, suites_dir);
   if (!path.ok()) {
     std::fprintf(stderr, "flashscope-bench: %s\n", std::string(path.status().message()).c_str());
