@@ -92,7 +92,22 @@ check "installed: ${commands[*]}, SDK header, CMake package, report library, sui
   share/flashscope/examples/attention-plugin/CMakeLists.txt
 check "no path of $root or $build in the installed package" no_build_paths
 
-# The report library from a consumer's own CMake project.
+# The report library from a consumer's own CMake project: first every installed header on its own
+# (each must find what it includes under the prefix), then a program.
+headers=$work/headers
+mkdir -p "$headers"
+(cd "$prefix/include/flashscope" && ls reports/*.h) | sed 's/.*/#include "&"/' >"$headers/all.cc"
+cat >"$headers/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(headers LANGUAGES CXX)
+set(CMAKE_CXX_STANDARD 17)
+find_package(flashscope CONFIG REQUIRED COMPONENTS reports)
+add_library(headers OBJECT all.cc)
+target_link_libraries(headers PRIVATE flashscope::reports)
+CMAKE
+check "every installed report header compiles in a consumer ($(wc -l <"$headers/all.cc") headers)" \
+  bash -c "cmake -S '$headers' -B '$headers/build' -G Ninja -DCMAKE_PREFIX_PATH='$prefix' &&
+           cmake --build '$headers/build'"
 consumer=$work/compare-revisions
 check "examples/compare-revisions configures against the prefix (flashscope::reports)" \
   cmake -S "$root/examples/compare-revisions" -B "$consumer" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"

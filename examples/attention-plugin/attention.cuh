@@ -29,6 +29,13 @@ __device__ inline T FromFloat(float x) {
   }
 }
 
+// A revision's four instantiations, [fp16, bf16][head_dim rounded up to 64, 128], and the one a
+// problem launches.
+using Instances = DeviceKernel[2][2];
+inline DeviceKernel Pick(const Instances& instances, int32_t dtype, int32_t head_dim) {
+  return instances[dtype == FS_DTYPE_BF16 ? 1 : 0][head_dim <= 64 ? 0 : 1];
+}
+
 // The query row this thread owns and the keys it sees: causal masking is bottom-right aligned,
 // so row i sees keys j <= i + (seq_k - seq_q).
 struct RowTask {

@@ -44,13 +44,12 @@ __global__ void __launch_bounds__(kRowsPerBlock) AttnV1(AttentionArgs a) {
 }  // namespace
 
 DeviceKernel AttnV1Kernel(int32_t dtype, int32_t head_dim) {
-  const bool bf16 = dtype == FS_DTYPE_BF16;
-  if (head_dim <= 64) {
-    return bf16 ? DeviceKernel{(const void*)AttnV1<__nv_bfloat16, 64>, "AttnV1<bf16, 64>"}
-                : DeviceKernel{(const void*)AttnV1<__half, 64>, "AttnV1<fp16, 64>"};
-  }
-  return bf16 ? DeviceKernel{(const void*)AttnV1<__nv_bfloat16, 128>, "AttnV1<bf16, 128>"}
-              : DeviceKernel{(const void*)AttnV1<__half, 128>, "AttnV1<fp16, 128>"};
+  static const Instances instances = {
+      {{(const void*)AttnV1<__half, 64>, "AttnV1<fp16, 64>"},
+       {(const void*)AttnV1<__half, 128>, "AttnV1<fp16, 128>"}},
+      {{(const void*)AttnV1<__nv_bfloat16, 64>, "AttnV1<bf16, 64>"},
+       {(const void*)AttnV1<__nv_bfloat16, 128>, "AttnV1<bf16, 128>"}}};
+  return Pick(instances, dtype, head_dim);
 }
 
 }  // namespace example

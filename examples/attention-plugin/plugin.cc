@@ -46,7 +46,7 @@ const char* Supports(void*, const fs_problem* problem) {
 
 using PickKernel = example::DeviceKernel (*)(int32_t dtype, int32_t head_dim);
 
-example::DeviceKernel Pick(void* user, const fs_problem* problem) {
+example::DeviceKernel KernelFor(void* user, const fs_problem* problem) {
   const auto pick = reinterpret_cast<PickKernel>(user);
   return pick(problem->attention.dtype, static_cast<int32_t>(problem->attention.head_dim));
 }
@@ -68,7 +68,7 @@ int32_t Launch(void* user, const fs_problem* problem, const fs_buffers* buffers,
   const int64_t blocks = ThreadBlocks(p);
   if (blocks == 0) return cudaSuccess;  // no query row: nothing to write
   void* kernel_args[] = {&args};
-  return cudaLaunchKernel(Pick(user, problem).symbol, dim3(static_cast<unsigned>(blocks)),
+  return cudaLaunchKernel(KernelFor(user, problem).symbol, dim3(static_cast<unsigned>(blocks)),
                           dim3(example::kRowsPerBlock), kernel_args, 0,
                           static_cast<cudaStream_t>(stream));
 }
@@ -78,7 +78,7 @@ int32_t DeviceFunctions(void* user, const fs_problem* problem, fs_device_functio
                         int32_t capacity) {
   if (Supports(user, problem) != nullptr) return 0;
   if (capacity < 1) return 1;
-  const example::DeviceKernel kernel = Pick(user, problem);
+  const example::DeviceKernel kernel = KernelFor(user, problem);
   cudaFunction_t function = nullptr;
   const cudaError_t status = cudaGetFuncBySymbol(&function, kernel.symbol);
   if (status != cudaSuccess) {
