@@ -30,12 +30,16 @@ install(TARGETS fs_sdk EXPORT flashscopeSdkTargets COMPONENT sdk)
 install(EXPORT flashscopeSdkTargets NAMESPACE flashscope:: DESTINATION ${FLASHSCOPE_INSTALL_CMAKEDIR}
         COMPONENT sdk)
 
-# flashscope::reports: the report library, its headers under include/flashscope/reports (a consumer
-# includes "reports/report_json.h", as flashscope's own code does). Its own export set, loaded only
-# for COMPONENTS reports, so that a plugin author needs neither Abseil nor nlohmann-json.
+# flashscope::reports: the report library, its headers under include/flashscope/reports and the
+# common/ vocabulary they include under include/flashscope/common (a consumer includes
+# "reports/report_json.h", as flashscope's own code does). Its own export set, loaded only for
+# COMPONENTS reports, so that a plugin author needs neither Abseil nor nlohmann-json.
 file(GLOB FLASHSCOPE_REPORTS_HEADERS ${PROJECT_SOURCE_DIR}/reports/*.h)
 install(FILES ${FLASHSCOPE_REPORTS_HEADERS}
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashscope/reports COMPONENT reports)
+file(GLOB FLASHSCOPE_COMMON_HEADERS ${PROJECT_SOURCE_DIR}/common/*.h)
+install(FILES ${FLASHSCOPE_COMMON_HEADERS}
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashscope/common COMPONENT reports)
 install(TARGETS fs_reports EXPORT flashscopeReportsTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT reports)
 install(EXPORT flashscopeReportsTargets NAMESPACE flashscope::

@@ -4,8 +4,9 @@
 #  - the package: commands, SDK headers, CMake files, and no path of this machine's checkout or
 #    build folder in any installed text file or in the host code of the installed commands;
 #  - examples/attention-plugin, configured in a fresh folder against the prefix: the plugin builds,
-#    exports its entry symbol and nothing else, passes its own CPU test, `flashscope list --plugin`
-#    shows both its kernels and `flashscope run SUITE --plugin … --dry_run` plans its cases;
+#    exports its entry symbol and nothing else, passes its own CPU test, the installed
+#    `flashscope list --plugin` shows both its kernels (supports() answered in flashscope-worker)
+#    and `flashscope run SUITE --plugin … --dry_run` plans its cases;
 #  - examples/compare-revisions, linked to flashscope::reports, reads a committed report.
 # No GPU needed. Stops at the first failed check (exit 1); exit 2 for bad usage.
 # Usage: scripts/test-install.sh BUILD_DIR
@@ -22,16 +23,16 @@ trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 started=$SECONDS
 
-# check WHAT COMMAND…: runs COMMAND, prints "install: ok WHAT", or its output and exits 1. The
+# check WHAT COMMAND…: runs COMMAND, prints "install: ok SECONDS WHAT", or its output and exits 1. The
 # output stays in $work/last.log for the check after it (output_has).
 check() {
-  local what=$1
+  local what=$1 step_started=$SECONDS
   shift
   if "$@" >"$work/step.log" 2>&1; then
-    echo "install: ok      $what"
+    printf 'install: ok %3ds  %s\n' $((SECONDS - step_started)) "$what"
     mv "$work/step.log" "$work/last.log"
   else
-    echo "install: FAILED  $what"
+    echo "install: FAILED   $what"
     sed 's/^/    /' "$work/step.log" | tail -n 40
     exit 1
   fi
@@ -96,7 +97,7 @@ check "no path of $root or $build in the installed package" no_build_paths
 # (each must find what it includes under the prefix), then a program.
 headers=$work/headers
 mkdir -p "$headers"
-(cd "$prefix/include/flashscope" && ls reports/*.h) | sed 's/.*/#include "&"/' >"$headers/all.cc"
+(cd "$prefix/include/flashscope" && ls reports/*.h common/*.h) | sed 's/.*/#include "&"/' >"$headers/all.cc"
 cat >"$headers/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.25)
 project(headers LANGUAGES CXX)
@@ -134,10 +135,15 @@ check "the plugin exports flashscope_plugin_v1 and nothing else (nm -D)" exports
 check "the plugin's own test: its table and supports() rules (ctest)" \
   ctest --test-dir "$example" --output-on-failure
 check "flashscope list --plugin $plugin" "$prefix/bin/flashscope" list --plugin "$plugin"
-check "  shows example.attn_v1 and example.attn_v2" output_has "example\.attn_v1" "example\.attn_v2"
+check "  shows example.attn_v1 and example.attn_v2, and a supports() reason of theirs" \
+  output_has "example\.attn_v1 .*\[example-attention\]" "example\.attn_v2 .*\[example-attention\]" \
+  "refused: head_dim 256 not supported: 1 to 128"
 suite=$root/examples/attention-plugin/example.json
 check "flashscope run examples/attention-plugin/example.json --plugin … --dry_run" \
   "$prefix/bin/flashscope" run "$suite" --plugin "$plugin" --dry_run
-check "  plans both kernels' cases and the head_dim 256 refusal" \
-  output_has "example\.attn_v1" "example\.attn_v2" "head_dim 256 not supported"
+# 85 problems (example.json's four groups) x 2 kernels.
+check "  plans 170 cases of both kernels, with the plugin's provenance" \
+  output_has "^plan: 170 cases" "example-attention +version [0-9a-f]+" "file $plugin" \
+  "example\.attn_v1 attention_fwd\{B=4,H=8,S=2048,D=128,bf16\}" \
+  "example\.attn_v2 attention_fwd\{B=4,H=8,S=2048,D=128,bf16\}"
 echo "install: checks passed in $((SECONDS - started)) s"
