@@ -40,6 +40,7 @@
 #include "runner/planner.h"
 #include "suites/plugin_paths.h"
 #include "suites/suite.h"
+#include "suites/worker_process.h"
 #include "verify/input_kind.h"
 #include "verify/problem_costs.h"
 #include "verify/tolerance.h"
@@ -137,8 +138,9 @@ absl::StatusOr<std::vector<runner::BoundCase>> Plan(const suites::Suite& suite,
                                                     const std::string& kernels,
                                                     plugins::PluginSet* set,
                                                     reports::PlanRecord* plan) {
-  auto paths =
-      suites::ResolvePlugins(suites::PluginSourcesFromEnvironment(suite.plugins, plugin_flags, ""));
+  // Bare names are looked up beside this program as beside flashscope-worker (same layout).
+  auto paths = suites::ResolvePlugins(
+      suites::PluginSourcesFromEnvironment(suite.plugins, plugin_flags, suites::ThisProgram()));
   if (!paths.ok()) return paths.status();
   if (absl::Status s = runner::LoadKernels(*paths, -1, set); !s.ok()) return s;
   auto sha = plugins::Sha256OfFile(suite.path);
@@ -170,8 +172,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string& kernels = args.kernels;
-  const std::string suites_dir =
-      args.suites_dir.empty() ? InstalledDataDir() + "/suites" : args.suites_dir;
+  const std::string suites_dir = args.suites_dir.empty()
+                                     ? InstalledDataDir(suites::ThisProgram()) + "/suites"
+                                     : args.suites_dir;
   auto path = suites::ResolveSuitePath(args.suite, suites_dir);
   if (!path.ok()) return bench::Fail(std::string(path.status().message()));
   auto suite = suites::LoadSuiteFile(*path);

@@ -5,6 +5,7 @@
 #include "common/install_layout.h"
 #include "reports/gate.h"
 #include "reports/render_terminal.h"
+#include "suites/worker_process.h"
 
 namespace flashscope::cli {
 
@@ -67,7 +68,7 @@ std::string SuitesDir(const Args& args) {
   const std::string& flag = args.String("suites_dir");
   if (!flag.empty()) return flag;
   if (std::filesystem::is_directory("suites")) return "suites";
-  return InstalledDataDir() + "/suites";  // installed: <prefix>/share/flashscope/suites
+  return InstalledDataDir(suites::ThisProgram()) + "/suites";  // <prefix>/share/flashscope/suites
 }
 
 }  // namespace flashscope::cli

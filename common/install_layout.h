@@ -1,7 +1,8 @@
 // Where flashscope's data lives relative to its commands: <prefix>/bin/flashscope reads
 // <prefix>/share/flashscope/ (`cmake --install` puts the suites there), and the build tree mirrors
 // that layout with a link (cmake/FlashscopeInstall.cmake), so neither a build nor an installed copy
-// depends on the folder it was built in. Header-only: the CLI and flashscope-bench both use it.
+// depends on the folder it was built in. Plugins given by a bare name follow the same rule from
+// <prefix>/lib/flashscope/plugins (suites/plugin_paths.h).
 #pragma once
 
 #include <filesystem>
@@ -9,13 +10,12 @@
 
 namespace flashscope {
 
-// <directory of the running executable>/../share/flashscope, or "share/flashscope" when the
-// executable cannot be found (no /proc).
-inline std::string InstalledDataDir() {
-  std::error_code error;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) return "share/flashscope";
-  return (exe.parent_path().parent_path() / "share" / "flashscope").string();
+// <prefix>/share/flashscope for a program at <prefix>/bin/NAME (suites::ThisProgram()); relative
+// "share/flashscope" when the program's path is unknown.
+inline std::string InstalledDataDir(const std::string& program) {
+  if (program.empty()) return "share/flashscope";
+  const std::filesystem::path prefix = std::filesystem::path(program).parent_path().parent_path();
+  return (prefix / "share" / "flashscope").string();
 }
 
 }  // namespace flashscope
