@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
-#include <string_view>
 
+#include "absl/strings/string_view.h"
 #include "fuzz/fuzz_util.h"
 #include "reports/json_text.h"
 #include "reports/report_json.h"
@@ -19,8 +19,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // What nests too deep is refused before parsing (reports/json_text.h); the direct path below
   // goes through the same gate as every reader does.
-  const std::string_view text(reinterpret_cast<const char*>(data), size);
-  if (fs::reports::jsonio::TooDeepAt(text) != std::string_view::npos) {
+  // absl::string_view: Debian's Abseil is its own class, not std::string_view (options.h).
+  const absl::string_view text(reinterpret_cast<const char*>(data), size);
+  if (fs::reports::jsonio::TooDeepAt(text) != absl::string_view::npos) {
     if (from_file.ok()) fs::fuzz::Broken("JSON nested too deep is refused", absl::OkStatus());
     return 0;
   }
