@@ -109,6 +109,17 @@ class Args {
 };
 
 struct Command {
+  Command() = default;
+  // A command of `flashscope` taking between `min_positional` and `max_positional` arguments.
+  Command(std::string name, std::string usage, std::string summary, size_t min_positional,
+          size_t max_positional, std::function<int(const Args&)> run)
+      : name(std::move(name)),
+        usage(std::move(usage)),
+        summary(std::move(summary)),
+        min_positional(min_positional),
+        max_positional(max_positional),
+        run(std::move(run)) {}
+
   std::string program = "flashscope";
   std::string name;     // "" for a program without commands (flashscope-bench)
   std::string usage;    // after the command name: "BASE NEW", "SUITE", "" for none

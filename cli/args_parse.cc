@@ -86,6 +86,10 @@ class Parser {
         value = "true";
       } else if (flag->implicit_value_) {
         value = *flag->implicit_value_;
+        // `--sanitize racecheck` means a positional "racecheck": remember it for the message.
+        if (*i + 1 < words.size() && words[*i + 1][0] != '-') {
+          implicit_hint_ = {words[*i + 1], flag->name_};
+        }
       } else if (*i + 1 < words.size()) {
         value = words[++*i];
       } else {
@@ -163,11 +167,19 @@ class Parser {
     const size_t n = out_.args.positional_.size();
     if (n >= command_.min_positional && n <= command_.max_positional) return;
     const std::string usage =
-        absl::StrCat("(usage: ", command_.Invocation(), " ",
-                     command_.usage.empty() ? "takes no arguments" : command_.usage, ")");
+        command_.usage.empty()
+            ? absl::StrCat("(", command_.Invocation(), " takes no arguments)")
+            : absl::StrCat("(usage: ", command_.Invocation(), " ", command_.usage, ")");
     if (n > command_.max_positional) {
+      std::string hint;
+      for (const std::string& p : out_.args.positional_) {
+        if (p == implicit_hint_.first) {
+          hint = absl::StrCat("; --", implicit_hint_.second, " takes its value after '=': --",
+                              implicit_hint_.second, "=", p);
+        }
+      }
       return Error(
-          absl::StrCat("unexpected argument '", out_.args.positional_[n - 1], "' ", usage));
+          absl::StrCat("unexpected argument '", out_.args.positional_[n - 1], "' ", usage, hint));
     }
     Error(absl::StrCat("missing arguments ", usage));
   }
@@ -175,6 +187,7 @@ class Parser {
   const Command& command_;
   const std::vector<Command>& all_;
   ParseOutcome out_;
+  std::pair<std::string, std::string> implicit_hint_;  // word after an implicit-value flag, flag
 };
 
 ParseOutcome ParseCommandArgs(const Command& command, const std::vector<std::string>& words,

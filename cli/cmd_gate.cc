@@ -189,53 +189,46 @@ int Render(const Args& a) {
 
 }  // namespace
 
-Command CompareCommand() {
-  Command c;
-  c.name = "compare";
-  c.usage = "BASE NEW";
-  c.summary = "median deltas, Mann-Whitney U on raw samples, a verdict per case";
-  c.min_positional = c.max_positional = 2;
-  c.Add(AlphaFlag())
+namespace {
+
+// What compare and gate share: the test's thresholds, --force, the rendering and where it goes.
+void AddComparisonFlags(Command* c, const std::string& out_help) {
+  c->Add(AlphaFlag())
       .Add(MinEffectFlag())
-      .Add(ForceFlag("compare reports of different GPUs or drivers (every output says so)"))
+      .Add(ForceFlag(c->name + " reports of different GPUs or drivers (every output says so)"))
       .Add(FormatFlag(/*with_baseline=*/false))
-      .Add(OutFlag("write the rendering here (atomically) instead of stdout"))
+      .Add(OutFlag(out_help))
       .Add(ColorFlag());
-  c.run = Compare;
+}
+
+}  // namespace
+
+Command CompareCommand() {
+  Command c("compare", "BASE NEW",
+            "median deltas, Mann-Whitney U on raw samples, a verdict per case", 2, 2, Compare);
+  AddComparisonFlags(&c, "write the rendering here (atomically) instead of stdout");
   return c;
 }
 
 Command GateCommand() {
-  Command c;
-  c.name = "gate";
-  c.usage = "BASE NEW";
-  c.summary = "compare + policy: exit 0 pass, 1 regression, 2 bad input or usage";
+  Command c("gate", "BASE NEW", "compare + policy: exit 0 pass, 1 regression, 2 bad input or usage",
+            2, 2, Gate);
   c.details = "The rules and the policy file: docs/gating.md.";
-  c.min_positional = c.max_positional = 2;
   c.Add(Flag::String("policy", "FILE", "gate policy JSON (docs/gating.md); default: built-in"))
-      .Add(Flag::String("json", "FILE", "also write the machine-readable verdict here"))
-      .Add(AlphaFlag())
-      .Add(MinEffectFlag())
-      .Add(ForceFlag("gate reports of different GPUs or drivers (every output says so)"))
-      .Add(FormatFlag(/*with_baseline=*/false))
-      .Add(OutFlag("write the rendering here (atomically); the verdict still goes to stdout"))
-      .Add(ColorFlag());
-  c.run = Gate;
+      .Add(Flag::String("json", "FILE", "also write the machine-readable verdict here"));
+  AddComparisonFlags(&c, "write the rendering here (atomically); the verdict still goes to stdout");
   return c;
 }
 
 Command RenderCommand() {
-  Command c;
-  c.name = "render";
-  c.usage = "REPORT";
-  c.summary = "one report as markdown, JUnit XML, CSV, HTML, a terminal table, or a baseline";
+  Command c("render", "REPORT",
+            "one report as markdown, JUnit XML, CSV, HTML, a terminal table, or a baseline", 1, 1,
+            Render);
   c.details =
       "--format baseline writes the report without heatmaps, to commit under reports/baselines/.";
-  c.min_positional = c.max_positional = 1;
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
       .Add(ColorFlag());
-  c.run = Render;
   return c;
 }
 

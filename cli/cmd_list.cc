@@ -47,13 +47,11 @@ int List(const Args& args) {
 }  // namespace
 
 Command ListCommand() {
-  Command c;
-  c.name = "list";
-  c.summary = "the kernels (what each supports, what it changed) and the suites";
+  Command c("list", "", "the kernels (what each supports, what it changed) and the suites", 0, 0,
+            List);
   c.Add(Flag::Bool("all", "also the test-only (deliberately faulty) kernels"))
       .Add(PluginFlag())
       .Add(SuitesDirFlag());
-  c.run = List;
   return c;
 }
 

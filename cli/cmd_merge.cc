@@ -56,15 +56,11 @@ int Merge(const Args& a) {
 }  // namespace
 
 Command MergeCommand() {
-  Command c;
-  c.name = "merge";
-  c.usage = "--out FILE REPORT REPORT...";
-  c.summary = "join the reports of one suite's shards (flashscope run --shard K/N)";
-  c.min_positional = 2;
-  c.max_positional = SIZE_MAX;
+  Command c("merge", "--out FILE REPORT REPORT...",
+            "join the reports of one suite's shards (flashscope run --shard K/N)", 2, SIZE_MAX,
+            Merge);
   c.Add(OutFlag("the merged report (required)"))
       .Add(ForceFlag("merge reports of different GPUs or drivers (the output says so)"));
-  c.run = Merge;
   return c;
 }
 

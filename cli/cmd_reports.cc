@@ -99,27 +99,20 @@ std::string ComputeCapabilityProblem(double v) {
 }  // namespace
 
 Command ShowCommand() {
-  Command c;
-  c.name = "show";
-  c.usage = "REPORT";
-  c.summary = "summary and case table of a report (or of a run's .journal.jsonl)";
-  c.min_positional = c.max_positional = 1;
+  Command c("show", "REPORT", "summary and case table of a report (or of a run's .journal.jsonl)",
+            1, 1, Show);
   c.Add(Flag::String("status", "LIST",
                      "only cases of these statuses, a comma list (passed, failed, skipped, "
                      "error, timeout), e.g. failed,error"))
       .Add(Flag::String("kernels", "GLOB", "only cases of these kernels (comma list of globs)"))
       .Add(ColorFlag());
-  c.run = Show;
   return c;
 }
 
 Command MetricsCommand() {
-  Command c;
-  c.name = "metrics";
-  c.summary = "the hardware-metric catalogue (for run --metrics)";
+  Command c("metrics", "", "the hardware-metric catalogue (for run --metrics)", 0, 0, Metrics);
   c.Add(Flag::Int("cc", "CC", "compute capability x10 to show (0: the GPU's, else 90)", 0)
             .Check(ComputeCapabilityProblem));
-  c.run = Metrics;
   return c;
 }
 

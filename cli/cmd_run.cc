@@ -17,6 +17,10 @@
 namespace flashscope::cli {
 namespace {
 
+Flag KernelsFlag() {
+  return Flag::String("kernels", "GLOB", "comma list of kernel ids or globs narrowing the suite");
+}
+
 int Run(const Args& a) {
   auto path = suites::ResolveSuitePath(a.positional()[0], SuitesDir(a));
   if (!path.ok()) {
@@ -64,18 +68,16 @@ int Run(const Args& a) {
 }  // namespace
 
 Command RunCommand() {
-  Command c;
-  c.name = "run";
-  c.usage = "SUITE";
-  c.summary = "run a suite (a name in suites/ or a path): verify, time and profile each case";
+  Command c("run", "SUITE",
+            "run a suite (a name in suites/ or a path): verify, time and profile each case", 1, 1,
+            Run);
   c.details =
       "Writes the report atomically from a journal that keeps every finished case; exit 0 all\n"
       "passed or skipped, 1 a case failed, errored or timed out, 2 bad input or usage.\n"
       "Kernels run in flashscope-worker processes (beside flashscope, or $FLASHSCOPE_WORKER);\n"
       "plugins come from the suite's \"plugins\", --plugin, else $FLASHSCOPE_PLUGINS\n"
       "(docs/plugins.md).";
-  c.min_positional = c.max_positional = 1;
-  c.Add(Flag::String("kernels", "GLOB", "comma list of kernel ids or globs narrowing the suite"))
+  c.Add(KernelsFlag())
       .Add(PluginFlag())
       .Add(Flag::Bool("dry_run",
                       "print the plan (its cases, and where each kernel comes from) and stop: "
@@ -107,7 +109,6 @@ Command RunCommand() {
       .Add(SuitesDirFlag())
       .Add(ColorFlag())
       .Add(Flag::Bool("quiet", "no per-case progress lines"));
-  c.run = Run;
   return c;
 }
 

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <string>
 
-#include "absl/strings/string_view.h"
 #include "fuzz/fuzz_util.h"
 #include "reports/json_text.h"
 #include "reports/report_json.h"
@@ -19,7 +18,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   // What nests too deep is refused before parsing (reports/json_text.h); the direct path below
   // goes through the same gate as every reader does.
-  // absl::string_view: Debian's Abseil is its own class, not std::string_view (options.h).
   const absl::string_view text(reinterpret_cast<const char*>(data), size);
   if (fs::reports::jsonio::TooDeepAt(text) != absl::string_view::npos) {
     if (from_file.ok()) fs::fuzz::Broken("JSON nested too deep is refused", absl::OkStatus());

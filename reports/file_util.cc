@@ -112,9 +112,10 @@ absl::Status CheckOutputTarget(const std::string& path) {
   if (S_ISLNK(st.st_mode)) {
     char target[4096];
     ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
-    hint =
-        absl::StrCat(" pointing to \"", n > 0 ? std::string(target, static_cast<size_t>(n)) : "?",
-                     "\"; give that path instead");
+    if (n > 0) {
+      hint = absl::StrCat(" (it points to \"", std::string(target, static_cast<size_t>(n)),
+                          "\": give that path instead)");
+    }
   }
   return absl::FailedPreconditionError(absl::StrCat(
       path, ": is ", KindOf(st.st_mode), ", not a regular file", hint,

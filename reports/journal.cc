@@ -288,6 +288,7 @@ CaseResult DiedInside(int index, const std::string& key) {
 Report ReportFromJournal(const JournalContents& journal) {
   Report r;
   r.complete = false;
+  r.unreadable_journal_lines = journal.bad_lines;
   r.suite = journal.suite;
   if (journal.environment) r.environment = *journal.environment;
   if (r.environment.command_line.empty()) r.environment.command_line = journal.command_line;

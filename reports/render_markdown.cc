@@ -13,14 +13,30 @@
 namespace flashscope::reports {
 namespace {
 
+// Room kept at the end of a section for the "N more ... not shown" note and what must follow.
+constexpr size_t kNoteRoom = 400;
+
+bool IsBad(const CaseResult& c) {
+  return c.status == CaseStatus::kFailed || c.status == CaseStatus::kError ||
+         c.status == CaseStatus::kTimeout;
+}
+
+// Cells are clipped: one string of a hostile or runaway report must not fill a comment alone.
+std::string Clip(const std::string& s) {
+  constexpr size_t kMaxCell = 300;
+  return s.size() <= kMaxCell ? s : s.substr(0, kMaxCell) + "...";
+}
+
 void AppendWarnings(std::string* out, const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings) absl::StrAppend(out, "> **", MarkdownCell(w), "**\n\n");
+  for (const std::string& w : warnings) {
+    absl::StrAppend(out, "> **", MarkdownCell(Clip(w)), "**\n\n");
+  }
 }
 
 std::string PValue(double p) { return std::isnan(p) ? "-" : absl::StrFormat("%.2g", p); }
 
-void AppendPairRow(std::string* out, const CaseDelta& d,
-                   const std::map<std::string, std::vector<const GateFailure*>>& failures) {
+std::string PairRow(const CaseDelta& d,
+                    const std::map<std::string, std::vector<const GateFailure*>>& failures) {
   std::string status = d.StatusChanged() ? absl::StrCat(CaseStatusName(d.base->status), " → ",
                                                         CaseStatusName(d.next->status))
                                          : CaseStatusName(d.next->status);
@@ -31,10 +47,11 @@ void AppendPairRow(std::string* out, const CaseDelta& d,
     for (const GateFailure* f : it->second)
       absl::StrAppend(&gate, gate.empty() ? "" : "; ", "❌ ", f->rule);
   }
-  absl::StrAppend(out, "| ", MarkdownCode(d.kernel_id), " | ", MarkdownCell(d.problem_key), " | ",
-                  status, " | ", text::Ms(d.base_median_ms), " | ", text::Ms(d.next_median_ms),
-                  " | ", text::SignedPct(d.delta_pct), " | ", PValue(d.PValue()), " | ",
-                  VerdictName(d.verdict), " | ", gate, " |\n");
+  return absl::StrCat("| ", MarkdownCode(Clip(d.kernel_id)), " | ",
+                      MarkdownCell(Clip(d.problem_key)), " | ", status, " | ",
+                      text::Ms(d.base_median_ms), " | ", text::Ms(d.next_median_ms), " | ",
+                      text::SignedPct(d.delta_pct), " | ", PValue(d.PValue()), " | ",
+                      VerdictName(d.verdict), " | ", gate, " |\n");
 }
 
 constexpr char kPairHeader[] =
@@ -100,31 +117,64 @@ std::string MarkdownCode(const std::string& s) {
   return absl::StrCat(fence, pad ? " " : "", body, pad ? " " : "", fence);
 }
 
+namespace {
+
+std::string ReportRow(const CaseResult& c) {
+  std::string status = CaseStatusName(c.status);
+  if (IsBad(c)) status = absl::StrCat("**", status, "**");
+  return absl::StrCat(
+      "| ", MarkdownCode(Clip(c.kernel_id)), " | ", MarkdownCell(Clip(c.problem_key)), " | ",
+      status, " | ", text::Ms(render::MedianMs(c)), " | ",
+      c.throughput ? text::Fixed(c.throughput->tflops, 1) : "-", " | ",
+      c.throughput ? text::Fixed(c.throughput->pct_peak_flops, 1) : "-", " | ",
+      c.verification && c.verification->ran ? text::Sci(c.verification->stats.max_abs) : "-", " | ",
+      text::Fixed(render::TensorPct(c), 1), " | ", MarkdownCell(Clip(render::CaseReason(c))),
+      " |\n");
+}
+
+// Appends `rows` to *out while the text stays `reserve` characters under kMarkdownLimit, so that
+// what must follow still fits; returns how many rows were left out.
+size_t AppendWhileFits(std::string* out, const std::vector<std::string>& rows, size_t reserve) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (out->size() + rows[i].size() + reserve >= kMarkdownLimit) return rows.size() - i;
+    *out += rows[i];
+  }
+  return 0;
+}
+
+std::string NotShown(size_t n, const char* what) {
+  if (n == 0) return "";
+  return absl::StrCat("\n_", n, " more ", what,
+                      " not shown (a pull-request comment holds 65,536 characters; the html and "
+                      "csv formats hold them all)._\n");
+}
+
+}  // namespace
+
 std::string RenderReportMarkdown(const Report& r) {
-  std::string out = absl::StrCat("## flashscope report: ", MarkdownCell(r.suite.name), "\n\n");
+  std::string out =
+      absl::StrCat("## flashscope report: ", MarkdownCell(Clip(r.suite.name)), "\n\n");
   AppendWarnings(&out, render::ReportWarnings(r));
   const render::StatusCounts n = render::CountStatuses(r);
-  absl::StrAppend(&out, MarkdownCell(render::EnvironmentLine(r.environment)), "\n\n", "**",
+  absl::StrAppend(&out, MarkdownCell(Clip(render::EnvironmentLine(r.environment))), "\n\n", "**",
                   n.total(), " cases**: ", n.passed, " passed, ", n.failed, " failed, ", n.error,
                   " error, ", n.timeout, " timeout, ", n.skipped, " skipped\n\n");
   if (r.cases.empty()) return out;
   absl::StrAppend(&out,
                   "| kernel | problem | status | median ms | TFLOPS | % peak | max err | "
                   "tensor % | reason |\n|---|---|---|--:|--:|--:|--:|--:|---|\n");
-  for (const CaseResult& c : r.cases) {
-    const bool bad = c.status == CaseStatus::kFailed || c.status == CaseStatus::kError ||
-                     c.status == CaseStatus::kTimeout;
-    std::string status = CaseStatusName(c.status);
-    if (bad) status = absl::StrCat("**", status, "**");
-    absl::StrAppend(
-        &out, "| ", MarkdownCode(c.kernel_id), " | ", MarkdownCell(c.problem_key), " | ", status,
-        " | ", text::Ms(render::MedianMs(c)), " | ",
-        c.throughput ? text::Fixed(c.throughput->tflops, 1) : "-", " | ",
-        c.throughput ? text::Fixed(c.throughput->pct_peak_flops, 1) : "-", " | ",
-        c.verification && c.verification->ran ? text::Sci(c.verification->stats.max_abs) : "-",
-        " | ", text::Fixed(render::TensorPct(c), 1), " | ", MarkdownCell(render::CaseReason(c)),
-        " |\n");
+  std::vector<const CaseResult*> order;
+  size_t total = out.size();
+  for (const CaseResult& c : r.cases) order.push_back(&c);
+  std::vector<std::string> rows;
+  for (const CaseResult* c : order) total += ReportRow(*c).size();
+  if (total + kNoteRoom >= kMarkdownLimit) {
+    // Not everything fits: the cases that failed come first, so that they are never left out.
+    std::stable_partition(order.begin(), order.end(),
+                          [](const CaseResult* c) { return IsBad(*c); });
   }
+  for (const CaseResult* c : order) rows.push_back(ReportRow(*c));
+  out += NotShown(AppendWhileFits(&out, rows, kNoteRoom), "cases");
   return out;
 }
 
@@ -141,10 +191,13 @@ std::string RenderComparisonMarkdown(const Comparison& c, const GateResult* gate
     absl::StrAppend(
         &out, gate->ignored.empty() ? "" : absl::StrCat(", ", gate->ignored.size(), " ignored"),
         " (policy: ", MarkdownCode(gate->policy_source), ")\n\n");
+    std::vector<std::string> lines;
     for (const GateFailure& f : gate->failures) {
-      absl::StrAppend(&out, "- **", f.rule, "** ", MarkdownCode(f.key), ": ",
-                      MarkdownCell(f.message), "\n");
+      lines.push_back(absl::StrCat("- **", f.rule, "** ", MarkdownCode(Clip(f.key)), ": ",
+                                   MarkdownCell(Clip(f.message)), "\n"));
     }
+    // Room stays for the counts and the notes below even when every case failed.
+    out += NotShown(AppendWhileFits(&out, lines, 4 * kNoteRoom), "failures");
     if (!gate->failures.empty()) out += "\n";
   }
   absl::StrAppend(
@@ -157,32 +210,37 @@ std::string RenderComparisonMarkdown(const Comparison& c, const GateResult* gate
                       c.CountVerdict(Verdict::kAmbiguous), c.CountVerdict(Verdict::kNotTimed),
                       c.CorrectnessRegressions(), c.only_base.size(), c.only_next.size()));
   const auto failures = render::FailuresByKey(gate);
-  std::string changed;
-  int n_changed = 0;
+  std::vector<std::string> changed;
   for (const CaseDelta& d : c.paired) {
     const bool notable = d.StatusChanged() || d.verdict == Verdict::kSlower ||
                          d.verdict == Verdict::kFaster || d.verdict == Verdict::kAmbiguous ||
                          failures.count(d.key) > 0;
-    if (!notable) continue;
-    AppendPairRow(&changed, d, failures);
-    ++n_changed;
+    if (notable) changed.push_back(PairRow(d, failures));
   }
-  if (n_changed > 0)
-    absl::StrAppend(&out, "### Changes (", n_changed, ")\n\n", kPairHeader, changed, "\n");
+  if (!changed.empty()) {
+    absl::StrAppend(&out, "### Changes (", changed.size(), ")\n\n", kPairHeader);
+    out += NotShown(AppendWhileFits(&out, changed, 3 * kNoteRoom), "changed cases");
+    out += "\n";
+  }
   auto one_side = [&](const char* title, const std::vector<const CaseResult*>& cases) {
     if (cases.empty()) return;
     absl::StrAppend(&out, "### ", title, " (", cases.size(), ")\n\n");
+    std::vector<std::string> lines;
     for (const CaseResult* x : cases) {
-      absl::StrAppend(&out, "- ", MarkdownCode(x->Key()), " (", CaseStatusName(x->status), ")\n");
+      lines.push_back(
+          absl::StrCat("- ", MarkdownCode(Clip(x->Key())), " (", CaseStatusName(x->status), ")\n"));
     }
+    out += NotShown(AppendWhileFits(&out, lines, 2 * kNoteRoom), "cases");
     out += "\n";
   };
   one_side("Only in base", c.only_base);
   one_side("Only in next", c.only_next);
   if (!c.paired.empty()) {
+    std::vector<std::string> all;
+    for (const CaseDelta& d : c.paired) all.push_back(PairRow(d, failures));
     absl::StrAppend(&out, "<details><summary>All ", c.paired.size(), " paired cases</summary>\n\n",
                     kPairHeader);
-    for (const CaseDelta& d : c.paired) AppendPairRow(&out, d, failures);
+    out += NotShown(AppendWhileFits(&out, all, kNoteRoom), "paired cases");
     out += "\n</details>\n";
   }
   return out;

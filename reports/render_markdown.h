@@ -2,6 +2,7 @@
 // flavoured tables, warnings as block quotes first, long tables folded in <details>.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "reports/compare.h"
@@ -9,6 +10,10 @@
 #include "reports/report.h"
 
 namespace flashscope::reports {
+
+// What a pull-request comment holds (65,536 characters on GitHub), less room for a CI's own
+// lines around it. Both renderings stay under it: tables are cut (failures first) and say so.
+inline constexpr size_t kMarkdownLimit = 60000;
 
 // Title, warnings, environment, counts per status, then one table row per case.
 std::string RenderReportMarkdown(const Report& report);

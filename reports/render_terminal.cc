@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "reports/provenance.h"
+#include "reports/render_util.h"
 #include "reports/text_safety.h"
 #include "reports/text_table.h"
 
@@ -197,6 +198,9 @@ std::string RenderSummary(const Report& report, bool color) {
     out += Paint(
         "INCOMPLETE: the run did not finish (report recovered from its journal or interrupted)\n",
         text::kYellow, color);
+  }
+  if (report.unreadable_journal_lines > 0) {
+    out += Paint(render::UnreadableJournalLines(report) + "\n", text::kBoldRed, color);
   }
   return out;
 }

@@ -45,6 +45,13 @@ std::string EnvironmentLine(const Environment& e) {
   return s;
 }
 
+std::string UnreadableJournalLines(const Report& r) {
+  return absl::StrCat(r.unreadable_journal_lines, " line",
+                      r.unreadable_journal_lines == 1 ? "" : "s",
+                      " of the journal could not be read (cut short by a crash, or corrupted): a "
+                      "case whose lines were all unreadable is missing from this report");
+}
+
 std::vector<std::string> ReportWarnings(const Report& r) {
   std::vector<std::string> w;
   if (r.environment.synthetic) {
@@ -53,6 +60,7 @@ std::vector<std::string> ReportWarnings(const Report& r) {
   if (!r.complete) {
     w.push_back("INCOMPLETE report: recovered from the journal of an interrupted run");
   }
+  if (r.unreadable_journal_lines > 0) w.push_back(UnreadableJournalLines(r));
   return w;
 }
 

@@ -22,6 +22,9 @@ StatusCounts CountStatuses(const Report& r);
 // "NVIDIA H200, 132 SMs, sm_90, driver 580.159.04, CUDA 13.0, git 0249ede"
 std::string EnvironmentLine(const Environment& e);
 
+// "N lines of the journal could not be read ...", for Report::unreadable_journal_lines > 0.
+std::string UnreadableJournalLines(const Report& r);
+
 // Sentences each output must show before anything else: a synthetic report, an incomplete one
 // (recovered from a journal). Empty when there is nothing to warn about.
 std::vector<std::string> ReportWarnings(const Report& r);

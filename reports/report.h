@@ -235,6 +235,10 @@ struct Report {
   SuiteRecord suite;
   std::vector<CaseResult> cases;
   bool complete = false;  // false for a report recovered from a journal of an interrupted run
+  // Lines of the run's journal that could not be read (cut short by a crash, or corrupted) when
+  // this report was made from it: a case whose lines were all unreadable is missing here, and
+  // every output says so. 0 for a report written by a run that finished.
+  int unreadable_journal_lines = 0;
 };
 
 }  // namespace flashscope::reports

@@ -1,6 +1,7 @@
 // Reading the report's JSON form (docs/report-schema.md); writing: report_json_write.cc.
 #include "reports/report_json.h"
 
+#include <cstdint>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -323,6 +324,13 @@ absl::Status CheckSchema(const Json& j) {
     return absl::InvalidArgumentError(
         absl::StrCat("schema_version: expected integer, got ", jsonio::TypeName(*version)));
   }
+  // An unsigned value past int64 would read as negative: it is newer than anything we know.
+  if (version->is_number_unsigned() && version->get<uint64_t>() > uint64_t{INT64_MAX}) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("report schema_version ", version->get<uint64_t>(),
+                     " is newer than this flashscope reads (", kSchemaVersion,
+                     "); update flashscope to read it"));
+  }
   const int64_t v = version->get<int64_t>();
   if (v > kSchemaVersion) {
     return absl::FailedPreconditionError(
@@ -346,6 +354,7 @@ absl::StatusOr<Report> ReportFromJson(const Json& j) {
   Fields f(j, "", &st);
   r.schema_version = kSchemaVersion;
   f.Get("complete", &r.complete);
+  f.Get("unreadable_journal_lines", &r.unreadable_journal_lines);
   if (const Json* e = f.Object("environment", Need::kRequired)) {
     ReadEnvironment(*e, "environment", &st, &r.environment);
   }

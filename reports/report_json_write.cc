@@ -1,9 +1,10 @@
-// Writing the report's JSON form (docs/report-schema.md); reading is report_json.cc's.
+// Writing the report's JSON form (docs/report-schema.md); reading is in report_json.cc.
+#include "reports/report_json.h"
+
 #include <utility>
 
 #include "reports/json_fields.h"
 #include "reports/provenance_json.h"
-#include "reports/report_json.h"
 
 namespace flashscope::reports {
 namespace {
@@ -12,6 +13,8 @@ using jsonio::DoubleArray;
 using jsonio::FloatArray;
 using jsonio::Json;
 using jsonio::Number;
+
+// ---- writing ----
 
 Json PeaksToJson(const MeasuredPeaks& p) {
   return {{"matmul_fp16_tflops", Number(p.matmul_fp16_tflops)},
@@ -146,10 +149,15 @@ Json SanitizerToJson(const SanitizerRecord& r) {
 Json ToJson(const Report& report) {
   Json cases = Json::array();
   for (const CaseResult& c : report.cases) cases.push_back(CaseToJson(c));
-  return {
+  Json j = {
       {"schema", kReportSchemaName},        {"schema_version", report.schema_version},
       {"complete", report.complete},        {"environment", EnvironmentToJson(report.environment)},
       {"suite", SuiteToJson(report.suite)}, {"cases", std::move(cases)}};
+  // Only when there is something to say: older readers ignore the key, newer ones read it.
+  if (report.unreadable_journal_lines > 0) {
+    j["unreadable_journal_lines"] = report.unreadable_journal_lines;
+  }
+  return j;
 }
 
 Json CaseToJson(const CaseResult& c) {

@@ -84,6 +84,9 @@ TEST(Args, ErrorsNameTheFlag) {
   EXPECT_THAT(Parse({"x", "--force=maybe"}).error, HasSubstr("--force=maybe: not a boolean"));
   EXPECT_THAT(Parse({"x", "--color", "nevr"}).error, HasSubstr("did you mean never?"));
   EXPECT_THAT(Parse({"x", "y"}).error, HasSubstr("unexpected argument 'y'"));
+  EXPECT_THAT(Parse({"x", "--tool", "racecheck"}).error,
+              HasSubstr("--tool takes its value after '=': --tool=racecheck"));
+  EXPECT_THAT(Parse({"z"}, 1).error, HasSubstr("(flashscope beta takes no arguments)"));
   EXPECT_THAT(Parse({}).error, HasSubstr("missing arguments (usage: flashscope alpha IN)"));
   EXPECT_EQ(Parse({"x", "--secret", "s"}).kind, ParseOutcome::Kind::kRun);  // hidden, declared
   EXPECT_EQ(Parse({"x", "--help"}).kind, ParseOutcome::Kind::kHelp);

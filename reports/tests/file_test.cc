@@ -15,18 +15,7 @@ namespace flashscope::reports {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::set<std::string> ListDir(const std::string& dir) {
-  std::set<std::string> names;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return names;
-  while (dirent* e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != "..") names.insert(n);
-  }
-  closedir(d);
-  return names;
-}
+using testing::ListDir;
 
 void WriteText(const std::string& path, const std::string& text) {
   std::ofstream f(path, std::ios::binary);

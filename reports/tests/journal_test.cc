@@ -2,6 +2,8 @@
 // SIGKILL'd writer, and the report recovered from a journal.
 #include "reports/journal.h"
 
+#include "reports/render_terminal.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -78,6 +80,26 @@ TEST(Journal, LastWriteForAnIndexWins) {
   ASSERT_TRUE(j.ok()) << j.status();
   ASSERT_EQ(j->finished.size(), 1u);
   EXPECT_EQ(j->finished.at(0).status, CaseStatus::kFailed);
+}
+
+// Issue 14, item 8: a case whose two lines are both corrupt used to vanish without a word.
+TEST(Journal, UnreadableLinesAreReportedOnEveryOutput) {
+  const std::string path = testing::MakeTempDir() + "/run.jsonl";
+  WriteRun(path, 1, false);
+  AppendRaw(path, std::string("{\"type\":\"case_started\",\"ind") + std::string(1, '\0') +
+                      "\xff\n{\"type\":\"case\",\"index\":1,\"res\n");
+  absl::StatusOr<JournalContents> j = ReadJournal(path);
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ(j->bad_lines, 2);
+  Report r = ReportFromJournal(*j);
+  EXPECT_EQ(r.unreadable_journal_lines, 2);
+  EXPECT_THAT(RenderSummary(r, false), HasSubstr("2 lines of the journal could not be read"));
+  // The count survives a report written from the journal and read back.
+  absl::StatusOr<Report> back = ReportFromJson(ToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->unreadable_journal_lines, 2);
+  Report clean;
+  EXPECT_FALSE(ToJson(clean).contains("unreadable_journal_lines"));
 }
 
 TEST(Journal, TruncatedLastLineIsCountedAndAppendingResumesCleanly) {

@@ -99,6 +99,37 @@ TEST(RenderMarkdown, ComparisonWithGate) {
   EXPECT_THAT(RenderComparisonMarkdown(p->cmp, nullptr), Not(HasSubstr("GATE")));
 }
 
+// Issue 14, item 8: a pull-request comment holds at most 65,536 characters.
+TEST(RenderMarkdown, LargeRunsFitAPullRequestComment) {
+  Report big = Sample();
+  big.cases.clear();
+  for (int i = 0; i < 3000; ++i) {
+    big.cases.push_back(
+        SimpleCase("attn.a" + std::to_string(i % 11),
+                   "attention_fwd{B=" + std::to_string(i) + ",H=16,S=4096,D=128,bf16,causal}",
+                   i % 7 == 0 ? CaseStatus::kFailed : CaseStatus::kPassed, 1.0));
+  }
+  const std::string md = RenderReportMarkdown(big);
+  EXPECT_LT(md.size(), kMarkdownLimit);
+  EXPECT_LE(kMarkdownLimit, 65536u);
+  EXPECT_THAT(md, HasSubstr("**3000 cases**"));
+  EXPECT_TRUE(Has(md, R"(\d+ more cases not shown \(a pull-request comment holds 65,536)"))
+      << md.substr(md.size() - 400);
+  // The failures come first, so that what matters is never the part left out.
+  EXPECT_LT(md.find("**failed**"), md.find("| passed |"));
+
+  Report next = big;
+  for (size_t i = 0; i < next.cases.size(); i += 3) next.cases[i].timing->median_ms = 1.5;
+  Comparison c = Compare(big, next);
+  GateResult g = ApplyGate(c, GatePolicy{});
+  const std::string gate_md = RenderComparisonMarkdown(c, &g);
+  EXPECT_LT(gate_md.size(), kMarkdownLimit);
+  EXPECT_THAT(gate_md, HasSubstr("GATE FAILED"));
+  EXPECT_THAT(gate_md, HasSubstr("not shown"));
+  // Small outputs are unchanged: everything is there.
+  EXPECT_THAT(RenderReportMarkdown(Sample()), Not(HasSubstr("not shown")));
+}
+
 TEST(RenderJunit, ReportCasesAreTestcases) {
   std::string x = RenderReportJunit(Sample());
   EXPECT_THAT(

@@ -154,6 +154,12 @@ TEST(ReportJson, SchemaVersionNewerOrOlderIsRefused) {
   r = ReportFromJson(j);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("schema_version 0 is older"));
+  // Issue 14, item 8: a version past int64 was read as -1 ("older").
+  j["schema_version"] = 18446744073709551615ull;
+  r = ReportFromJson(j);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("schema_version 18446744073709551615 is newer"));
   j["schema_version"] = "1";
   r = ReportFromJson(j);
   ASSERT_FALSE(r.ok());

@@ -1,5 +1,6 @@
 #include "reports/tests/sample_reports.h"
 
+#include <dirent.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -361,6 +362,18 @@ std::string MakeTempDir() {
   char* dir = mkdtemp(tmpl.data());
   EXPECT_NE(dir, nullptr) << "mkdtemp " << tmpl;
   return dir ? std::string(dir) : std::string("/tmp");
+}
+
+std::set<std::string> ListDir(const std::string& dir) {
+  std::set<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return names;
+  while (dirent* e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n != "." && n != "..") names.insert(n);
+  }
+  closedir(d);
+  return names;
 }
 
 }  // namespace flashscope::reports::testing

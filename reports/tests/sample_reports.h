@@ -3,6 +3,7 @@
 // the renderers and compare. All are marked synthetic.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "reports/report.h"
@@ -28,5 +29,8 @@ std::string TestdataPath(const std::string& name);
 
 // A fresh empty directory under TEST_TMPDIR or /tmp, unique per call.
 std::string MakeTempDir();
+
+// The names in `dir` (without "." and ".."), to check what a write left behind.
+std::set<std::string> ListDir(const std::string& dir);
 
 }  // namespace flashscope::reports::testing
