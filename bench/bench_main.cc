@@ -31,6 +31,7 @@
 
 #include "absl/strings/str_replace.h"
 #include "bench/bench_args.h"
+#include "common/install_layout.h"
 #include "plugins/sha256.h"
 #include "profiler/device_info.h"
 #include "profiler/timing.h"
@@ -171,8 +172,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string& kernels = args.kernels;
-  const std::string suites_dir =
-      args.suites_dir.empty() ? FLASHSCOPE_SOURCE_DIR "/suites" : args.suites_dir;
+  const std::string suites_dir = args.suites_dir.empty()
+                                     ? InstalledDataDir(suites::ThisProgram()) + "/suites"
+                                     : args.suites_dir;
   auto path = suites::ResolveSuitePath(args.suite, suites_dir);
   if (!path.ok()) return bench::Fail(std::string(path.status().message()));
   auto suite = suites::LoadSuiteFile(*path);
