@@ -44,6 +44,15 @@ KernelEntry MakeTestHalfOutput();
 KernelEntry MakeTestA10Slow3();  // testing/slowdown_kernels.cu: a10 + 3/5/10 % (gate quality)
 KernelEntry MakeTestA10Slow5();
 KernelEntry MakeTestA10Slow10();
+// testing/cheat_kernels.cu: a10 with one cheat each, for the trust checks (docs/trust.md)
+KernelEntry MakeTestCheatCacheOutput();
+KernelEntry MakeTestCheatCacheInputs();
+KernelEntry MakeTestCheatWhenPoisoned();
+KernelEntry MakeTestCheatFirstFull();
+KernelEntry MakeTestCheatSideStream();
+KernelEntry MakeTestCheatSideStreamAsync();
+KernelEntry MakeTestCheatFp16Accum();
+KernelEntry MakeTestCheatHostCopy();
 
 inline constexpr KernelMaker kKernelMakers[] = {
     // attention_fwd ladder
@@ -82,6 +91,14 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeTestA10Slow3,
     &MakeTestA10Slow5,
     &MakeTestA10Slow10,
+    &MakeTestCheatCacheOutput,
+    &MakeTestCheatCacheInputs,
+    &MakeTestCheatWhenPoisoned,
+    &MakeTestCheatFirstFull,
+    &MakeTestCheatSideStream,
+    &MakeTestCheatSideStreamAsync,
+    &MakeTestCheatFp16Accum,
+    &MakeTestCheatHostCopy,
 };
 
 }  // namespace flashscope::kernels
