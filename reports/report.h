@@ -33,6 +33,7 @@ struct Environment {
   int64_t memory_bytes = 0;
   int sm_clock_mhz = 0;              // maximum SM clock the device reports
   int memory_clock_mhz = 0;          // 0 when the runtime no longer reports it
+  int memory_bus_bits = 0;           // memory bus width; 0 when not recorded (older reports)
   std::string driver_version;        // "580.159.04" or the CUDA driver API version "13.0"
   std::string cuda_runtime_version;  // "13.0"
   MeasuredPeaks peaks;
@@ -173,6 +174,58 @@ struct SanitizerRecord {
   double wall_s = 0;                       // the rerun, tool start-up included
 };
 
+// ---- trust checks (docs/trust.md): can the case's verdict and numbers be believed? ----
+
+// One named value a trust check measured or used, with its unit ("TFLOP/s", "%", "bytes").
+struct TrustValue {
+  std::string name;
+  double value = 0;
+  std::string unit;
+};
+
+// One check of one case. A failed check makes the case `failed`; "off" says the check did not
+// run and `rule` says why; "info" is recorded and never decides (bitwise determinism).
+struct TrustCheckRecord {
+  std::string check;   // "plausibility", "work", "precision", "timed_outputs", "input_sets",
+                       // "streams", "determinism"
+  std::string status;  // "passed", "failed", "off", "info"
+  std::string rule;    // the rule applied, with its numbers; or why the check is off
+  std::vector<TrustValue> values;     // the evidence
+  std::vector<std::string> findings;  // each violation, named ("kernel K ran on stream 17 ...")
+};
+
+// A timed launch whose output failed its check (only failing launches are kept, at most 16).
+struct TimedLaunchRecord {
+  int launch = 0;  // 0-based over the timed launches, throttled ones included
+  int input_set = 0;
+  bool poisoned_before = false;  // else the output still held the previous launch's result
+  int64_t bad = 0;               // elements past the verification bound, NaN/Inf or never written
+  int64_t never_written = 0;     // still the poison pattern
+  double max_abs = 0;            // over the finite, written elements
+};
+
+// GPU work and synchronisation the traced launch caused, from CUPTI activity records; times in
+// microseconds from the start event of the traced launch.
+struct ActivityRecord {
+  std::string kind;     // "kernel", "memcpy", "memset", "sync"
+  std::string name;     // kernel name, copy direction ("HtoD"), or the synchronisation API
+  int64_t stream = -1;  // CUPTI stream id; -1 for none (a device or event synchronisation)
+  double start_us = 0;
+  double end_us = 0;
+  int64_t bytes = 0;
+  bool synchronous = false;  // a copy the host waited for
+};
+
+struct TrustRecord {
+  std::vector<TrustCheckRecord> checks;
+  std::string
+      input_sets;  // how inputs varied: "2 input sets (seeds 1, 2); launch i reads set i mod 2"
+  std::vector<TimedLaunchRecord> failed_launches;
+  int64_t launch_stream = -1;            // CUPTI id of the stream the traced launch was given
+  std::vector<ActivityRecord> activity;  // of the traced launch, the harness's own work removed
+  double wall_s = 0;                     // host time the checks added to the case
+};
+
 enum class CaseStatus { kPassed, kFailed, kSkipped, kError, kTimeout };
 const char* CaseStatusName(CaseStatus s);
 std::optional<CaseStatus> ParseCaseStatus(const std::string& s);
@@ -197,6 +250,7 @@ struct CaseResult {
   std::optional<ProfileRecord> profile;
   std::vector<ResourceRecord> resources;
   std::optional<SanitizerRecord> sanitizer;  // only with `flashscope run --sanitize`
+  std::optional<TrustRecord> trust;          // the trust checks (absent in older reports)
   double wall_s = 0;                         // wall time spent on the case, all phases
 
   std::string Key() const { return kernel_id + " " + problem_key; }

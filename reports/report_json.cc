@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "reports/json_fields.h"
+#include "reports/trust_json.h"
 
 namespace flashscope::reports {
 namespace {
@@ -168,6 +169,7 @@ void ReadEnvironment(const Json& j, const std::string& path, absl::Status* st, E
   f.Get("memory_bytes", &e->memory_bytes);
   f.Get("sm_clock_mhz", &e->sm_clock_mhz);
   f.Get("memory_clock_mhz", &e->memory_clock_mhz);
+  f.Get("memory_bus_bits", &e->memory_bus_bits);
   f.Get("driver_version", &e->driver_version);
   f.Get("cuda_runtime_version", &e->cuda_runtime_version);
   if (const Json* p = f.Object("peaks")) ReadPeaks(*p, f.PathOf("peaks"), st, &e->peaks);
@@ -417,6 +419,7 @@ void ReadCase(const Json& j, const std::string& path, absl::Status* st, CaseResu
   if (const Json* z = f.Object("sanitizer")) {
     ReadSanitizer(*z, f.PathOf("sanitizer"), st, &c->sanitizer.emplace());
   }
+  if (const Json* t = f.Object("trust")) ReadTrust(*t, f.PathOf("trust"), st, &c->trust.emplace());
 }
 
 // Names the JSON that is not a flashscope report when it is recognisably something else.
@@ -495,6 +498,7 @@ Json CaseToJson(const CaseResult& c) {
   for (const ResourceRecord& r : c.resources) resources.push_back(ResourceToJson(r));
   j["resources"] = std::move(resources);
   if (c.sanitizer) j["sanitizer"] = SanitizerToJson(*c.sanitizer);
+  if (c.trust) j["trust"] = TrustToJson(*c.trust);
   return j;
 }
 
@@ -507,6 +511,7 @@ Json EnvironmentToJson(const Environment& e) {
           {"memory_bytes", e.memory_bytes},
           {"sm_clock_mhz", e.sm_clock_mhz},
           {"memory_clock_mhz", e.memory_clock_mhz},
+          {"memory_bus_bits", e.memory_bus_bits},
           {"driver_version", e.driver_version},
           {"cuda_runtime_version", e.cuda_runtime_version},
           {"peaks", PeaksToJson(e.peaks)},
