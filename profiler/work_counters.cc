@@ -3,7 +3,17 @@
 namespace flashscope::profiler {
 namespace {
 
-constexpr const char* kFfma = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
+// Scalar arithmetic, counted as work on every architecture (the same names on GA100 and GH100).
+void AddScalarPaths(std::vector<WorkCounter>* paths) {
+  paths->push_back(
+      {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "fp32 FFMA", "fp32", "fp32", 2});
+  paths->push_back(
+      {"sm__sass_thread_inst_executed_op_fadd_pred_on.sum", "fp32 FADD", "fp32", "fp32", 1, false});
+  paths->push_back(
+      {"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", "fp32 FMUL", "fp32", "fp32", 1, false});
+  paths->push_back({"sm__sass_thread_inst_executed_op_hfma_pred_on.sum",
+                    "fp16 HFMA2 (register moves included)", "fp16", "fp16", 4, false});
+}
 
 WorkCounterSet Hopper() {
   WorkCounterSet s;
@@ -20,8 +30,8 @@ WorkCounterSet Hopper() {
       {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", "tf32 tensor", "tf32", "fp32", 1},
       {"sm__ops_path_tensor_src_fp8.sum", "fp8 tensor", "fp8", "fp16 or fp32", 1},
       {"sm__ops_path_tensor_src_int8.sum", "int8 tensor", "int8", "int32", 1},
-      {kFfma, "fp32 FFMA", "fp32", "fp32", 2},
   };
+  AddScalarPaths(&s.paths);
   s.dram_read = "dram__bytes_read.sum";
   s.dram_write = "dram__bytes_write.sum";
   return s;
@@ -40,8 +50,8 @@ WorkCounterSet Ampere() {
        1},
       {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", "tf32 tensor", "tf32", "fp32", 1},
       {"sm__ops_path_tensor_src_int8.sum", "int8 tensor", "int8", "int32", 1},
-      {kFfma, "fp32 FFMA", "fp32", "fp32", 2},
   };
+  AddScalarPaths(&s.paths);
   s.dram_read = "dram__bytes_read.sum";
   s.dram_write = "dram__bytes_write.sum";
   return s;

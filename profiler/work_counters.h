@@ -6,8 +6,10 @@
 // Units, measured on an H200 (reports/device/20261124-h200-trust/call1): the sm__ops_path_tensor_*
 // counters count FLOPs (2 per multiply-add: calib.mma_loop's 4,325,376 mma.sync.m16n8k16 counted
 // 1.772e10 = 4096 each; attn.a10_fa2 at B=2 H=8 S=2048 D=128 counted exactly 4·B·H·S²·D); the
-// FFMA counter counts thread instructions (2 FLOPs each). HFMA is not counted: the compiler
-// emits HFMA2 with zero operands to move constants (a01 and g03 show thousands to millions).
+// scalar counters count thread instructions: FFMA 2 FLOPs, FADD and FMUL 1, HFMA 4 (the packed
+// HFMA2 the compiler emits). The scalar counts are work evidence only, never precision evidence:
+// the compiler also emits HFMA2 with zero operands to move constants (a02 and g03 show 5e7 and
+// 2.7e8 of them with no fp16 arithmetic written), and FADD/FMUL include softmax and index math.
 #pragma once
 
 #include <string>
@@ -21,6 +23,7 @@ struct WorkCounter {
   std::string inputs;      // "fp16", "bf16", "tf32", "fp8", "int8", "fp32"
   std::string accumulate;  // "fp32", "fp16", "fp16 or fp32" (not told apart), "int32"
   double flops_per_count = 1;
+  bool precision_evidence = true;  // the path's inputs and accumulator are what it says
 };
 
 struct WorkCounterSet {

@@ -163,7 +163,10 @@ TrustCheckRecord CheckWork(const WorkInput& in) {
   c.values.push_back({"minimal_flops", in.minimal_flops, "FLOP"});
   c.values.push_back({"share_of_minimal_flops", share, "ratio"});
   if (in.kernels == 0) Fail(&c, "the launch enqueued no kernel");
-  if (in.minimal_flops > 0 && share < kWorkFloor) {
+  if (in.minimal_flops < kWorkRuleMinFlops) {
+    absl::StrAppend(&c.rule, " (FLOP rule off: the problem needs under ",
+                    absl::StrFormat("%.0e", kWorkRuleMinFlops), " FLOPs)");
+  } else if (share < kWorkFloor) {
     Fail(&c, absl::StrFormat("did %s of the problem's minimal FLOPs (%.4g of %.4g)", Pct(share),
                              counted, in.minimal_flops));
   }
@@ -192,10 +195,16 @@ TrustCheckRecord CheckPrecision(const WorkInput& in) {
   TrustCheckRecord c = NewCheck("precision");
   c.rule = absl::StrCat(in.problem_dtype, " inputs (or fp32 upcasts), fp32 accumulation; ",
                         "other arithmetic <= ", Pct(kPrecisionTolerance), " of the minimal FLOPs");
+  if (in.minimal_flops < kWorkRuleMinFlops) {
+    c.rule = absl::StrCat("off: the problem needs under ",
+                          absl::StrFormat("%.0e", kWorkRuleMinFlops), " FLOPs");
+    c.status = "off";
+    return c;
+  }
   double outside = 0;
   bool unknown_accumulator = false;
   for (const WorkPath& p : in.paths) {
-    if (p.flops <= 0) continue;
+    if (p.flops <= 0 || !p.judged) continue;
     if (p.accumulate == "fp16 or fp32") unknown_accumulator = true;
     if (InContract(p, in.problem_dtype)) continue;
     outside += p.flops;

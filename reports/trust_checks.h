@@ -29,6 +29,9 @@ inline constexpr double kDramReadFloor = 0.5;
 inline constexpr double kDramRuleMinBytes = 1 << 20;
 // Arithmetic outside the family's precision contract may reach this share of the minimal FLOPs.
 inline constexpr double kPrecisionTolerance = 0.01;
+// Below this many minimal FLOPs the FLOP and precision rules are off: such a launch is index
+// arithmetic and fixed costs (the smoke suite's smallest problem needs 1,536 FLOPs).
+inline constexpr double kWorkRuleMinFlops = 1e6;
 
 // ---- check 1: physically possible ----
 
@@ -66,6 +69,7 @@ struct WorkPath {
   std::string inputs;      // "fp16", "bf16", "tf32", "fp8", "int8", "fp32"
   std::string accumulate;  // "fp32", "fp16", "fp16 or fp32" (the counters cannot tell), "int32"
   double flops = 0;
+  bool judged = true;  // precision evidence (scalar FADD/FMUL/HFMA counts are work evidence only)
 };
 
 struct WorkInput {

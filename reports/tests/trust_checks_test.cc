@@ -148,6 +148,32 @@ TEST(Work, CountersUnavailableIsOffWithTheReason) {
   EXPECT_EQ(CheckPrecision(w).status, "off");
 }
 
+TEST(Work, TinyProblemsHaveTheFlopRulesOff) {
+  // attention_fwd{B=2,H=3,S=1,D=64}: 1,536 FLOPs; a kernel doing less is not judged on FLOPs.
+  WorkInput w = A10Work(0, 1000, 0);
+  w.minimal_flops = 1536;
+  w.minimal_input_bytes = 2304;
+  const TrustCheckRecord c = CheckWork(w);
+  EXPECT_EQ(c.status, "passed");
+  EXPECT_THAT(c.rule, HasSubstr("FLOP rule off"));
+  EXPECT_EQ(CheckPrecision(w).status, "off");
+  // No kernel still fails at any size.
+  w.kernels = 0;
+  EXPECT_EQ(CheckWork(w).status, "failed");
+}
+
+TEST(Precision, ScalarCountsAreWorkButNotPrecisionEvidence) {
+  // a02 (bf16): FFMA does the work; the compiler's HFMA2 register moves are 2.3 % of its FLOPs.
+  WorkInput w = A10Work(0, 0, 1.262e7);
+  w.problem_dtype = "bf16";
+  w.minimal_flops = 8.594e9;
+  w.minimal_input_bytes = 1.258e7;
+  w.paths[3].flops = 2 * 4.573e9;
+  w.paths.push_back({"fp16 HFMA2 (register moves included)", "fp16", "fp16", 4 * 4.889e7, false});
+  EXPECT_EQ(CheckWork(w).status, "passed");
+  EXPECT_EQ(CheckPrecision(w).status, "passed");
+}
+
 TEST(Precision, Fp16AccumulationFails) {
   // test.cheat_fp16_accum: Q·Kᵀ (half the FLOPs) on the fp16-accumulate path.
   const TrustCheckRecord c = CheckPrecision(A10Work(1.718e10, 1.718e10, 2.518e7));
