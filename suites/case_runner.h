@@ -3,10 +3,12 @@
 // in the worker process (suites/worker.h); a CUDA fault ends that process, not the run.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "profiler/kernel_tracer.h"
 #include "reports/report.h"
 #include "suites/plan.h"
 #include "suites/suite.h"
@@ -17,6 +19,8 @@ struct RunOptions {
   std::string metrics;   // "" = none, else a metric spec for profiler::ResolveMetrics
   std::string dump_dir;  // "" = no .npy dumps; else one folder per case below it
 };
+
+class TrustCase;
 
 class CaseRunner {
  public:
@@ -39,6 +43,13 @@ class CaseRunner {
  private:
   struct State;
   CaseRunner() = default;
+  // The activity tracer, created on first use; null when CUPTI cannot record (the reason stays
+  // in the state).
+  profiler::KernelTracer* Tracer();
+  // Hardware counters of one launch: the metrics asked for (r->profile) and the trust checks'
+  // work counters (handed to `trust`), in the same passes.
+  void Profile(const PlannedCase& c, const std::function<cudaError_t(cudaStream_t)>& launch,
+               reports::CaseResult* r, TrustCase* trust);
   std::unique_ptr<State> state_;
   reports::MeasuredPeaks peaks_;
   bool context_lost_ = false;

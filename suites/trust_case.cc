@@ -31,12 +31,6 @@ std::string DTypeOf(const Problem& p) {
 
 }  // namespace
 
-const std::vector<std::string>& SwitchableTrustChecks() {
-  static const std::vector<std::string> kChecks = {"plausibility", "work", "timed_outputs",
-                                                   "streams"};
-  return kChecks;
-}
-
 reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
                                  const std::map<std::string, double>& values, int kernels,
                                  bool l2_flushed, const Problem& problem) {

@@ -35,16 +35,11 @@ namespace flashscope::suites {
 
 using LaunchFn = std::function<cudaError_t(cudaStream_t)>;
 
-// The checks a suite can switch off (suite key trust.off) and how many input sets it draws.
+// The checks a suite switched off (suite.h, TrustSpec) and why.
 struct TrustSettings {
-  int input_sets = 2;
-  std::set<std::string> off;  // "plausibility", "work" (with "precision"), "timed_outputs",
-                              // "streams"
+  std::set<std::string> off;  // SwitchableTrustChecks(): "work" covers "precision" too
   std::string off_reason = "switched off in the suite file (trust.off)";
 };
-
-// The names TrustSettings::off accepts.
-const std::vector<std::string>& SwitchableTrustChecks();
 
 // The work evidence of one profiled launch: each counter of `set` read from `values` (by
 // hardware name), converted to FLOPs.
