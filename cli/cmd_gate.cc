@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <string>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "cli/commands.h"
-#include "cli/flags.h"
+#include "cli/common_flags.h"
+#include "cli/output.h"
 #include "reports/compare.h"
 #include "reports/file_util.h"
 #include "reports/gate.h"
@@ -16,33 +16,27 @@
 #include "reports/render_markdown.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
+#include "reports/text_safety.h"
 
 namespace flashscope::cli {
 namespace {
 
-bool UseColor() { return absl::GetFlag(FLAGS_color) && reports::StdoutIsTty(); }
-
 int Fail(const char* command, const std::string& message) {
-  std::fprintf(stderr, "flashscope %s: %s\n", command, message.c_str());
+  PrintError(command, message);
   return 2;
 }
 
-bool KnownFormat(const std::string& f, bool allow_baseline) {
-  return f == "terminal" || f == "markdown" || f == "junit" || f == "csv" || f == "html" ||
-         (allow_baseline && f == "baseline");
-}
-
 // Writes `text` to --out (atomically), or to stdout without --out. Returns the exit code.
-int Emit(const char* command, const std::string& text) {
-  const std::string out = absl::GetFlag(FLAGS_out);
+int Emit(const char* command, const Args& a, const std::string& text) {
+  const std::string& out = a.String("out");
   if (out.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    Print(text);
     return 0;
   }
   if (absl::Status s = reports::WriteFileAtomic(out, text); !s.ok()) {
     return Fail(command, std::string(s.message()));
   }
-  std::fprintf(stderr, "flashscope %s: wrote %s\n", command, out.c_str());
+  PrintError(command, absl::StrCat("wrote ", out));
   return 0;
 }
 
@@ -50,11 +44,15 @@ struct Loaded {
   reports::Report base, next;
 };
 
-// Reads both reports. Returns 0 or the exit code of the failure.
+// Reads both reports and refuses what cannot be paired: an empty side, a repeated case key.
+// Returns 0 or the exit code of the failure.
 int LoadPair(const char* command, const std::vector<std::string>& args, Loaded* out) {
   for (int i = 0; i < 2; ++i) {
     auto r = reports::ReadReportFile(args[i]);
     if (!r.ok()) return Fail(command, std::string(r.status().message()));
+    if (absl::Status s = reports::CheckGateable(*r, args[i]); !s.ok()) {
+      return Fail(command, std::string(s.message()));
+    }
     (i == 0 ? out->base : out->next) = std::move(*r);
   }
   return 0;
@@ -80,97 +78,91 @@ std::string RenderComparisonAs(const std::string& format, const reports::Compari
   return text;
 }
 
-// --alpha / --min_effect override the policy's (their defaults mean "not given").
-void ApplyStatFlags(reports::GatePolicy* p) {
-  if (absl::GetFlag(FLAGS_alpha) > 0) p->alpha = absl::GetFlag(FLAGS_alpha);
-  if (absl::GetFlag(FLAGS_min_effect) >= 0) p->min_effect = absl::GetFlag(FLAGS_min_effect);
+// --alpha / --min_effect, when given, override the policy's.
+void ApplyStatFlags(const Args& a, reports::GatePolicy* p) {
+  if (a.Given("alpha")) p->alpha = a.Double("alpha");
+  if (a.Given("min_effect")) p->min_effect = a.Double("min_effect");
 }
 
-}  // namespace
-
-int CmdCompare(const std::vector<std::string>& args) {
-  const std::string format = absl::GetFlag(FLAGS_format);
-  if (args.size() != 2 || !KnownFormat(format, false)) {
-    std::fprintf(stderr,
-                 "usage: flashscope compare BASE NEW [--alpha 0.01] [--min_effect 0.02] [--force]"
-                 " [--format terminal|markdown|junit|csv|html] [--out FILE]\n");
-    return 2;
-  }
-  if (absl::GetFlag(FLAGS_alpha) >= 1) return Fail("compare", "--alpha must be in (0, 1)");
+int Compare(const Args& a) {
+  const std::vector<std::string>& args = a.positional();
   Loaded in;
   if (int rc = LoadPair("compare", args, &in)) return rc;
   reports::GatePolicy defaults;
-  ApplyStatFlags(&defaults);
+  ApplyStatFlags(a, &defaults);
   reports::Comparison c =
-      reports::Compare(in.base, in.next, defaults.ToCompareOptions(absl::GetFlag(FLAGS_force)));
+      reports::Compare(in.base, in.next, defaults.ToCompareOptions(a.Bool("force")));
   if (int rc = RefuseMismatch("compare", c)) return rc;
-  const bool to_stdout = absl::GetFlag(FLAGS_out).empty();
-  return Emit("compare", RenderComparisonAs(format, c, nullptr, to_stdout && UseColor()));
+  const bool to_stdout = a.String("out").empty();
+  return Emit("compare", a,
+              RenderComparisonAs(a.String("format"), c, nullptr, to_stdout && UseColor(a)));
 }
 
-int CmdGate(const std::vector<std::string>& args) {
-  const std::string format = absl::GetFlag(FLAGS_format);
-  if (args.size() != 2 || !KnownFormat(format, false)) {
-    std::fprintf(stderr,
-                 "usage: flashscope gate BASE NEW [--policy FILE] [--json FILE] [--force]"
-                 " [--alpha A] [--min_effect E] [--format terminal|markdown|junit|csv|html]"
-                 " [--out FILE]\nexit: 0 pass, 1 regression, 2 bad input or usage\n");
-    return 2;
+int Gate(const Args& a) {
+  const std::vector<std::string>& args = a.positional();
+  const std::string& format = a.String("format");
+  // Both outputs are checked first, so that the verdict is never written to one of them alone.
+  for (const char* flag : {"json", "out"}) {
+    if (const std::string& target = a.String(flag); !target.empty()) {
+      if (absl::Status s = reports::CheckOutputTarget(target); !s.ok()) {
+        return Fail("gate", absl::StrCat("--", flag, " ", s.message()));
+      }
+    }
   }
   reports::GatePolicy policy;
-  if (const std::string path = absl::GetFlag(FLAGS_policy); !path.empty()) {
+  if (const std::string& path = a.String("policy"); !path.empty()) {
     auto p = reports::ReadGatePolicyFile(path);
     if (!p.ok()) return Fail("gate", std::string(p.status().message()));
     policy = *p;
   }
-  ApplyStatFlags(&policy);
+  ApplyStatFlags(a, &policy);
   Loaded in;
   if (int rc = LoadPair("gate", args, &in)) return rc;
   reports::Comparison c =
-      reports::Compare(in.base, in.next, policy.ToCompareOptions(absl::GetFlag(FLAGS_force)));
+      reports::Compare(in.base, in.next, policy.ToCompareOptions(a.Bool("force")));
   if (int rc = RefuseMismatch("gate", c)) return rc;
   reports::GateResult gate = reports::ApplyGate(c, policy);
 
-  if (const std::string json = absl::GetFlag(FLAGS_json); !json.empty()) {
+  if (const std::string& json = a.String("json"); !json.empty()) {
     const std::string text =
         reports::GateVerdictJson(c, gate, policy, args[0], args[1]).dump(2) + "\n";
     if (absl::Status s = reports::WriteFileAtomic(json, text); !s.ok()) {
       return Fail("gate", std::string(s.message()));
     }
   }
-  const bool color = UseColor();
+  const bool color = UseColor(a);
   const std::string summary = reports::RenderGateTerminal(gate, color);
-  if (format == "terminal" && absl::GetFlag(FLAGS_out).empty()) {
+  if (format == "terminal" && a.String("out").empty()) {
     // The CI log: what was compared, the verdict counts, then the gate's decision.
-    std::printf("flashscope gate: %s vs %s\n", args[0].c_str(), args[1].c_str());
+    using reports::text::TerminalSafe;
+    Print(absl::StrCat("flashscope gate: ", TerminalSafe(args[0]), " vs ", TerminalSafe(args[1]),
+                       "\n"));
     if (!c.environment_note.empty() && !c.forced) {
-      std::printf("environment differs: %s\n", c.environment_note.c_str());
+      Print(absl::StrCat("environment differs: ", TerminalSafe(c.environment_note), "\n"));
     }
-    std::printf(
+    PrintF(
         "%d pairs: %d slower, %d faster, %d same, %d ambiguous, %d not timed; %zu only in "
-        "base, %zu only in next\n%s",
+        "base, %zu only in next\n",
         static_cast<int>(c.paired.size()), c.CountVerdict(reports::Verdict::kSlower),
         c.CountVerdict(reports::Verdict::kFaster), c.CountVerdict(reports::Verdict::kSame),
         c.CountVerdict(reports::Verdict::kAmbiguous), c.CountVerdict(reports::Verdict::kNotTimed),
-        c.only_base.size(), c.only_next.size(), summary.c_str());
+        c.only_base.size(), c.only_next.size());
+    Print(summary);
     return gate.ExitCode();
   }
-  if (int rc = Emit("gate", RenderComparisonAs(format, c, &gate, false))) return rc;
+  if (int rc = Emit("gate", a, RenderComparisonAs(format, c, &gate, false))) return rc;
   // The decision always reaches the log: on stderr when stdout carries the rendering.
-  std::fputs(summary.c_str(), absl::GetFlag(FLAGS_out).empty() ? stderr : stdout);
+  if (a.String("out").empty()) {
+    std::fputs(summary.c_str(), stderr);
+  } else {
+    Print(summary);
+  }
   return gate.ExitCode();
 }
 
-int CmdRender(const std::vector<std::string>& args) {
-  const std::string format = absl::GetFlag(FLAGS_format);
-  if (args.size() != 1 || !KnownFormat(format, true)) {
-    std::fprintf(stderr,
-                 "usage: flashscope render REPORT --format markdown|junit|csv|html|terminal|"
-                 "baseline [--out FILE]\n(baseline: the report without heatmaps, to commit "
-                 "under reports/baselines/)\n");
-    return 2;
-  }
-  auto report = reports::ReadReportFile(args[0]);
+int Render(const Args& a) {
+  const std::string& format = a.String("format");
+  auto report = reports::ReadReportFile(a.positional()[0]);
   if (!report.ok()) return Fail("render", std::string(report.status().message()));
   std::string text;
   if (format == "markdown") text = reports::RenderReportMarkdown(*report);
@@ -178,7 +170,7 @@ int CmdRender(const std::vector<std::string>& args) {
   if (format == "csv") text = reports::RenderReportCsv(*report);
   if (format == "html") text = reports::RenderReportHtml(*report);
   if (format == "terminal") {
-    const bool color = absl::GetFlag(FLAGS_out).empty() && UseColor();
+    const bool color = a.String("out").empty() && UseColor(a);
     text = reports::RenderSummary(*report, color) + "\n" + reports::RenderCaseTable(*report, color);
   }
   if (format == "baseline") {
@@ -192,7 +184,59 @@ int CmdRender(const std::vector<std::string>& args) {
     }
     text = reports::ReportToText(*report);
   }
-  return Emit("render", text);
+  return Emit("render", a, text);
+}
+
+}  // namespace
+
+Command CompareCommand() {
+  Command c;
+  c.name = "compare";
+  c.usage = "BASE NEW";
+  c.summary = "median deltas, Mann-Whitney U on raw samples, a verdict per case";
+  c.min_positional = c.max_positional = 2;
+  c.Add(AlphaFlag())
+      .Add(MinEffectFlag())
+      .Add(ForceFlag("compare reports of different GPUs or drivers (every output says so)"))
+      .Add(FormatFlag(/*with_baseline=*/false))
+      .Add(OutFlag("write the rendering here (atomically) instead of stdout"))
+      .Add(ColorFlag());
+  c.run = Compare;
+  return c;
+}
+
+Command GateCommand() {
+  Command c;
+  c.name = "gate";
+  c.usage = "BASE NEW";
+  c.summary = "compare + policy: exit 0 pass, 1 regression, 2 bad input or usage";
+  c.details = "The rules and the policy file: docs/gating.md.";
+  c.min_positional = c.max_positional = 2;
+  c.Add(Flag::String("policy", "FILE", "gate policy JSON (docs/gating.md); default: built-in"))
+      .Add(Flag::String("json", "FILE", "also write the machine-readable verdict here"))
+      .Add(AlphaFlag())
+      .Add(MinEffectFlag())
+      .Add(ForceFlag("gate reports of different GPUs or drivers (every output says so)"))
+      .Add(FormatFlag(/*with_baseline=*/false))
+      .Add(OutFlag("write the rendering here (atomically); the verdict still goes to stdout"))
+      .Add(ColorFlag());
+  c.run = Gate;
+  return c;
+}
+
+Command RenderCommand() {
+  Command c;
+  c.name = "render";
+  c.usage = "REPORT";
+  c.summary = "one report as markdown, JUnit XML, CSV, HTML, a terminal table, or a baseline";
+  c.details =
+      "--format baseline writes the report without heatmaps, to commit under reports/baselines/.";
+  c.min_positional = c.max_positional = 1;
+  c.Add(FormatFlag(/*with_baseline=*/true))
+      .Add(OutFlag("write here (atomically) instead of stdout"))
+      .Add(ColorFlag());
+  c.run = Render;
+  return c;
 }
 
 }  // namespace flashscope::cli

@@ -1,55 +1,71 @@
 // `flashscope merge --out FILE REPORT...`: joins the reports of a suite's shards (run --shard K/N).
 #include <cstdio>
 
-#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
-#include "cli/flags.h"
+#include "cli/common_flags.h"
+#include "cli/output.h"
 #include "reports/merge.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
+#include "reports/text_safety.h"
 
 namespace flashscope::cli {
+namespace {
 
-int CmdMerge(const std::vector<std::string>& args) {
-  const std::string out = absl::GetFlag(FLAGS_out);
-  if (args.size() < 2 || out.empty()) {
-    std::fprintf(stderr,
-                 "usage: flashscope merge --out FILE REPORT REPORT... [--force]\n"
-                 "joins the reports of one suite's shards (flashscope run --shard K/N)\n");
+int Merge(const Args& a) {
+  const std::string& out = a.String("out");
+  if (out.empty()) {
+    PrintError("merge", "--out FILE is required (where the merged report goes)");
     return 2;
   }
   std::vector<reports::MergeInput> inputs;
-  for (const auto& path : args) {
+  for (const auto& path : a.positional()) {
     auto report = reports::ReadReportFile(path);
     if (!report.ok()) {
-      std::fprintf(stderr, "flashscope merge: %s\n",
-                   std::string(report.status().message()).c_str());
+      PrintError("merge", report.status().message());
       return 2;
     }
     inputs.push_back({path, *std::move(report)});
   }
   reports::MergeOptions options;
-  options.force = absl::GetFlag(FLAGS_force);
+  options.force = a.Bool("force");
   options.command_line = "flashscope merge --out " + out + (options.force ? " --force " : " ") +
-                         absl::StrJoin(args, " ");
+                         absl::StrJoin(a.positional(), " ");
   auto merged = reports::MergeReports(inputs, options);
   if (!merged.ok()) {
-    std::fprintf(stderr, "flashscope merge: %s\n", std::string(merged.status().message()).c_str());
+    PrintError("merge", merged.status().message());
     return 2;
   }
   for (const auto& d : merged->differences) {
-    std::printf("FORCED MERGE across differing reports: %s\n", d.c_str());
+    Print(absl::StrCat("FORCED MERGE across differing reports: ", reports::text::TerminalSafe(d),
+                       "\n"));
   }
   if (auto s = reports::WriteReportFileAtomic(merged->report, out); !s.ok()) {
-    std::fprintf(stderr, "flashscope merge: %s\n", std::string(s.message()).c_str());
+    PrintError("merge", s.message());
     return 2;
   }
-  std::printf("%s\nmerged %zu reports, %zu cases%s: %s\n",
-              reports::RenderSummary(merged->report, /*color=*/false).c_str(), inputs.size(),
-              merged->report.cases.size(),
-              merged->report.complete ? "" : " (incomplete: an input was incomplete)", out.c_str());
+  PrintF("%s\nmerged %zu reports, %zu cases%s: %s\n",
+         reports::RenderSummary(merged->report, /*color=*/false).c_str(), inputs.size(),
+         merged->report.cases.size(),
+         merged->report.complete ? "" : " (incomplete: an input was incomplete)", out.c_str());
   return 0;
+}
+
+}  // namespace
+
+Command MergeCommand() {
+  Command c;
+  c.name = "merge";
+  c.usage = "--out FILE REPORT REPORT...";
+  c.summary = "join the reports of one suite's shards (flashscope run --shard K/N)";
+  c.min_positional = 2;
+  c.max_positional = SIZE_MAX;
+  c.Add(OutFlag("the merged report (required)"))
+      .Add(ForceFlag("merge reports of different GPUs or drivers (the output says so)"));
+  c.run = Merge;
+  return c;
 }
 
 }  // namespace flashscope::cli

@@ -1,80 +1,126 @@
-// Commands that read reports and catalogues; they need no GPU.
+// `show` and `metrics`: commands that read reports and catalogues; they need no GPU.
+#include <fnmatch.h>
+
 #include <cstdio>
 
-#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "cli/commands.h"
-#include "cli/flags.h"
-#include "profiler/metric_catalogue.h"
+#include "cli/common_flags.h"
+#include "cli/output.h"
+#include "cli/worker_command.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
-
-#if defined(FLASHSCOPE_HAVE_CUDA)
-#include "profiler/device_info.h"
-#endif
 
 namespace flashscope::cli {
 namespace {
 
-bool UseColor() { return absl::GetFlag(FLAGS_color) && reports::StdoutIsTty(); }
+// --status LIST and --kernels GLOBS of `show`: which cases the table keeps.
+struct CaseFilter {
+  std::vector<reports::CaseStatus> statuses;  // empty: any
+  std::vector<std::string> globs;             // empty: any
+
+  bool Keeps(const reports::CaseResult& c) const {
+    bool status_ok = statuses.empty();
+    for (reports::CaseStatus s : statuses) status_ok = status_ok || c.status == s;
+    bool kernel_ok = globs.empty();
+    for (const std::string& g : globs) {
+      kernel_ok = kernel_ok || fnmatch(g.c_str(), c.kernel_id.c_str(), 0) == 0;
+    }
+    return status_ok && kernel_ok;
+  }
+};
+
+// Returns "" or what is wrong with --status.
+std::string ReadFilter(const Args& a, CaseFilter* f) {
+  const std::vector<std::string> names = {"passed", "failed", "skipped", "error", "timeout"};
+  for (absl::string_view part : absl::StrSplit(a.String("status"), ',', absl::SkipEmpty())) {
+    std::optional<reports::CaseStatus> s = reports::ParseCaseStatus(std::string(part));
+    if (!s) {
+      std::string hint = DidYouMean(std::string(part), names);
+      return absl::StrCat("--status: unknown status '", part,
+                          "' (statuses: ", absl::StrJoin(names, ", "), ")",
+                          hint.empty() ? "" : absl::StrCat("; did you mean ", hint, "?"));
+    }
+    f->statuses.push_back(*s);
+  }
+  for (absl::string_view g : absl::StrSplit(a.String("kernels"), ',', absl::SkipEmpty())) {
+    f->globs.emplace_back(g);
+  }
+  return "";
+}
+
+int Show(const Args& a) {
+  CaseFilter filter;
+  if (std::string e = ReadFilter(a, &filter); !e.empty()) {
+    PrintError("show", e);
+    return 2;
+  }
+  auto report = reports::ReadReportFile(a.positional()[0]);
+  if (!report.ok()) {
+    PrintError("show", report.status().message());
+    return 2;
+  }
+  const bool color = UseColor(a);
+  // The summary counts the whole report; the table holds what the filter keeps.
+  std::string text = reports::RenderSummary(*report, color) + "\n";
+  const size_t total = report->cases.size();
+  std::vector<reports::CaseResult> kept;
+  for (reports::CaseResult& c : report->cases) {
+    if (filter.Keeps(c)) kept.push_back(std::move(c));
+  }
+  report->cases = std::move(kept);
+  const bool filtered = !filter.statuses.empty() || !filter.globs.empty();
+  if (filtered && report->cases.empty()) {
+    absl::StrAppend(&text, "no case of ", total, " matches the filter\n");
+  } else {
+    text += reports::RenderCaseTable(*report, color);
+  }
+  if (filtered && !report->cases.empty()) {
+    absl::StrAppend(&text, "(", report->cases.size(), " of ", total, " cases shown)\n");
+  }
+  Print(text);
+  return 0;
+}
+
+// The catalogue is the profiler's: a worker prints it (this process links no profiler).
+int Metrics(const Args& a) {
+  suites::protocol::WorkerRequest request;
+  request.command = suites::protocol::Command::kMetrics;
+  request.cc = a.Int("cc");
+  return RunWorkerCommand("metrics", request);
+}
+
+std::string ComputeCapabilityProblem(double v) {
+  return v == 0 || (v >= 50 && v < 200) ? "" : "not a compute capability x10 (e.g. 80, 90)";
+}
 
 }  // namespace
 
-int CmdShow(const std::vector<std::string>& args) {
-  if (args.size() != 1) {
-    std::fprintf(stderr,
-                 "usage: flashscope show REPORT (a report .json or a run's .journal.jsonl)\n");
-    return 2;
-  }
-  auto report = reports::ReadReportFile(args[0]);
-  if (!report.ok()) {
-    std::fprintf(stderr, "flashscope show: %s\n", std::string(report.status().message()).c_str());
-    return 2;
-  }
-  const bool color = UseColor();
-  std::printf("%s\n%s", reports::RenderSummary(*report, color).c_str(),
-              reports::RenderCaseTable(*report, color).c_str());
-  return 0;
+Command ShowCommand() {
+  Command c;
+  c.name = "show";
+  c.usage = "REPORT";
+  c.summary = "summary and case table of a report (or of a run's .journal.jsonl)";
+  c.min_positional = c.max_positional = 1;
+  c.Add(Flag::String("status", "LIST",
+                     "only cases of these statuses, a comma list (passed, failed, skipped, "
+                     "error, timeout), e.g. failed,error"))
+      .Add(Flag::String("kernels", "GLOB", "only cases of these kernels (comma list of globs)"))
+      .Add(ColorFlag());
+  c.run = Show;
+  return c;
 }
 
-int CmdMetrics(const std::vector<std::string>& args) {
-  if (!args.empty()) {
-    std::fprintf(stderr, "usage: flashscope metrics [--cc 90]\n");
-    return 2;
-  }
-  int cc = absl::GetFlag(FLAGS_cc);
-  std::string source = "--cc";
-#if defined(FLASHSCOPE_HAVE_CUDA)
-  if (cc == 0) {
-    if (auto d = profiler::QueryDevice(0); d.ok()) {
-      cc = d->cc;
-      source = d->name;
-    }
-  }
-#endif
-  if (cc == 0) {
-    cc = 90;
-    source = "no GPU here; showing sm_90 (use --cc 80 for Ampere)";
-  }
-  std::printf(
-      "hardware metrics for sm_%d (%s)\nsets: basic, full; any raw metric name with '__' "
-      "is accepted too\n\n",
-      cc, source.c_str());
-  for (const auto& m : profiler::MetricCatalogue(cc)) {
-    std::printf("  %-24s %-6s %s\n      %s\n", m.name.c_str(), m.unit.c_str(),
-                m.description.c_str(), m.hw_name.c_str());
-  }
-  return 0;
+Command MetricsCommand() {
+  Command c;
+  c.name = "metrics";
+  c.summary = "the hardware-metric catalogue (for run --metrics)";
+  c.Add(Flag::Int("cc", "CC", "compute capability x10 to show (0: the GPU's, else 90)", 0)
+            .Check(ComputeCapabilityProblem));
+  c.run = Metrics;
+  return c;
 }
-
-#if !defined(FLASHSCOPE_HAVE_CUDA)
-int CmdRun(const std::vector<std::string>&, const std::string&) {
-  std::fprintf(stderr,
-               "flashscope run: this flashscope was built without CUDA (no nvcc, or "
-               "-DFLASHSCOPE_CUDA=OFF), so it cannot run kernels. Rebuild with the CUDA toolkit "
-               "on a machine with a GPU; `flashscope show` reads committed reports meanwhile.\n");
-  return 2;
-}
-int CmdWorker(const std::vector<std::string>& args) { return CmdRun(args, ""); }
-#endif
 
 }  // namespace flashscope::cli

@@ -1,92 +1,114 @@
-// `flashscope run` (the supervisor) and the hidden `__worker` it starts.
-#include <unistd.h>
-
-#include <climits>
+// `flashscope run`: the supervisor (suites/supervisor.h). Kernels run in flashscope-worker
+// processes; this process never touches CUDA nor loads a plugin, so it builds and plans (with
+// --dry_run) on any machine.
 #include <cstdio>
 
-#include "absl/flags/flag.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
+#include "absl/strings/str_cat.h"
 #include "cli/commands.h"
-#include "cli/flags.h"
+#include "cli/common_flags.h"
+#include "cli/output.h"
+#include "cli/worker_command.h"
+#include "reports/file_util.h"
 #include "reports/render_terminal.h"
 #include "suites/suite.h"
 #include "suites/supervisor.h"
-#include "suites/worker.h"
+#include "suites/worker_process.h"
 
 namespace flashscope::cli {
 namespace {
 
-std::string SelfPath() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  return std::string(buf, static_cast<size_t>(n));
-}
-
-}  // namespace
-
-int CmdRun(const std::vector<std::string>& args, const std::string& command_line) {
-  if (args.size() != 1) {
-    std::fprintf(stderr,
-                 "usage: flashscope run SUITE [--kernels GLOB] [--out FILE] [--dump DIR] "
-                 "[--metrics SET] [--resume JOURNAL] [--sanitize[=TOOL]]\n");
+int Run(const Args& a) {
+  auto path = suites::ResolveSuitePath(a.positional()[0], SuitesDir(a));
+  if (!path.ok()) {
+    PrintError("run", path.status().message());
     return 2;
   }
-  auto path = suites::ResolveSuitePath(args[0], SuitesDir());
-  if (!path.ok()) {
-    std::fprintf(stderr, "flashscope run: %s\n", std::string(path.status().message()).c_str());
+  // A report path the final atomic write would refuse is refused before anything runs.
+  if (const std::string& out = a.String("out"); !out.empty()) {
+    if (absl::Status s = reports::CheckOutputTarget(out); !s.ok()) {
+      PrintError("run", absl::StrCat("--out ", s.message()));
+      return 2;
+    }
+  }
+  auto worker = suites::FindWorker();
+  if (!worker.ok()) {
+    PrintError("run", worker.status().message());
     return 2;
   }
   suites::SuperviseArgs sa;
   sa.suite_path = *path;
-  sa.kernels_filter = absl::GetFlag(FLAGS_kernels);
-  sa.out_path = absl::GetFlag(FLAGS_out);
-  sa.resume_journal = absl::GetFlag(FLAGS_resume);
-  sa.metrics = absl::GetFlag(FLAGS_metrics);
-  sa.dump_dir = absl::GetFlag(FLAGS_dump);
-  sa.case_timeout_s = absl::GetFlag(FLAGS_case_timeout_s);
-  sa.deadline_s = absl::GetFlag(FLAGS_deadline_s);
-  sa.shard = absl::GetFlag(FLAGS_shard);
-  sa.sanitize_tool = absl::GetFlag(FLAGS_sanitize);
-  sa.worker_exe = SelfPath();
-  sa.command_line = command_line;
-  sa.quiet = absl::GetFlag(FLAGS_quiet);
+  sa.kernels_filter = a.String("kernels");
+  sa.plugins = a.List("plugin");
+  sa.out_path = a.String("out");
+  sa.resume_journal = a.String("resume");
+  sa.metrics = a.String("metrics");
+  sa.dump_dir = a.String("dump");
+  sa.case_timeout_s = a.Double("case_timeout_s");
+  sa.deadline_s = a.Double("deadline_s");
+  sa.shard = a.String("shard");
+  sa.sanitize_tool = a.String("sanitize");
+  sa.worker_exe = *worker;
+  sa.command_line = a.command_line();
+  sa.quiet = a.Bool("quiet");
+  sa.dry_run = a.Bool("dry_run");
   suites::SuperviseResult r = suites::Supervise(sa);
   if (r.report_path.empty()) return r.exit_code;
-  const bool color = absl::GetFlag(FLAGS_color) && reports::StdoutIsTty();
-  std::printf("%s\n%s", reports::RenderSummary(r.report, color).c_str(),
-              reports::RenderCaseTable(r.report, color).c_str());
-  std::printf("\nreport: %s\n", r.report_path.c_str());
+  const bool color = UseColor(a);
+  const std::string text = reports::RenderSummary(r.report, color) + "\n" +
+                           reports::RenderCaseTable(r.report, color) +
+                           "\nreport: " + r.report_path + "\n";
+  Print(text);
   return r.exit_code;
 }
 
-int CmdWorker(const std::vector<std::string>& args) {
-  if (!args.empty()) {
-    std::fprintf(stderr,
-                 "flashscope __worker is started by `flashscope run`; it takes flags only\n");
-    return suites::kWorkerExitFatal;
-  }
-  suites::WorkerArgs wa;
-  wa.suite_path = absl::GetFlag(FLAGS_suite);
-  wa.kernels_filter = absl::GetFlag(FLAGS_kernels);
-  wa.journal_path = absl::GetFlag(FLAGS_journal);
-  wa.metrics = absl::GetFlag(FLAGS_metrics);
-  wa.dump_dir = absl::GetFlag(FLAGS_dump);
-  wa.progress_fd = absl::GetFlag(FLAGS_progress_fd);
-  wa.shard = absl::GetFlag(FLAGS_shard);
-  wa.sanitize_rerun = absl::GetFlag(FLAGS_sanitize_rerun);
-  for (absl::string_view part :
-       absl::StrSplit(absl::GetFlag(FLAGS_only_cases), ',', absl::SkipEmpty())) {
-    int index = -1;
-    if (!absl::SimpleAtoi(part, &index) || index < 0) {
-      std::fprintf(stderr, "flashscope __worker: --only_cases: '%s' is not a case index\n",
-                   std::string(part).c_str());
-      return suites::kWorkerExitFatal;
-    }
-    wa.only_cases.insert(index);
-  }
-  return suites::RunWorker(wa);
+}  // namespace
+
+Command RunCommand() {
+  Command c;
+  c.name = "run";
+  c.usage = "SUITE";
+  c.summary = "run a suite (a name in suites/ or a path): verify, time and profile each case";
+  c.details =
+      "Writes the report atomically from a journal that keeps every finished case; exit 0 all\n"
+      "passed or skipped, 1 a case failed, errored or timed out, 2 bad input or usage.\n"
+      "Kernels run in flashscope-worker processes (beside flashscope, or $FLASHSCOPE_WORKER);\n"
+      "plugins come from the suite's \"plugins\", --plugin, else $FLASHSCOPE_PLUGINS\n"
+      "(docs/plugins.md).";
+  c.min_positional = c.max_positional = 1;
+  c.Add(Flag::String("kernels", "GLOB", "comma list of kernel ids or globs narrowing the suite"))
+      .Add(PluginFlag())
+      .Add(Flag::Bool("dry_run",
+                      "print the plan (its cases, and where each kernel comes from) and stop: "
+                      "needs no GPU, writes no journal"))
+      .Add(OutFlag("report path (default reports/runs/<utc time>-<suite>.json)"))
+      .Add(Flag::String("dump", "DIR",
+                        "write output, reference and inputs of every verified case as .npy"))
+      .Add(Flag::String("metrics", "SET",
+                        "hardware metrics to collect: basic, full, or a comma list "
+                        "(`flashscope metrics`)"))
+      .Add(Flag::String("resume", "JOURNAL",
+                        "continue the interrupted run of this journal file (same arguments: a "
+                        "journal of another plan is refused)"))
+      .Add(Flag::Double("case_timeout_s", "S",
+                        "kill a case that runs longer than this (0 = the suite's limit)", 0)
+               .Check(AtLeast(0)))
+      .Add(Flag::Double("deadline_s", "S",
+                        "stop after this many seconds, keeping the journal for --resume (0 = no "
+                        "limit)",
+                        0)
+               .Check(AtLeast(0)))
+      .Add(Flag::String("sanitize", "TOOL",
+                        "afterwards rerun each case under compute-sanitizer --tool TOOL (memcheck, "
+                        "racecheck, initcheck, synccheck; alone: memcheck) and record findings")
+               .ImplicitValue("memcheck"))
+      .Add(Flag::String("shard", "K/N",
+                        "only shard K of N of the plan (e.g. 2/4); join the reports with "
+                        "`flashscope merge`"))
+      .Add(SuitesDirFlag())
+      .Add(ColorFlag())
+      .Add(Flag::Bool("quiet", "no per-case progress lines"));
+  c.run = Run;
+  return c;
 }
 
 }  // namespace flashscope::cli

@@ -1,23 +1,24 @@
-// The subcommands of `flashscope`; each returns the process exit code
-// (0 success, 1 a result the user should look at, 2 bad input or usage).
+// The commands of `flashscope`, each declared with its own flags (cli/args.h) in its own file.
+// A command's run function returns the process exit code (0 success, 1 a result the user should
+// look at, 2 bad input or usage).
 #pragma once
 
-#include <string>
 #include <vector>
+
+#include "cli/args.h"
 
 namespace flashscope::cli {
 
-// The folder holding suite files: --suites_dir, else ./suites, else the source tree's.
-std::string SuitesDir();
+Command ListCommand();     // cmd_list.cc
+Command RunCommand();      // cmd_run.cc
+Command MergeCommand();    // cmd_merge.cc
+Command ShowCommand();     // cmd_reports.cc
+Command MetricsCommand();  // cmd_reports.cc
+Command CompareCommand();  // cmd_gate.cc
+Command GateCommand();     // cmd_gate.cc
+Command RenderCommand();   // cmd_gate.cc
 
-int CmdList(const std::vector<std::string>& args);
-int CmdRun(const std::vector<std::string>& args, const std::string& command_line);
-int CmdWorker(const std::vector<std::string>& args);
-int CmdShow(const std::vector<std::string>& args);
-int CmdMerge(const std::vector<std::string>& args);
-int CmdCompare(const std::vector<std::string>& args);  // cmd_gate.cc
-int CmdGate(const std::vector<std::string>& args);     // cmd_gate.cc
-int CmdRender(const std::vector<std::string>& args);   // cmd_gate.cc
-int CmdMetrics(const std::vector<std::string>& args);
+// Every command, in the order the help lists them.
+std::vector<Command> AllCommands();
 
 }  // namespace flashscope::cli

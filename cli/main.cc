@@ -1,109 +1,129 @@
-// flashscope: verify, time and profile GPU kernels; compare and show the reports.
+// flashscope: verify, time and profile GPU kernels; compare, gate and show the reports.
+// Dispatches to the commands of cli/commands.h; each parses its own flags (cli/args.h).
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/commands.h"
+#include "cli/output.h"
+#include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
+#include "reports/text_safety.h"
 
-ABSL_FLAG(std::string, kernels, "", "run: comma list of kernel ids or globs narrowing the suite");
-ABSL_FLAG(std::string, out, "",
-          "run: report path (default reports/runs/<utc time>-<suite>.json); compare/gate/render: "
-          "output file (default stdout)");
-ABSL_FLAG(std::string, dump, "",
-          "run: write output, reference and inputs of every verified case as .npy under DIR");
-ABSL_FLAG(std::string, metrics, "",
-          "run: hardware metrics to collect: basic, full, or a comma list (`flashscope metrics`)");
-ABSL_FLAG(std::string, resume, "", "run: continue the interrupted run of this journal file");
-ABSL_FLAG(double, case_timeout_s, 0,
-          "run: kill a case that runs longer than this many seconds (0 = the suite's limit)");
-ABSL_FLAG(double, deadline_s, 0,
-          "run: stop after this many seconds, keeping the journal for --resume (0 = no limit)");
-ABSL_FLAG(std::string, sanitize, "",
-          "run: afterwards rerun each case under compute-sanitizer --tool TOOL (memcheck, "
-          "racecheck, initcheck, synccheck; --sanitize alone = memcheck) and record its findings");
-ABSL_FLAG(std::string, shard, "",
-          "run: only shard K/N of the plan (e.g. 2/4), for splitting a suite over CI jobs; join "
-          "the reports with `flashscope merge`");
-ABSL_FLAG(std::string, suites_dir, "", "where suite files live (default ./suites)");
-ABSL_FLAG(bool, color, true, "colour terminal output when stdout is a terminal");
-ABSL_FLAG(bool, quiet, false, "run: no per-case progress lines");
-ABSL_FLAG(bool, all, false, "list: also the test-only (deliberately faulty) kernels");
-ABSL_FLAG(int, cc, 0, "metrics: compute capability x10 to show (default: the GPU's, else 90)");
-ABSL_FLAG(double, alpha, 0,
-          "compare/gate: significance level of the Mann-Whitney U test (default: the policy's, "
-          "else 0.01)");
-ABSL_FLAG(double, min_effect, -1,
-          "compare/gate: smallest relative median change that counts, 0.02 = 2% (default: the "
-          "policy's, else 0.02)");
-ABSL_FLAG(bool, force, false,
-          "compare/gate/merge: use reports from different GPUs or drivers (every output says so)");
-ABSL_FLAG(std::string, format, "terminal",
-          "compare/gate/render: terminal, markdown, junit, csv, html (render also: baseline)");
-ABSL_FLAG(std::string, policy, "", "gate: policy JSON file (docs/gating.md)");
-ABSL_FLAG(std::string, json, "", "gate: also write the machine-readable verdict to this file");
-ABSL_FLAG(std::string, suite, "", "internal (worker)");
-ABSL_FLAG(std::string, journal, "", "internal (worker)");
-ABSL_FLAG(int, progress_fd, -1, "internal (worker)");
-ABSL_FLAG(std::string, only_cases, "", "internal (worker): comma list of case indices to run");
-ABSL_FLAG(bool, sanitize_rerun, false, "internal (worker): a rerun under compute-sanitizer");
+namespace flashscope::cli {
+
+std::vector<Command> AllCommands() {
+  return {ListCommand(),    RunCommand(),  MergeCommand(),  ShowCommand(),
+          CompareCommand(), GateCommand(), RenderCommand(), MetricsCommand()};
+}
 
 namespace {
 
-constexpr const char* kUsage = R"(flashscope: verify, time and profile GPU kernels.
+std::string GlobalHelp(const std::vector<Command>& commands) {
+  std::string out =
+      "flashscope: verify, time and profile GPU kernels; compare and gate the reports.\n\n"
+      "usage: flashscope COMMAND [ARGS] [flags]\n"
+      "       flashscope COMMAND --help    the command's own flags\n"
+      "       flashscope --version\n\ncommands:\n";
+  for (const Command& c : commands) {
+    if (c.hidden) continue;
+    absl::StrAppend(&out, absl::StrFormat("  %-8s %s\n", c.name, c.summary));
+  }
+  out +=
+      "\nexit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression\n"
+      "(gate); 2 bad input or usage.\n"
+      "colour: --color=auto|always|never; auto honours NO_COLOR and TERM=dumb.\n"
+      "plugins: --plugin FILE (repeatable), a suite's \"plugins\", FLASHSCOPE_PLUGINS "
+      "(docs/plugins.md).\n"
+      "docs: README.md, docs/suites.md, docs/plugins.md, docs/report-schema.md, docs/gating.md\n";
+  return out;
+}
 
-usage:
-  flashscope list [--all]                      kernels (with what they support) and suites
-  flashscope run SUITE [--kernels GLOB] [--out FILE] [--dump DIR] [--metrics SET]
-                       [--resume JOURNAL] [--case_timeout_s N] [--deadline_s N]
-                       [--sanitize[=memcheck|racecheck|initcheck|synccheck]]
-                       [--shard K/N]           run a suite (a name in suites/ or a path)
-  flashscope merge --out FILE REPORT... [--force]
-                                               join the reports of shards (run --shard K/N)
-  flashscope show REPORT                       summary and case table of a report or journal
-  flashscope compare BASE NEW [--alpha A] [--min_effect E] [--force] [--format F] [--out FILE]
-                                               median deltas, Mann-Whitney U, verdict per case
-  flashscope gate BASE NEW [--policy FILE] [--json FILE] [--force] [--format F] [--out FILE]
-                                               compare + policy: exit 0 pass, 1 regression
-  flashscope render REPORT --format markdown|junit|csv|html|baseline [--out FILE]
-  flashscope metrics [--cc 90]                 the hardware-metric catalogue
+bool IsHelp(const std::string& w) {
+  return w == "--help" || w == "-h" || w == "-help" || w == "help";
+}
+bool IsVersion(const std::string& w) { return w == "--version" || w == "-version"; }
 
-exit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression (gate);
-2 bad input or usage.
-docs: README.md, docs/suites.md, docs/report-schema.md, docs/gating.md)";
+const Command* Find(const std::vector<Command>& commands, const std::string& name) {
+  for (const Command& c : commands) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+int UnknownCommand(const std::vector<Command>& commands, const std::string& name) {
+  std::vector<std::string> names;
+  for (const Command& c : commands) {
+    if (!c.hidden) names.push_back(c.name);
+  }
+  const std::string hint = DidYouMean(name, names);
+  const std::string line =
+      absl::StrCat("flashscope: unknown command '", reports::text::TerminalSafe(name), "'",
+                   hint.empty() ? "" : absl::StrCat(" (did you mean '", hint, "'?)"),
+                   "; `flashscope --help` lists them (", absl::StrJoin(names, ", "), ")\n");
+  std::fputs(line.c_str(), stderr);
+  return 2;
+}
+
+int Main(int argc, char** argv) {
+  const std::vector<Command> commands = AllCommands();
+  std::vector<std::string> words(argv + 1, argv + argc);
+  const std::string command_line = absl::StrJoin(std::vector<std::string>(argv, argv + argc), " ");
+  if (words.empty()) {
+    std::fprintf(stderr, "%s", GlobalHelp(commands).c_str());
+    return 2;
+  }
+  if (IsVersion(words[0])) {
+    PrintF("flashscope %s (git %s)\n", FLASHSCOPE_VERSION, FLASHSCOPE_GIT_REVISION);
+    return 0;
+  }
+  if (IsHelp(words[0])) {
+    if (words.size() > 1) {
+      const Command* c = Find(commands, words[1]);
+      if (c == nullptr) return UnknownCommand(commands, words[1]);
+      Print(c->Help());
+      return 0;
+    }
+    Print(GlobalHelp(commands));
+    return 0;
+  }
+  // Flags may precede the command (`flashscope --color=never show r.json`): they are the
+  // command's, so the first word naming a command is the command.
+  auto at = std::find_if(words.begin(), words.end(),
+                         [&](const std::string& w) { return Find(commands, w) != nullptr; });
+  if (words[0][0] != '-' || at == words.end()) at = words.begin();
+  const Command* command = Find(commands, *at);
+  if (command == nullptr && (*at)[0] == '-') {
+    const std::string line =
+        absl::StrCat("flashscope: ", reports::text::TerminalSafe(*at),
+                     ": no command given (usage: flashscope COMMAND [flags]; `flashscope --help` "
+                     "lists the commands)\n");
+    std::fputs(line.c_str(), stderr);
+    return 2;
+  }
+  if (command == nullptr) return UnknownCommand(commands, *at);
+  std::vector<std::string> rest(words.begin(), at);
+  rest.insert(rest.end(), at + 1, words.end());
+  ParseOutcome parsed = ParseCommandArgs(*command, rest, commands, command_line);
+  if (parsed.kind == ParseOutcome::Kind::kHelp) {
+    Print(command->Help());
+    return 0;
+  }
+  if (parsed.kind == ParseOutcome::Kind::kError) {
+    PrintError(command->name, parsed.error);
+    return command->usage_exit_code;
+  }
+  return command->run(parsed.args);
+}
 
 }  // namespace
+}  // namespace flashscope::cli
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(kUsage);
-  // `--sanitize` alone means memcheck; Abseil's string flags need a value, so supply it.
-  static char kSanitizeDefault[] = "--sanitize=memcheck";
-  for (int i = 1; i < argc; ++i) {
-    if (std::string(argv[i]) == "--sanitize" || std::string(argv[i]) == "-sanitize") {
-      argv[i] = kSanitizeDefault;
-    }
-  }
-  std::vector<char*> positional = absl::ParseCommandLine(argc, argv);
-  std::vector<std::string> args(positional.begin() + 1, positional.end());
-  if (args.empty() || args[0] == "help") {
-    std::printf("%s\n", kUsage);
-    return args.empty() ? 2 : 0;
-  }
-  const std::string command = args[0];
-  args.erase(args.begin());
-  std::vector<std::string> all(argv, argv + argc);
-  if (command == "list") return flashscope::cli::CmdList(args);
-  if (command == "run") return flashscope::cli::CmdRun(args, absl::StrJoin(all, " "));
-  if (command == "__worker") return flashscope::cli::CmdWorker(args);
-  if (command == "merge") return flashscope::cli::CmdMerge(args);
-  if (command == "show") return flashscope::cli::CmdShow(args);
-  if (command == "compare") return flashscope::cli::CmdCompare(args);
-  if (command == "gate") return flashscope::cli::CmdGate(args);
-  if (command == "render") return flashscope::cli::CmdRender(args);
-  if (command == "metrics") return flashscope::cli::CmdMetrics(args);
-  std::fprintf(stderr, "flashscope: unknown command '%s'\n\n%s\n", command.c_str(), kUsage);
-  return 2;
+  const int rc = flashscope::cli::Main(argc, argv);
+  const std::string who = argc > 1 ? std::string("flashscope ") + argv[1] : "flashscope";
+  return flashscope::cli::FinishStandardOutput(who, rc);
 }

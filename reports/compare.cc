@@ -1,5 +1,6 @@
 #include "reports/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -7,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "reports/provenance.h"
+#include "reports/text_safety.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -14,13 +17,28 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-double MedianOrNaN(const CaseResult& c) {
-  if (!c.timing || c.status == CaseStatus::kSkipped) return kNaN;
-  return c.timing->median_ms;
+// "" when `c` has a timing the comparison can use, else why not, e.g. "no timing in next
+// (skipped)", "base median -0.5 ms is not a positive time".
+std::string TimingProblem(const char* side, const CaseResult& c) {
+  if (!c.timing || c.status == CaseStatus::kSkipped) {
+    return absl::StrCat("no timing in ", side, " (", CaseStatusName(c.status), ")");
+  }
+  const double median = c.timing->median_ms;
+  if (!(std::isfinite(median) && median > 0)) {
+    return absl::StrFormat("%s median %g ms is not a positive time", side, median);
+  }
+  for (double x : c.timing->samples_ms) {
+    if (!(std::isfinite(x) && x > 0)) {
+      return absl::StrFormat("%s samples hold a value that is not a positive time (%g)", side, x);
+    }
+  }
+  return "";
 }
 
-std::string MissingTimingNote(const char* side, const CaseResult& c) {
-  return absl::StrCat("no timing in ", side, " (", CaseStatusName(c.status), ")");
+// The fastest sample; timing.min_ms without raw samples; NaN when neither is usable.
+double FastestMs(const TimingRecord& t) {
+  if (!t.samples_ms.empty()) return *std::min_element(t.samples_ms.begin(), t.samples_ms.end());
+  return std::isfinite(t.min_ms) && t.min_ms > 0 ? t.min_ms : kNaN;
 }
 
 void AddEnvDifference(std::vector<std::string>* notes, const char* what, const std::string& a,
@@ -64,6 +82,45 @@ std::vector<MetricDelta> MetricDeltas(const CaseResult& base, const CaseResult& 
 
 std::string EffectText(double fraction) { return absl::StrFormat("%+.1f%%", fraction * 100); }
 
+// One pair: usable timings, deltas of the median and of the fastest sample, the test, the verdict.
+CaseDelta Pair(const std::string& key, const CaseResult& c, const CaseResult& n,
+               const CompareOptions& options) {
+  CaseDelta d{key, c.kernel_id, c.problem_key, &c, &n, kNaN, kNaN, kNaN, kNaN};
+  std::vector<std::string> why;
+  if (c.status != n.status) {
+    why.push_back(
+        absl::StrCat("status ", CaseStatusName(c.status), " -> ", CaseStatusName(n.status)));
+  }
+  const std::string base_problem = TimingProblem("base", c);
+  const std::string next_problem = TimingProblem("next", n);
+  for (const std::string& p : {base_problem, next_problem}) {
+    if (!p.empty()) why.push_back(p);
+  }
+  if (base_problem.empty() && next_problem.empty()) {
+    d.base_median_ms = c.timing->median_ms;
+    d.next_median_ms = n.timing->median_ms;
+    d.delta_pct = (d.next_median_ms - d.base_median_ms) / d.base_median_ms * 100.0;
+    d.min_delta_pct = (FastestMs(*n.timing) / FastestMs(*c.timing) - 1) * 100.0;
+    d.base_samples = static_cast<int>(c.timing->samples_ms.size());
+    d.next_samples = static_cast<int>(n.timing->samples_ms.size());
+    if (d.base_samples > 0 && d.next_samples > 0) {
+      d.test = MannWhitneyU(c.timing->samples_ms, n.timing->samples_ms);
+      d.tested = true;
+    }
+  }
+  d.note = absl::StrJoin(why, "; ");
+  d.verdict = DecideVerdict(
+      {d.delta_pct / 100.0, d.min_delta_pct / 100.0, d.PValue(), d.base_samples, d.next_samples},
+      options, &d.verdict_reason, &d.judged_by_effect);
+  if (d.verdict == Verdict::kAmbiguous && d.tested && !d.judged_by_effect &&
+      MannWhitneyMinP(d.test.n_a, d.test.n_b) >= options.alpha) {
+    absl::StrAppend(&d.verdict_reason, "; ", d.test.n_a, " vs ", d.test.n_b,
+                    " samples cannot reach p < ", absl::StrFormat("%g", options.alpha));
+  }
+  d.metrics = MetricDeltas(c, n);
+  return d;
+}
+
 }  // namespace
 
 const char* VerdictName(Verdict v) {
@@ -82,31 +139,49 @@ const char* VerdictName(Verdict v) {
   return "?";
 }
 
-Verdict DecideVerdict(double delta_fraction, double p_value, const CompareOptions& o,
-                      std::string* reason) {
+Verdict DecideVerdict(const VerdictEvidence& e, const CompareOptions& o, std::string* reason,
+                      bool* by_effect) {
   std::string why;
   Verdict v;
-  const double effect = std::fabs(delta_fraction);
+  bool effect_rule = false;
   const std::string min_effect = absl::StrFormat("%g%%", o.min_effect * 100);
-  if (std::isnan(delta_fraction)) {
+  const bool few = std::min(e.n_base, e.n_next) < o.min_samples;
+  const Verdict direction = e.median_delta > 0 ? Verdict::kSlower : Verdict::kFaster;
+  if (std::isnan(e.median_delta)) {
     v = Verdict::kNotTimed;
-    why = "no median on one side";
-  } else if (effect < o.min_effect) {
+    why = "no usable median on one side";
+  } else if (std::fabs(e.median_delta) < o.min_effect) {
     v = Verdict::kSame;
-    why = absl::StrCat("|", EffectText(delta_fraction), "| < ", min_effect);
-  } else if (std::isnan(p_value)) {
-    // A median change without raw samples to test it (an old or hand-made report).
-    v = Verdict::kAmbiguous;
-    why = absl::StrCat(EffectText(delta_fraction), " but no raw samples to test");
-  } else if (p_value < o.alpha) {
-    v = delta_fraction > 0 ? Verdict::kSlower : Verdict::kFaster;
-    why = absl::StrFormat("p %.2g < %g, |%s| >= %s", p_value, o.alpha, EffectText(delta_fraction),
+    why = absl::StrCat("|", EffectText(e.median_delta), "| < ", min_effect);
+  } else if (!std::isnan(e.p_value) && e.p_value < o.alpha) {
+    v = direction;
+    why = absl::StrFormat("p %.2g < %g, |%s| >= %s", e.p_value, o.alpha, EffectText(e.median_delta),
                           min_effect);
+  } else if (few) {
+    // The test cannot speak (or did not confirm with too little power): the change must show in
+    // the median and in the fastest sample alike, so that one slow sample is not a slowdown.
+    const std::string prefix = absl::StrCat(
+        e.n_base, " vs ", e.n_next, " samples (< ", o.min_samples, "): ",
+        std::isnan(e.p_value) ? "no test"
+                              : absl::StrFormat("too few for the test (p %.2g)", e.p_value));
+    const bool min_agrees = !std::isnan(e.min_delta) && (e.min_delta > 0) == (e.median_delta > 0) &&
+                            std::fabs(e.min_delta) >= o.min_effect;
+    if (min_agrees) {
+      v = direction;
+      effect_rule = true;
+      why = absl::StrCat(prefix, ", judged by effect: median ", EffectText(e.median_delta),
+                         ", min ", EffectText(e.min_delta), ", both >= ", min_effect);
+    } else {
+      v = Verdict::kAmbiguous;
+      why = absl::StrCat(prefix, ", median ", EffectText(e.median_delta), " but min ",
+                         std::isnan(e.min_delta) ? "unknown" : EffectText(e.min_delta));
+    }
   } else {
     v = Verdict::kAmbiguous;
-    why = absl::StrFormat("%s but p %.2g >= %g", EffectText(delta_fraction), p_value, o.alpha);
+    why = absl::StrFormat("%s but p %.2g >= %g", EffectText(e.median_delta), e.p_value, o.alpha);
   }
   if (reason != nullptr) *reason = why;
+  if (by_effect != nullptr) *by_effect = effect_rule;
   return v;
 }
 
@@ -174,35 +249,7 @@ Comparison Compare(const Report& base, const Report& next, const CompareOptions&
       continue;
     }
     const CaseResult& n = *it->second;
-    CaseDelta d{key, c.kernel_id, c.problem_key, &c, &n, MedianOrNaN(c), MedianOrNaN(n), kNaN, ""};
-    std::vector<std::string> why;
-    if (c.status != n.status) {
-      why.push_back(
-          absl::StrCat("status ", CaseStatusName(c.status), " -> ", CaseStatusName(n.status)));
-    }
-    if (std::isnan(d.base_median_ms)) why.push_back(MissingTimingNote("base", c));
-    if (std::isnan(d.next_median_ms)) why.push_back(MissingTimingNote("next", n));
-    if (!std::isnan(d.base_median_ms) && !std::isnan(d.next_median_ms)) {
-      if (d.base_median_ms > 0) {
-        d.delta_pct = (d.next_median_ms - d.base_median_ms) / d.base_median_ms * 100.0;
-      } else {
-        why.push_back("base median is 0 ms");
-      }
-    }
-    d.note = absl::StrJoin(why, "; ");
-    if (!std::isnan(d.delta_pct) && c.timing && n.timing && !c.timing->samples_ms.empty() &&
-        !n.timing->samples_ms.empty()) {
-      d.test = MannWhitneyU(c.timing->samples_ms, n.timing->samples_ms);
-      d.tested = true;
-    }
-    d.verdict = DecideVerdict(d.delta_pct / 100.0, d.PValue(), options, &d.verdict_reason);
-    if (d.verdict == Verdict::kAmbiguous && d.tested &&
-        MannWhitneyMinP(d.test.n_a, d.test.n_b) >= options.alpha) {
-      absl::StrAppend(&d.verdict_reason, "; ", d.test.n_a, " vs ", d.test.n_b,
-                      " samples cannot reach p < ", absl::StrFormat("%g", options.alpha));
-    }
-    d.metrics = MetricDeltas(c, n);
-    out.paired.push_back(std::move(d));
+    out.paired.push_back(Pair(key, c, n, options));
   }
   for (const CaseResult& c : next.cases) {
     if (next_by_key[c.Key()] != &c) continue;
@@ -214,14 +261,17 @@ Comparison Compare(const Report& base, const Report& next, const CompareOptions&
 std::string RenderComparison(const Comparison& cmp, bool color) {
   using text::Paint;
   std::string out;
-  if (cmp.forced) absl::StrAppend(&out, Paint(cmp.ForcedBanner(), text::kBoldRed, color), "\n");
+  using text::TerminalSafe;
+  if (cmp.forced) {
+    absl::StrAppend(&out, Paint(TerminalSafe(cmp.ForcedBanner()), text::kBoldRed, color), "\n");
+  }
   if (cmp.different_gpu) {
     absl::StrAppend(&out,
                     Paint("DIFFERENT GPUs: timings are not comparable", text::kBoldRed, color),
-                    " (", cmp.environment_note, ")\n");
+                    " (", TerminalSafe(cmp.environment_note), ")\n");
   } else if (!cmp.environment_note.empty()) {
     absl::StrAppend(&out, Paint("environment differs: ", text::kYellow, color),
-                    cmp.environment_note, "\n");
+                    TerminalSafe(cmp.environment_note), "\n");
   }
   std::vector<const CaseDelta*> changed;
   for (const CaseDelta& d : cmp.paired) {
@@ -239,7 +289,8 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
       std::string why = d->next->reason;
       if (why.empty() && d->next->verification) why = d->next->verification->rule;
       if (!why.empty()) absl::StrAppend(&line, " (", why, ")");
-      absl::StrAppend(&out, Paint(line, regression ? text::kBoldRed : text::kGreen, color), "\n");
+      absl::StrAppend(
+          &out, Paint(TerminalSafe(line), regression ? text::kBoldRed : text::kGreen, color), "\n");
     }
     out += "\n";
   }
@@ -285,12 +336,25 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
     }
     out += t.Render(color);
   }
+  // A kernel measured from another build of its plugin: the numbers above compare two builds.
+  std::vector<std::string> rebuilt;
+  for (const CaseDelta& d : cmp.paired) {
+    std::string change = ProvenanceChange(*d.base, *d.next);
+    std::string line = TerminalSafe(absl::StrCat("  ", d.kernel_id, ": ", change)) + "\n";
+    if (!change.empty() && std::find(rebuilt.begin(), rebuilt.end(), line) == rebuilt.end()) {
+      rebuilt.push_back(line);
+    }
+  }
+  if (!rebuilt.empty()) {
+    absl::StrAppend(&out, "\n", Paint("kernels from another build:", text::kBold, color), "\n",
+                    absl::StrJoin(rebuilt, ""));
+  }
   auto one_side = [&](const char* title, const std::vector<const CaseResult*>& cases) {
     if (cases.empty()) return;
     absl::StrAppend(&out, "\n",
                     Paint(absl::StrCat(title, " (", cases.size(), "):"), text::kBold, color), "\n");
     for (const CaseResult* c : cases) {
-      absl::StrAppend(&out, "  ", c->Key(), " [", CaseStatusName(c->status), "]\n");
+      absl::StrAppend(&out, "  ", TerminalSafe(c->Key()), " [", CaseStatusName(c->status), "]\n");
     }
   };
   one_side("only in base", cmp.only_base);

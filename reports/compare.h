@@ -18,12 +18,19 @@ struct CompareOptions {
   // Set when the user forced a comparison across different GPUs or drivers: every renderer then
   // says so on its first lines (Comparison::forced).
   bool forced = false;
+  // Below this many raw samples on either side the test has too little power (3 vs 3 can never
+  // reach p < 0.01): a pair the test does not confirm is then judged by effect (DecideVerdict).
+  int min_samples = 10;
 };
 
-// faster / slower: significant (p < alpha) and |median change| >= min_effect.
+// faster / slower: significant (p < alpha) and |median change| >= min_effect; or, with fewer
+//   than min_samples samples on a side, the median and the minimum both changed by at least
+//   min_effect in the same direction ("judged by effect").
 // same: |median change| < min_effect (significant or not: too small to matter).
-// ambiguous: |median change| >= min_effect but not significant (too few or too noisy samples).
-// not_timed: one side has no timing (skipped, error, ...); see the status columns instead.
+// ambiguous: |median change| >= min_effect but not confirmed (noisy samples; or few samples
+//   whose minimum did not move with the median).
+// not_timed: one side has no usable timing (skipped, error, missing, non-finite or not positive);
+//   the pair's note says which.
 enum class Verdict { kFaster, kSlower, kSame, kAmbiguous, kNotTimed };
 const char* VerdictName(Verdict v);  // "faster", "slower", "same", "ambiguous", "not timed"
 
@@ -36,10 +43,12 @@ struct MetricDelta {
 
 struct CaseDelta {
   std::string key, kernel_id, problem_key;
-  const CaseResult* base;                 // points into the `base` report given to Compare
-  const CaseResult* next;                 // points into the `next` report
-  double base_median_ms, next_median_ms;  // NaN when that side has no timing
-  double delta_pct;                       // (next - base) / base * 100; NaN without both timings
+  const CaseResult* base;                  // points into the `base` report given to Compare
+  const CaseResult* next;                  // points into the `next` report
+  double base_median_ms, next_median_ms;   // NaN when that side has no usable timing
+  double delta_pct;                        // (next - base) / base * 100; NaN without both timings
+  double min_delta_pct;                    // the same for the fastest sample (or timing.min_ms)
+  int base_samples = 0, next_samples = 0;  // raw samples of each side
   // Why the delta is missing or what else changed, e.g. "status passed -> failed",
   // "no timing in next (skipped)". Empty when both sides are timed and the status is the same.
   std::string note;
@@ -48,7 +57,8 @@ struct CaseDelta {
   bool tested = false;     // both sides had raw samples, `test` holds the result
   MannWhitneyResult test;  // Mann-Whitney U of base samples vs next samples
   Verdict verdict = Verdict::kNotTimed;
-  std::string verdict_reason;  // in words: "p 0.0079 < 0.01, +10.0% >= 2%", ...
+  bool judged_by_effect = false;  // too few samples for the test: median and minimum decided
+  std::string verdict_reason;     // in words: "p 0.0079 < 0.01, +10.0% >= 2%", ...
   std::vector<MetricDelta> metrics;
 
   double PValue() const;  // test.p_value, NaN when !tested
@@ -79,10 +89,19 @@ struct Comparison {
 // The reports must outlive the returned Comparison (it points into them).
 Comparison Compare(const Report& base, const Report& next, const CompareOptions& options = {});
 
-// The verdict rule on its own (exposed for tests and for the gate's per-kernel thresholds):
-// `delta_fraction` is (next - base) / base of the medians, `p_value` NaN when there was no test.
-Verdict DecideVerdict(double delta_fraction, double p_value, const CompareOptions& options,
-                      std::string* reason);
+// What the verdict of one pair is decided from: relative changes (next - base) / base of the
+// medians and of the minimums, the test's p-value (NaN without a test) and the sample counts.
+struct VerdictEvidence {
+  double median_delta;
+  double min_delta;
+  double p_value;
+  int n_base, n_next;
+};
+
+// The verdict rule on its own (exposed for tests). `by_effect` (optional) says whether the
+// verdict came from the few-samples rule rather than from the test.
+Verdict DecideVerdict(const VerdictEvidence& evidence, const CompareOptions& options,
+                      std::string* reason, bool* by_effect = nullptr);
 
 // Environment note, then status changes (prominent), then a table of paired cases with their
 // median delta, then the cases found on one side only, then a geometric-mean line.

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 
@@ -83,35 +84,134 @@ absl::Status FsyncFd(int fd, const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status WriteFileAtomic(const std::string& path, absl::string_view contents) {
-  const std::string tmp = absl::StrCat(path, ".tmp.", ::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    int err = errno;
-    return absl::FailedPreconditionError(absl::StrCat("cannot write ", path, ": creating ", tmp,
-                                                      " failed: ", ErrnoText(err),
-                                                      CreateHint(tmp, err)));
+namespace {
+
+const char* KindOf(mode_t mode) {
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a directory";
+  return "not a regular file";
+}
+
+}  // namespace
+
+// An atomic write replaces the target by renaming a new file over it: right for a regular file,
+// wrong for anything else (the rename would replace a symlink, a FIFO or /dev/full itself).
+absl::Status CheckOutputTarget(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return absl::OkStatus();  // a new file
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write ", path, ": ", ErrnoText(errno)));
   }
-  absl::Status s = WriteAllToFd(fd, contents, tmp);
-  if (s.ok()) s = FsyncFd(fd, tmp);
-  if (::close(fd) != 0 && s.ok()) {
-    s = absl::DataLossError(absl::StrCat(tmp, ": close failed: ", ErrnoText(errno)));
+  if (S_ISREG(st.st_mode)) return absl::OkStatus();
+  std::string hint;
+  if (S_ISLNK(st.st_mode)) {
+    char target[4096];
+    ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
+    hint =
+        absl::StrCat(" pointing to \"", n > 0 ? std::string(target, static_cast<size_t>(n)) : "?",
+                     "\"; give that path instead");
   }
-  if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    s = absl::FailedPreconditionError(
-        absl::StrCat("cannot write ", path, ": rename from ", tmp, " failed: ", ErrnoText(errno)));
+  return absl::FailedPreconditionError(absl::StrCat(
+      path, ": is ", KindOf(st.st_mode), ", not a regular file", hint,
+      ". flashscope writes its files whole and renames them into place, which would replace it; "
+      "to write into a pipe or a device, write to standard output and redirect that"));
+}
+
+namespace {
+
+// A name in `dir` for the moment between linking the finished file and renaming it over the
+// target: ".BASE.tmp.<pid>.<random>" (linkat refuses one that exists; the caller tries again).
+std::string FreshName(const std::string& dir, const std::string& base) {
+  static std::random_device random;
+  return absl::StrCat(dir, "/.", base, ".tmp.", ::getpid(), ".", absl::Hex(random()));
+}
+
+// The temporary file: unnamed (O_TMPFILE) where the file system allows it, so that a process
+// killed while writing leaves nothing; else a mkstemp file beside the target, removed on failure.
+struct TempFile {
+  int fd = -1;
+  std::string name;  // empty while unnamed
+
+  absl::Status Open(const std::string& dir, const std::string& base, const std::string& target,
+                    bool unnamed) {
+    if (unnamed) fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0) return absl::OkStatus();
+    std::string tmpl = absl::StrCat(dir, "/.", base, ".tmp.XXXXXX");
+    fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+    if (fd < 0) {
+      int err = errno;
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot write ", target, ": creating a temporary file in ", dir,
+                       " failed: ", ErrnoText(err), CreateHint(target, err)));
+    }
+    name = tmpl;
+    ::fchmod(fd, 0644);  // mkstemp makes 0600; a report is for others to read
+    return absl::OkStatus();
   }
-  if (!s.ok()) {
-    ::unlink(tmp.c_str());
-    return s;
+
+  // Gives the unnamed file a name in `dir` (the rename needs one).
+  absl::Status Name(const std::string& dir, const std::string& base) {
+    if (!name.empty()) return absl::OkStatus();
+    const std::string proc = absl::StrCat("/proc/self/fd/", fd);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      std::string candidate = FreshName(dir, base);
+      if (::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, candidate.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+        name = candidate;
+        return absl::OkStatus();
+      }
+      if (errno != EEXIST) break;
+    }
+    return absl::FailedPreconditionError(
+        absl::StrCat("naming the temporary file in ", dir, " failed: ", ErrnoText(errno)));
   }
+
+  ~TempFile() {
+    if (fd >= 0) ::close(fd);
+    if (!name.empty()) ::unlink(name.c_str());
+  }
+};
+
+absl::Status WriteAtomically(const std::string& path, absl::string_view contents, bool unnamed) {
+  if (absl::Status s = CheckOutputTarget(path); !s.ok()) return s;
+  const std::string dir = DirectoryOf(path);
+  const std::string base = path.substr(path.find_last_of('/') + 1);
+  TempFile tmp;
+  if (absl::Status s = tmp.Open(dir, base, path, unnamed); !s.ok()) return s;
+  absl::Status s = WriteAllToFd(tmp.fd, contents, path);
+  if (s.ok()) s = FsyncFd(tmp.fd, path);
+  if (s.ok()) s = tmp.Name(dir, base);
+  if (s.ok() && ::close(tmp.fd) != 0) {
+    s = absl::DataLossError(absl::StrCat(path, ": close failed: ", ErrnoText(errno)));
+  }
+  tmp.fd = -1;
+  if (s.ok() && ::rename(tmp.name.c_str(), path.c_str()) != 0) {
+    s = absl::FailedPreconditionError(absl::StrCat("cannot write ", path, ": rename from ",
+                                                   tmp.name, " failed: ", ErrnoText(errno)));
+  }
+  if (!s.ok()) return s;  // ~TempFile removes the temporary file
+  tmp.name.clear();
   // Make the rename durable; a failure here does not undo a complete, renamed file.
-  int dfd = ::open(DirectoryOf(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {
     ::fsync(dfd);
     ::close(dfd);
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WriteFileAtomic(const std::string& path, absl::string_view contents) {
+  return WriteAtomically(path, contents, /*unnamed=*/true);
+}
+
+absl::Status WriteFileAtomicNamedTemp(const std::string& path, absl::string_view contents) {
+  return WriteAtomically(path, contents, /*unnamed=*/false);
 }
 
 }  // namespace flashscope::reports

@@ -2,14 +2,16 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <cmath>
-#include <set>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "reports/file_util.h"
 #include "reports/json_fields.h"
+#include "reports/text_safety.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -19,31 +21,6 @@ using jsonio::Json;
 
 bool Glob(const std::string& pattern, const std::string& text) {
   return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
-}
-
-// Unknown keys are errors here (unlike reports, whose readers must accept newer fields): a
-// misspelt "allowed_slowdwn" would otherwise leave the gate at its default without a word.
-absl::Status CheckKeys(const Json& j, const std::string& path, const std::set<std::string>& known) {
-  if (!j.is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(path.empty() ? "policy" : path,
-                                                   ": expected object, got ", jsonio::TypeName(j)));
-  }
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (known.count(it.key()) == 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(jsonio::JoinPath(path, it.key()),
-                       ": unknown key; known keys: ", absl::StrJoin(known, ", ")));
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status CheckFraction(double v, const std::string& path, double max) {
-  if (!(v >= 0 && v <= max)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": ", v, " is out of range [0, ", max, "] (fractions: 0.05 = 5 %)"));
-  }
-  return absl::OkStatus();
 }
 
 const MetricRecord* FindMetric(const CaseResult& c, const std::string& metric) {
@@ -104,17 +81,46 @@ class Judge {
   }
 
   void CheckTiming(const CaseDelta& d, const KernelOverride* o) {
+    if (d.verdict == Verdict::kNotTimed) return CheckNotJudged(d);
     const double allowed =
         o && o->allowed_slowdown ? *o->allowed_slowdown : policy_.allowed_slowdown;
-    const double slowdown = d.delta_pct / 100;
+    // Judged by effect (few samples), the slowdown is the smaller of the median's and the
+    // fastest sample's: both must exceed the allowance.
+    const double slowdown =
+        d.judged_by_effect ? std::min(d.delta_pct, d.min_delta_pct) / 100 : d.delta_pct / 100;
     if (std::isnan(slowdown) || slowdown <= allowed) return;
-    const std::string text = absl::StrFormat("median %s -> %s ms (%+.1f%% > allowed %+.1f%%): %s",
-                                             text::Ms(d.base_median_ms), text::Ms(d.next_median_ms),
-                                             d.delta_pct, allowed * 100, d.verdict_reason);
+    const std::string effect =
+        d.judged_by_effect
+            ? absl::StrFormat("%+.1f%%, min %+.1f%%, both > allowed %+.1f%%", d.delta_pct,
+                              d.min_delta_pct, allowed * 100)
+            : absl::StrFormat("%+.1f%% > allowed %+.1f%%", d.delta_pct, allowed * 100);
+    const std::string text =
+        absl::StrFormat("median %s -> %s ms (%s): %s", text::Ms(d.base_median_ms),
+                        text::Ms(d.next_median_ms), effect, d.verdict_reason);
     if (d.verdict == Verdict::kSlower) Fail(d.key, "slowdown", text);
-    if (d.verdict == Verdict::kAmbiguous && policy_.fail_on_ambiguous) {
-      Fail(d.key, "ambiguous", text);
+    if (d.verdict == Verdict::kAmbiguous) {
+      if (policy_.fail_on_ambiguous) {
+        Fail(d.key, "ambiguous", text);
+      } else {
+        ++out_->ambiguous_passed;
+      }
     }
+  }
+
+  // A pair that passed on both sides must have been timed on both: otherwise nothing was judged,
+  // and only the policy may let it pass, by name.
+  void CheckNotJudged(const CaseDelta& d) {
+    if (d.base->status != CaseStatus::kPassed || d.next->status != CaseStatus::kPassed) return;
+    ++out_->not_judged;
+    for (const std::string& pattern : policy_.allow_not_judged) {
+      if (Glob(pattern, d.key)) {
+        ++out_->not_judged_allowed;
+        return;
+      }
+    }
+    Fail(d.key, "not_judged",
+         absl::StrCat("passed on both sides but not judged: ", d.note,
+                      " (list the case in the policy's \"allow_not_judged\" to accept this)"));
   }
 
   void Fail(const std::string& key, const std::string& rule, const std::string& message) {
@@ -135,101 +141,26 @@ class Judge {
 
 }  // namespace
 
-absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& path) {
-  GatePolicy p;
-  p.source = path;
-  auto where = [&](const std::string& s) { return absl::StrCat(path, ": ", s); };
-  if (absl::Status s = CheckKeys(j, "",
-                                 {"schema", "description", "alpha", "min_effect",
-                                  "allowed_slowdown", "verification_required", "fail_on_missing",
-                                  "fail_on_ambiguous", "overrides", "metric_floors"});
-      !s.ok()) {
-    return absl::InvalidArgumentError(where(std::string(s.message())));
+absl::Status CheckGateable(const Report& report, const std::string& path) {
+  if (report.cases.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        ": the report holds no cases: there is nothing to gate against or to judge (a run "
+        "filtered to nothing, or the wrong file?)"));
   }
-  absl::Status status;
-  jsonio::Fields f(j, "", &status);
-  std::string schema;
-  f.Get("schema", &schema);
-  f.Get("alpha", &p.alpha);
-  f.Get("min_effect", &p.min_effect);
-  f.Get("allowed_slowdown", &p.allowed_slowdown);
-  f.Get("verification_required", &p.verification_required);
-  f.Get("fail_on_missing", &p.fail_on_missing);
-  f.Get("fail_on_ambiguous", &p.fail_on_ambiguous);
-  if (!status.ok()) return absl::InvalidArgumentError(where(std::string(status.message())));
-  if (!schema.empty() && schema != kGatePolicySchemaName) {
-    return absl::InvalidArgumentError(
-        where(absl::StrCat("schema \"", schema, "\" is not \"", kGatePolicySchemaName, "\"")));
+  std::map<std::string, std::vector<size_t>> where;
+  for (size_t i = 0; i < report.cases.size(); ++i) where[report.cases[i].Key()].push_back(i);
+  for (const auto& [key, indices] : where) {
+    if (indices.size() < 2) continue;
+    std::vector<std::string> at;
+    for (size_t i : indices) at.push_back(absl::StrCat("cases[", i, "]"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": case key \"", key, "\" appears ", indices.size(), " times (",
+        absl::StrJoin(at, ", "),
+        "): a report holds each case once, and the gate will not guess which copy counts "
+        "(merged twice? `flashscope merge` refuses repeated cases)"));
   }
-  for (absl::Status s :
-       {CheckFraction(p.alpha, "alpha", 0.5), CheckFraction(p.min_effect, "min_effect", 10),
-        CheckFraction(p.allowed_slowdown, "allowed_slowdown", 100)}) {
-    if (!s.ok()) return absl::InvalidArgumentError(where(std::string(s.message())));
-  }
-  if (p.alpha == 0) return absl::InvalidArgumentError(where("alpha: must be > 0"));
-
-  if (const Json* arr = f.Array("overrides")) {
-    for (size_t i = 0; i < arr->size(); ++i) {
-      const std::string at = jsonio::IndexPath("overrides", i);
-      const Json& e = (*arr)[i];
-      if (absl::Status s = CheckKeys(
-              e, at, {"kernels", "allowed_slowdown", "verification_required", "ignore", "note"});
-          !s.ok()) {
-        return absl::InvalidArgumentError(where(std::string(s.message())));
-      }
-      KernelOverride o;
-      jsonio::Fields g(e, at, &status);
-      g.Get("kernels", &o.kernels, jsonio::Need::kRequired);
-      g.Get("ignore", &o.ignore);
-      if (e.contains("allowed_slowdown")) {
-        double v = 0;
-        g.Get("allowed_slowdown", &v);
-        o.allowed_slowdown = v;
-        if (absl::Status s = CheckFraction(v, g.PathOf("allowed_slowdown"), 100); !s.ok()) {
-          return absl::InvalidArgumentError(where(std::string(s.message())));
-        }
-      }
-      if (e.contains("verification_required")) {
-        bool v = true;
-        g.Get("verification_required", &v);
-        o.verification_required = v;
-      }
-      if (!status.ok()) return absl::InvalidArgumentError(where(std::string(status.message())));
-      p.overrides.push_back(o);
-    }
-  }
-  if (const Json* arr = f.Array("metric_floors")) {
-    for (size_t i = 0; i < arr->size(); ++i) {
-      const std::string at = jsonio::IndexPath("metric_floors", i);
-      const Json& e = (*arr)[i];
-      if (absl::Status s =
-              CheckKeys(e, at, {"kernels", "metric", "min", "fail_when_missing", "note"});
-          !s.ok()) {
-        return absl::InvalidArgumentError(where(std::string(s.message())));
-      }
-      MetricFloor m;
-      jsonio::Fields g(e, at, &status);
-      g.Get("kernels", &m.kernels);
-      g.Get("metric", &m.metric, jsonio::Need::kRequired);
-      g.Get("min", &m.min, jsonio::Need::kRequired);
-      g.Get("fail_when_missing", &m.fail_when_missing);
-      if (!status.ok()) return absl::InvalidArgumentError(where(std::string(status.message())));
-      p.metric_floors.push_back(m);
-    }
-  }
-  if (!status.ok()) return absl::InvalidArgumentError(where(std::string(status.message())));
-  return p;
-}
-
-absl::StatusOr<GatePolicy> ReadGatePolicyFile(const std::string& path) {
-  auto text = ReadWholeFile(path);
-  if (!text.ok()) return text.status();
-  Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not valid JSON (a gate policy file, see docs/gating.md)"));
-  }
-  return GatePolicyFromJson(j, path);
+  return absl::OkStatus();
 }
 
 GateResult ApplyGate(const Comparison& cmp, const GatePolicy& policy) {
@@ -290,7 +221,9 @@ Json GateVerdictJson(const Comparison& cmp, const GateResult& gate, const GatePo
                  {"allowed_slowdown", policy.allowed_slowdown},
                  {"verification_required", policy.verification_required},
                  {"fail_on_missing", policy.fail_on_missing},
-                 {"fail_on_ambiguous", policy.fail_on_ambiguous}};
+                 {"fail_on_ambiguous", policy.fail_on_ambiguous},
+                 {"min_samples", policy.min_samples},
+                 {"allow_not_judged", policy.allow_not_judged}};
   j["counts"] = {{"faster", cmp.CountVerdict(Verdict::kFaster)},
                  {"slower", cmp.CountVerdict(Verdict::kSlower)},
                  {"same", cmp.CountVerdict(Verdict::kSame)},
@@ -299,6 +232,9 @@ Json GateVerdictJson(const Comparison& cmp, const GateResult& gate, const GatePo
                  {"correctness_regressions", cmp.CorrectnessRegressions()},
                  {"only_base", cmp.only_base.size()},
                  {"only_next", cmp.only_next.size()},
+                 {"not_judged", gate.not_judged},
+                 {"not_judged_allowed", gate.not_judged_allowed},
+                 {"ambiguous_passed", gate.ambiguous_passed},
                  {"gated", gate.cases_gated},
                  {"ignored", gate.ignored.size()},
                  {"failures", gate.failures.size()}};
@@ -318,8 +254,14 @@ Json GateVerdictJson(const Comparison& cmp, const GateResult& gate, const GatePo
                      {"base_median_ms", jsonio::Number(d.base_median_ms)},
                      {"next_median_ms", jsonio::Number(d.next_median_ms)},
                      {"delta_pct", jsonio::Number(d.delta_pct)},
+                     {"min_delta_pct", jsonio::Number(d.min_delta_pct)},
+                     {"samples", {d.base_samples, d.next_samples}},
                      {"p_value", jsonio::Number(d.PValue())},
                      {"verdict", VerdictName(d.verdict)},
+                     {"judged_by", d.verdict == Verdict::kNotTimed ? "nothing"
+                                   : d.judged_by_effect            ? "effect"
+                                                                   : "test"},
+                     {"note", d.note},
                      {"verdict_reason", d.verdict_reason}});
   }
   j["cases"] = cases;
@@ -329,14 +271,26 @@ Json GateVerdictJson(const Comparison& cmp, const GateResult& gate, const GatePo
 std::string RenderGateTerminal(const GateResult& gate, bool color) {
   std::string out;
   if (!gate.forced_banner.empty()) {
-    absl::StrAppend(&out, text::Paint(gate.forced_banner, text::kBoldRed, color), "\n");
+    absl::StrAppend(
+        &out, text::Paint(text::TerminalSafe(gate.forced_banner), text::kBoldRed, color), "\n");
+  }
+  // What passed without a full judgement is said on the verdict's own line, never left out.
+  std::string notes;
+  if (!gate.ignored.empty()) absl::StrAppend(&notes, ", ", gate.ignored.size(), " ignored");
+  if (gate.not_judged > 0) {
+    absl::StrAppend(&notes, ", ", gate.not_judged, " not judged",
+                    gate.not_judged == gate.not_judged_allowed ? " (allowed by the policy)" : "");
+  }
+  if (gate.ambiguous_passed > 0) {
+    absl::StrAppend(&notes, ", ", gate.ambiguous_passed,
+                    " ambiguous beyond the allowance (too noisy to tell; passed: "
+                    "fail_on_ambiguous is off)");
   }
   if (gate.passed) {
     absl::StrAppend(&out,
                     text::Paint(absl::StrCat("GATE PASSED: ", gate.cases_gated, " cases gated"),
                                 text::kGreen, color),
-                    gate.ignored.empty() ? "" : absl::StrCat(", ", gate.ignored.size(), " ignored"),
-                    " (policy: ", gate.policy_source, ")\n");
+                    notes, " (policy: ", text::TerminalSafe(gate.policy_source), ")\n");
     return out;
   }
   absl::StrAppend(&out,
@@ -344,9 +298,10 @@ std::string RenderGateTerminal(const GateResult& gate, bool color) {
                                            gate.failures.size() == 1 ? "" : "s", " in ",
                                            gate.cases_gated, " cases gated"),
                               text::kBoldRed, color),
-                  " (policy: ", gate.policy_source, ")\n");
+                  notes, " (policy: ", text::TerminalSafe(gate.policy_source), ")\n");
   for (const GateFailure& f : gate.failures) {
-    absl::StrAppend(&out, "  [", f.rule, "] ", f.key, ": ", f.message, "\n");
+    absl::StrAppend(&out, "  [", f.rule, "] ", text::TerminalSafe(f.key), ": ",
+                    text::TerminalSafe(f.message), "\n");
   }
   return out;
 }

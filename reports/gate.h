@@ -47,20 +47,40 @@ struct GatePolicy {
   bool verification_required = true;
   bool fail_on_missing = true;     // a case of the base report absent from the new one fails
   bool fail_on_ambiguous = false;  // an ambiguous slowdown beyond allowed_slowdown fails
+  // Pairs with fewer raw samples on a side are judged by effect when the test does not confirm
+  // a change (CompareOptions::min_samples): median and fastest sample both beyond the allowance.
+  int min_samples = 10;
+  // Case keys ("KERNEL PROBLEM", shell globs) that may pass without being judged: passed on both
+  // sides but with no usable timing on one. Any other such pair fails ("not_judged").
+  std::vector<std::string> allow_not_judged;
   std::vector<KernelOverride> overrides;
   std::vector<MetricFloor> metric_floors;
 
-  CompareOptions ToCompareOptions(bool forced) const { return {alpha, min_effect, forced}; }
+  CompareOptions ToCompareOptions(bool forced) const {
+    return {alpha, min_effect, forced, min_samples};
+  }
 };
+
+// The ranges of the gate's numbers, one rule for the policy file and the command line: "" when
+// `v` is fine, else what is wrong ("out of range (0, 1)"). NaN and infinities are never fine.
+std::string AlphaProblem(double v);            // (0, 1): a significance level
+std::string MinEffectProblem(double v);        // [0, 1): a relative change, 0.02 = 2 %
+std::string AllowedSlowdownProblem(double v);  // [0, 100]
+std::string MinSamplesProblem(double v);       // an integer in [1, 100000]
 
 // Strict: unknown keys and wrong types are errors naming the JSON path (a typo must never become
 // a silent default). `path` is for messages.
 absl::StatusOr<GatePolicy> GatePolicyFromJson(const nlohmann::json& j, const std::string& path);
 absl::StatusOr<GatePolicy> ReadGatePolicyFile(const std::string& path);
 
+// A report the gate can judge: at least one case, and each case key once (a report holding a
+// case twice would let the first copy speak for a second, failed one). The error names `path`.
+absl::Status CheckGateable(const Report& report, const std::string& path);
+
 // Why a case fails the gate. `rule` is one of: "correctness" (passed -> not passed),
 // "verification" (not passed in the new report while verification is required), "slowdown",
-// "ambiguous", "metric_floor", "missing" (in base only).
+// "ambiguous", "not_judged" (passed on both sides, no usable timing on one), "metric_floor",
+// "missing" (in base only).
 struct GateFailure {
   std::string key;
   std::string rule;
@@ -72,6 +92,9 @@ struct GateResult {
   std::vector<GateFailure> failures;
   std::vector<std::string> ignored;  // keys not gated (policy overrides with "ignore")
   int cases_gated = 0;
+  int not_judged = 0;          // pairs passed on both sides without a usable timing on one
+  int not_judged_allowed = 0;  // of those, the ones the policy allows by name
+  int ambiguous_passed = 0;    // ambiguous beyond the allowance, passed (fail_on_ambiguous off)
   std::string policy_source;
   std::string forced_banner;  // Comparison::ForcedBanner(), repeated on every output
   int ExitCode() const { return passed ? 0 : 1; }

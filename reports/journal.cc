@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "reports/file_util.h"
 #include "reports/json_fields.h"
+#include "reports/json_text.h"
 #include "reports/report_json.h"
 
 namespace flashscope::reports {
@@ -97,13 +98,14 @@ absl::Status JournalWriter::AppendLine(const std::string& line) {
 }
 
 absl::Status JournalWriter::WriteHeader(const SuiteRecord& suite, const std::string& command_line,
-                                        const std::string& started_at) {
+                                        const std::string& started_at, const PlanRecord* plan) {
   Json j = {{"type", "header"},
             {"schema", kJournalSchemaName},
             {"schema_version", kJournalSchemaVersion},
             {"suite", SuiteToJson(suite)},
             {"command_line", command_line},
             {"started_at", started_at}};
+  if (plan != nullptr) j["plan"] = PlanToJson(*plan);
   return AppendLine(j.dump());
 }
 
@@ -131,6 +133,10 @@ absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
   for (absl::string_view line : absl::StrSplit(*text, '\n')) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == absl::string_view::npos) continue;
+    if (size_t deep = jsonio::TooDeepAt(line); deep != absl::string_view::npos) {
+      return LineError(path, line_no,
+                       absl::StrCat("column ", deep + 1, ": ", jsonio::TooDeepText()));
+    }
     Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
       ++out.bad_lines;  // cut short by a crash (or corrupted): skip it, keep the rest
@@ -172,6 +178,11 @@ absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
         if (!suite.ok())
           return LineError(path, line_no, absl::StrCat("suite.", suite.status().message()));
         out.suite = *suite;
+      }
+      if (const Json* plan = f.Object("plan")) {
+        absl::StatusOr<PlanRecord> p = PlanFromJson(*plan);
+        if (!p.ok()) return LineError(path, line_no, absl::StrCat("plan.", p.status().message()));
+        out.plan = *std::move(p);
       }
       if (!st.ok()) return LineError(path, line_no, st.message());
       if (!have_header) out.started_at = started_at;
@@ -215,6 +226,51 @@ absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
   return out;
 }
 
+std::map<std::string, const CaseResult*> JournalContents::FinishedByKey() const {
+  std::map<std::string, const CaseResult*> out;
+  for (const auto& [index, c] : finished) out[c.Key()] = &c;
+  return out;
+}
+
+std::vector<std::string> JournalContents::MissingKeys() const {
+  std::vector<std::string> out;
+  if (!plan) return out;
+  const auto done = FinishedByKey();
+  for (const auto& c : plan->cases) {
+    if (!done.count(c.key)) out.push_back(c.key);
+  }
+  return out;
+}
+
+std::vector<std::string> JournalContents::UnplannedKeys() const {
+  std::vector<std::string> out;
+  if (!plan) return out;
+  std::set<std::string> planned;
+  for (const auto& c : plan->cases) planned.insert(c.key);
+  for (const auto& [key, c] : FinishedByKey()) {
+    if (!planned.count(key)) out.push_back(key);
+  }
+  return out;
+}
+
+namespace {
+
+// A case that started and never finished: the run died inside it.
+CaseResult DiedInside(int index, const std::string& key) {
+  CaseResult c;
+  // The key is "KERNEL_ID PROBLEM_KEY" (CaseResult::Key); kernel ids have no spaces.
+  size_t space = key.find(' ');
+  c.kernel_id = key.substr(0, space);
+  if (space != std::string::npos) c.problem_key = key.substr(space + 1);
+  c.status = CaseStatus::kError;
+  c.reason = absl::StrCat("case ", index,
+                          " started but never finished: the run stopped inside it (crash, "
+                          "kill or time limit)");
+  return c;
+}
+
+}  // namespace
+
 Report ReportFromJournal(const JournalContents& journal) {
   Report r;
   r.complete = false;
@@ -222,6 +278,23 @@ Report ReportFromJournal(const JournalContents& journal) {
   if (journal.environment) r.environment = *journal.environment;
   if (r.environment.command_line.empty()) r.environment.command_line = journal.command_line;
   if (r.environment.started_at.empty()) r.environment.started_at = journal.started_at;
+  if (journal.plan) {
+    const auto done = journal.FinishedByKey();
+    std::set<std::string> started;
+    for (int index : journal.started_unfinished) {
+      auto key = journal.started_keys.find(index);
+      if (key != journal.started_keys.end()) started.insert(key->second);
+    }
+    for (const PlannedCaseRecord& c : journal.plan->cases) {
+      auto it = done.find(c.key);
+      if (it != done.end()) {
+        r.cases.push_back(*it->second);
+      } else if (started.count(c.key)) {
+        r.cases.push_back(DiedInside(c.index, c.key));
+      }
+    }
+    return r;
+  }
   std::set<int> indices = journal.started_unfinished;
   for (const auto& [index, c] : journal.finished) indices.insert(index);
   for (int index : indices) {
@@ -230,19 +303,8 @@ Report ReportFromJournal(const JournalContents& journal) {
       r.cases.push_back(it->second);
       continue;
     }
-    CaseResult c;
-    // The key is "KERNEL_ID PROBLEM_KEY" (CaseResult::Key); kernel ids have no spaces.
     auto key = journal.started_keys.find(index);
-    if (key != journal.started_keys.end()) {
-      size_t space = key->second.find(' ');
-      c.kernel_id = key->second.substr(0, space);
-      if (space != std::string::npos) c.problem_key = key->second.substr(space + 1);
-    }
-    c.status = CaseStatus::kError;
-    c.reason = absl::StrCat("case ", index,
-                            " started but never finished: the run stopped inside it (crash, "
-                            "kill or time limit)");
-    r.cases.push_back(std::move(c));
+    r.cases.push_back(DiedInside(index, key != journal.started_keys.end() ? key->second : ""));
   }
   return r;
 }

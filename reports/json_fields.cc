@@ -1,5 +1,7 @@
 #include "reports/json_fields.h"
 
+#include "reports/json_text.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -9,13 +11,6 @@
 
 namespace flashscope::reports::jsonio {
 namespace {
-
-// A short, printable excerpt of a bad value for error messages.
-std::string Excerpt(const Json& v) {
-  std::string s = v.dump();
-  if (s.size() > 40) s = s.substr(0, 37) + "...";
-  return s;
-}
 
 bool NonFiniteFromString(const std::string& s, double* out) {
   if (s == "nan") {

@@ -1,11 +1,14 @@
 #include "reports/render_csv.h"
 
 #include <cmath>
+#include <cstring>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "reports/render_util.h"
+#include "reports/text_safety.h"
 
 namespace flashscope::reports {
 namespace {
@@ -26,9 +29,31 @@ std::string Row(const std::vector<std::string>& fields) {
 }  // namespace
 
 std::string CsvField(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  // Controls other than tab and line breaks, and bytes that are not UTF-8, become U+FFFD: a NUL
+  // ends the text for many readers.
+  std::string clean;
+  clean.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const text::Utf8Step step = text::DecodeUtf8(s, i);
+    const char32_t cp = step.code_point;
+    const bool control = cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r';
+    if (!step.valid || control || cp == 0x7f) {
+      clean += text::kReplacementCharacter;
+    } else {
+      clean.append(s, i, step.length);
+    }
+    i += step.length;
+  }
+  // A spreadsheet runs a cell that starts with = + - @ (or tab, CR) as a formula (OWASP "CSV
+  // injection"); a leading ' keeps it text. Numbers ("-1.5", "-inf") stay numbers.
+  double number;
+  if (!clean.empty() && std::strchr("=+-@\t\r", clean[0]) != nullptr &&
+      !absl::SimpleAtod(clean, &number)) {
+    clean.insert(0, "'");
+  }
+  if (clean.find_first_of(",\"\r\n") == std::string::npos) return clean;
   std::string out = "\"";
-  for (char ch : s) {
+  for (char ch : clean) {
     if (ch == '"') out += '"';
     out += ch;
   }

@@ -16,7 +16,9 @@ std::string RenderReportCsv(const Report& report);
 // One row per paired case, then per case found on one side only (`side` says which).
 std::string RenderComparisonCsv(const Comparison& comparison, const GateResult* gate);
 
-// Quotes a field when it holds a comma, quote, CR or LF; quotes inside are doubled.
+// Any string as one CSV field (RFC 4180): a text starting with = + - @ tab or CR (a spreadsheet
+// formula) gets a leading ' unless it is a number; NUL and other controls, and bytes that are not
+// UTF-8, become U+FFFD; quoted when it holds a comma, quote, CR or LF (quotes inside doubled).
 std::string CsvField(const std::string& s);
 
 }  // namespace flashscope::reports

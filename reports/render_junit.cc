@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "reports/render_util.h"
+#include "reports/text_safety.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -28,29 +29,41 @@ std::string Properties(const std::vector<std::string>& warnings, const std::stri
 
 }  // namespace
 
+namespace {
+
+// XML 1.0's Char production (what an XML document may hold at all).
+bool XmlAllows(char32_t cp) {
+  return cp == 0x9 || cp == 0xa || cp == 0xd || (cp >= 0x20 && cp <= 0xd7ff) ||
+         (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+}  // namespace
+
 std::string XmlEscape(const std::string& s) {
   std::string out;
-  for (unsigned char ch : s) {
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') break;  // not allowed in XML 1.0
-        out += static_cast<char>(ch);
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    const text::Utf8Step step = text::DecodeUtf8(s, i);
+    const char32_t cp = step.code_point;
+    if (!step.valid || !XmlAllows(cp)) {
+      out += text::kReplacementCharacter;  // shown, not dropped: the reader sees something was
+    } else if (cp == '&') {
+      out += "&amp;";
+    } else if (cp == '<') {
+      out += "&lt;";
+    } else if (cp == '>') {
+      out += "&gt;";
+    } else if (cp == '"') {
+      out += "&quot;";
+    } else if (cp == '\'') {
+      out += "&apos;";
+    } else if (cp == '\n' || cp == '\r' || cp == '\t') {
+      // As references, so that an attribute keeps them (a parser turns raw ones into spaces).
+      absl::StrAppend(&out, "&#", static_cast<int>(cp), ";");
+    } else {
+      out.append(s, i, step.length);
     }
+    i += step.length;
   }
   return out;
 }

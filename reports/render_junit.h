@@ -18,7 +18,9 @@ std::string RenderReportJunit(const Report& report);
 // gate (if given) failed it; without a gate, when it is a correctness regression or "slower".
 std::string RenderComparisonJunit(const Comparison& comparison, const GateResult* gate);
 
-// Escapes & < > " ' and drops characters XML 1.0 does not allow (control characters).
+// Any string as XML 1.0 text or attribute value (also used for HTML): & < > " ' escaped, tab,
+// line feed and carriage return as character references, and every character XML forbids (other
+// controls, U+FFFE, U+FFFF, surrogates) and every byte that is not UTF-8 replaced by U+FFFD.
 std::string XmlEscape(const std::string& s);
 
 }  // namespace flashscope::reports

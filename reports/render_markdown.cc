@@ -1,10 +1,13 @@
 #include "reports/render_markdown.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reports/render_util.h"
+#include "reports/text_safety.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -28,7 +31,7 @@ void AppendPairRow(std::string* out, const CaseDelta& d,
     for (const GateFailure* f : it->second)
       absl::StrAppend(&gate, gate.empty() ? "" : "; ", "❌ ", f->rule);
   }
-  absl::StrAppend(out, "| `", MarkdownCell(d.kernel_id), "` | ", MarkdownCell(d.problem_key), " | ",
+  absl::StrAppend(out, "| ", MarkdownCode(d.kernel_id), " | ", MarkdownCell(d.problem_key), " | ",
                   status, " | ", text::Ms(d.base_median_ms), " | ", text::Ms(d.next_median_ms),
                   " | ", text::SignedPct(d.delta_pct), " | ", PValue(d.PValue()), " | ",
                   VerdictName(d.verdict), " | ", gate, " |\n");
@@ -40,18 +43,61 @@ constexpr char kPairHeader[] =
 
 }  // namespace
 
+namespace {
+
+// Calls `emit(code_point, bytes)` for each character of `s`, with line breaks as spaces and
+// controls, bidi overrides and bytes that are not UTF-8 as U+FFFD.
+template <typename Emit>
+void ForEachShownCharacter(const std::string& s, Emit emit) {
+  for (size_t i = 0; i < s.size();) {
+    const text::Utf8Step step = text::DecodeUtf8(s, i);
+    const char32_t cp = step.code_point;
+    if (cp == '\n' || cp == '\r' || cp == '\t') {
+      emit(U' ', absl::string_view(" "));
+    } else if (!step.valid || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
+               (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
+      emit(U'\xfffd', absl::string_view(text::kReplacementCharacter));
+    } else {
+      emit(cp, absl::string_view(s.data() + i, step.length));
+    }
+    i += step.length;
+  }
+}
+
+}  // namespace
+
 std::string MarkdownCell(const std::string& s) {
   std::string out;
-  for (char ch : s) {
-    if (ch == '|') {
-      out += "\\|";
-    } else if (ch == '\n' || ch == '\r') {
-      out += ' ';
+  ForEachShownCharacter(s, [&](char32_t cp, absl::string_view bytes) {
+    if (cp == '<') {
+      out += "&lt;";
+    } else if (cp == '>') {
+      out += "&gt;";
+    } else if (cp == '&') {
+      out += "&amp;";
+    } else if (cp < 0x80 && std::strchr("\\`*_[]!~|@#", static_cast<char>(cp)) != nullptr) {
+      // Emphasis, code, links and images, strikethrough, table cells, mentions and references.
+      absl::StrAppend(&out, "\\", bytes);
     } else {
-      out += ch;
+      absl::StrAppend(&out, bytes);
     }
-  }
+  });
   return out;
+}
+
+std::string MarkdownCode(const std::string& s) {
+  std::string body;
+  size_t run = 0, longest = 0;
+  ForEachShownCharacter(s, [&](char32_t cp, absl::string_view bytes) {
+    run = cp == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    // Inside code only '|' needs escaping: GFM splits table cells before it parses code.
+    absl::StrAppend(&body, cp == '|' ? "\\|" : bytes);
+  });
+  const std::string fence(longest + 1, '`');
+  // A code span that starts or ends with a backtick needs a space inside its fence.
+  const bool pad = !body.empty() && (body.front() == '`' || body.back() == '`');
+  return absl::StrCat(fence, pad ? " " : "", body, pad ? " " : "", fence);
 }
 
 std::string RenderReportMarkdown(const Report& r) {
@@ -71,7 +117,7 @@ std::string RenderReportMarkdown(const Report& r) {
     std::string status = CaseStatusName(c.status);
     if (bad) status = absl::StrCat("**", status, "**");
     absl::StrAppend(
-        &out, "| `", MarkdownCell(c.kernel_id), "` | ", MarkdownCell(c.problem_key), " | ", status,
+        &out, "| ", MarkdownCode(c.kernel_id), " | ", MarkdownCell(c.problem_key), " | ", status,
         " | ", text::Ms(render::MedianMs(c)), " | ",
         c.throughput ? text::Fixed(c.throughput->tflops, 1) : "-", " | ",
         c.throughput ? text::Fixed(c.throughput->pct_peak_flops, 1) : "-", " | ",
@@ -94,10 +140,10 @@ std::string RenderComparisonMarkdown(const Comparison& c, const GateResult* gate
     }
     absl::StrAppend(
         &out, gate->ignored.empty() ? "" : absl::StrCat(", ", gate->ignored.size(), " ignored"),
-        " (policy: `", MarkdownCell(gate->policy_source), "`)\n\n");
+        " (policy: ", MarkdownCode(gate->policy_source), ")\n\n");
     for (const GateFailure& f : gate->failures) {
-      absl::StrAppend(&out, "- **", f.rule, "** `", MarkdownCell(f.key),
-                      "`: ", MarkdownCell(f.message), "\n");
+      absl::StrAppend(&out, "- **", f.rule, "** ", MarkdownCode(f.key), ": ",
+                      MarkdownCell(f.message), "\n");
     }
     if (!gate->failures.empty()) out += "\n";
   }
@@ -127,7 +173,7 @@ std::string RenderComparisonMarkdown(const Comparison& c, const GateResult* gate
     if (cases.empty()) return;
     absl::StrAppend(&out, "### ", title, " (", cases.size(), ")\n\n");
     for (const CaseResult* x : cases) {
-      absl::StrAppend(&out, "- `", MarkdownCell(x->Key()), "` (", CaseStatusName(x->status), ")\n");
+      absl::StrAppend(&out, "- ", MarkdownCode(x->Key()), " (", CaseStatusName(x->status), ")\n");
     }
     out += "\n";
   };

@@ -17,7 +17,13 @@ std::string RenderReportMarkdown(const Report& report);
 // verdict counts, the cases that changed (status, slower, faster, ambiguous) and all pairs folded.
 std::string RenderComparisonMarkdown(const Comparison& comparison, const GateResult* gate);
 
-// `|` and newlines would break a table row; backslash-escape the one, flatten the other.
+// Any string as inert markdown text, fit for a table cell: raw HTML (< > &) as entities, markdown
+// punctuation that could make links, images, emphasis, code or mentions backslash-escaped, `|`
+// escaped so that a row keeps its columns, line breaks flattened to spaces, controls and bytes
+// that are not UTF-8 as U+FFFD.
 std::string MarkdownCell(const std::string& s);
+// Any string as inline code: a fence of backticks longer than any run inside, `|` escaped (a
+// table cell), line breaks as spaces, controls and bytes that are not UTF-8 as U+FFFD.
+std::string MarkdownCode(const std::string& s);
 
 }  // namespace flashscope::reports

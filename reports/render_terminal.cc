@@ -12,6 +12,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "reports/provenance.h"
+#include "reports/text_safety.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -149,8 +151,8 @@ std::string RenderSummary(const Report& report, bool color) {
     }
     if (!e.driver_version.empty()) parts.push_back("driver " + e.driver_version);
     if (!e.cuda_runtime_version.empty()) parts.push_back("CUDA " + e.cuda_runtime_version);
-    absl::StrAppend(&out, "GPU: ", Paint(e.gpu_name, text::kBold, color), " (",
-                    absl::StrJoin(parts, ", "), ")\n");
+    absl::StrAppend(&out, "GPU: ", Paint(text::TerminalSafe(e.gpu_name), text::kBold, color), " (",
+                    text::TerminalSafe(absl::StrJoin(parts, ", ")), ")\n");
     absl::StrAppend(
         &out,
         absl::StrFormat("measured peaks: fp16 %.1f TFLOPS, bf16 %.1f TFLOPS, copy "
@@ -158,9 +160,16 @@ std::string RenderSummary(const Report& report, bool color) {
                         e.peaks.matmul_fp16_tflops, e.peaks.matmul_bf16_tflops, e.peaks.copy_gbps));
   }
   if (!e.git_revision.empty() || !e.started_at.empty()) {
-    absl::StrAppend(&out, "revision ", e.git_revision.empty() ? "?" : e.git_revision, ", started ",
-                    e.started_at.empty() ? "?" : e.started_at,
-                    e.host.empty() ? "" : " on " + e.host, "\n");
+    absl::StrAppend(
+        &out,
+        text::TerminalSafe(absl::StrCat("revision ", e.git_revision.empty() ? "?" : e.git_revision,
+                                        ", started ", e.started_at.empty() ? "?" : e.started_at,
+                                        e.host.empty() ? "" : " on " + e.host)),
+        "\n");
+  }
+  for (const PluginUse& u : PluginsOf(report)) {
+    absl::StrAppend(&out, "kernels from ", text::TerminalSafe(DescribeProvenance(u.provenance)),
+                    ": ", u.cases, u.cases == 1 ? " case\n" : " cases\n");
   }
   int counts[5] = {0, 0, 0, 0, 0};
   double case_wall = 0;
@@ -181,9 +190,9 @@ std::string RenderSummary(const Report& report, bool color) {
   } else {
     wall = absl::StrFormat("wall %.1f s (sum of case times)", case_wall);
   }
-  absl::StrAppend(&out, "suite ", report.suite.name.empty() ? "?" : report.suite.name, ": ",
-                  report.cases.size(), " cases: ", absl::StrJoin(status_parts, ", "), "; ", wall,
-                  "\n");
+  absl::StrAppend(
+      &out, "suite ", report.suite.name.empty() ? "?" : text::TerminalSafe(report.suite.name), ": ",
+      report.cases.size(), " cases: ", absl::StrJoin(status_parts, ", "), "; ", wall, "\n");
   if (!report.complete) {
     out += Paint(
         "INCOMPLETE: the run did not finish (report recovered from its journal or interrupted)\n",

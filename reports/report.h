@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/trust_record.h"
+
 namespace flashscope::reports {
 
 inline constexpr int kSchemaVersion = 1;
@@ -174,56 +176,21 @@ struct SanitizerRecord {
   double wall_s = 0;                       // the rerun, tool start-up included
 };
 
-// ---- trust checks (docs/trust.md): can the case's verdict and numbers be believed? ----
+// Where a case's kernel came from: one of flashscope's own (built-in, versioned by flashscope's
+// revision) or a plugin file, identified by its path, the SHA-256 of its bytes and the plugin's
+// own name and version string (kept apart from flashscope's revision in `environment`).
+struct ProvenanceRecord {
+  bool builtin = false;
+  std::string plugin;   // the plugin's name; "built-in" for flashscope's own kernels
+  std::string version;  // the plugin's version string; flashscope's revision for built-in ones
+  std::string path;     // the plugin file; "" for built-in
+  std::string sha256;   // of the plugin file's bytes; "" for built-in
 
-// One named value a trust check measured or used, with its unit ("TFLOP/s", "%", "bytes").
-struct TrustValue {
-  std::string name;
-  double value = 0;
-  std::string unit;
-};
-
-// One check of one case. A failed check makes the case `failed`; "off" says the check did not
-// run and `rule` says why; "info" is recorded and never decides (bitwise determinism).
-struct TrustCheckRecord {
-  std::string check;   // "plausibility", "work", "precision", "timed_outputs", "input_sets",
-                       // "streams", "determinism"
-  std::string status;  // "passed", "failed", "off", "info"
-  std::string rule;    // the rule applied, with its numbers; or why the check is off
-  std::vector<TrustValue> values;     // the evidence
-  std::vector<std::string> findings;  // each violation, named ("kernel K ran on stream 17 ...")
-};
-
-// A timed launch whose output failed its check (only failing launches are kept, at most 16).
-struct TimedLaunchRecord {
-  int launch = 0;  // 0-based over the timed launches, throttled ones included
-  int input_set = 0;
-  bool poisoned_before = false;  // else the output still held the previous launch's result
-  int64_t bad = 0;               // elements past the verification bound, NaN/Inf or never written
-  int64_t never_written = 0;     // still the poison pattern
-  double max_abs = 0;            // over the finite, written elements
-};
-
-// GPU work and synchronisation the traced launch caused, from CUPTI activity records; times in
-// microseconds from the start event of the traced launch.
-struct ActivityRecord {
-  std::string kind;     // "kernel", "memcpy", "memset", "sync"
-  std::string name;     // kernel name, copy direction ("HtoD"), or the synchronisation API
-  int64_t stream = -1;  // CUPTI stream id; -1 for none (a device or event synchronisation)
-  double start_us = 0;
-  double end_us = 0;
-  int64_t bytes = 0;
-  bool synchronous = false;  // a copy the host waited for
-};
-
-struct TrustRecord {
-  std::vector<TrustCheckRecord> checks;
-  std::string
-      input_sets;  // how inputs varied: "2 input sets (seeds 1, 2); launch i reads set i mod 2"
-  std::vector<TimedLaunchRecord> failed_launches;
-  int64_t launch_stream = -1;            // CUPTI id of the stream the traced launch was given
-  std::vector<ActivityRecord> activity;  // of the traced launch, the harness's own work removed
-  double wall_s = 0;                     // host time the checks added to the case
+  bool operator==(const ProvenanceRecord& o) const {
+    return builtin == o.builtin && plugin == o.plugin && version == o.version && path == o.path &&
+           sha256 == o.sha256;
+  }
+  bool operator!=(const ProvenanceRecord& o) const { return !(*this == o); }
 };
 
 enum class CaseStatus { kPassed, kFailed, kSkipped, kError, kTimeout };
@@ -250,8 +217,10 @@ struct CaseResult {
   std::optional<ProfileRecord> profile;
   std::vector<ResourceRecord> resources;
   std::optional<SanitizerRecord> sanitizer;  // only with `flashscope run --sanitize`
-  std::optional<TrustRecord> trust;          // the trust checks (absent in older reports)
-  double wall_s = 0;                         // wall time spent on the case, all phases
+  // Absent in reports written before plugins existed (every kernel was built in then).
+  std::optional<ProvenanceRecord> provenance;
+  std::optional<TrustRecord> trust;  // the trust checks (absent in reports made before them)
+  double wall_s = 0;                 // wall time spent on the case, all phases
 
   std::string Key() const { return kernel_id + " " + problem_key; }
 };

@@ -5,26 +5,13 @@
 #include "reports/file_util.h"
 #include "reports/journal.h"
 #include "reports/json_fields.h"
+#include "reports/json_text.h"
 #include "reports/report_json.h"
 
 namespace flashscope::reports {
 namespace {
 
 using jsonio::Json;
-
-// 1-based line and column of byte offset `pos` in `text`.
-std::pair<size_t, size_t> LineColumn(const std::string& text, size_t pos) {
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i < pos && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return {line, col};
-}
 
 }  // namespace
 
@@ -42,12 +29,13 @@ absl::StatusOr<Report> ReadReportFile(const std::string& path) {
                      ": file is empty, not a report (if its run was interrupted, read its .jsonl "
                      "journal instead)"));
   }
+  if (absl::Status deep = jsonio::CheckJsonDepth(*text, path); !deep.ok()) return deep;
   Json j;
   try {
     j = Json::parse(*text);
   } catch (const Json::parse_error& e) {
     // nlohmann reports a byte offset (1-based, at the offending character); people want lines.
-    auto [line, col] = LineColumn(*text, e.byte > 0 ? e.byte - 1 : 0);
+    auto [line, col] = jsonio::LineColumn(*text, e.byte > 0 ? e.byte - 1 : 0);
     std::string what = e.what();
     size_t cut = what.find("syntax error");
     return absl::InvalidArgumentError(

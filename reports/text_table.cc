@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reports/text_safety.h"
 
 namespace flashscope::reports::text {
 
@@ -14,12 +15,13 @@ std::string Paint(const std::string& s, const char* code, bool color) {
 }
 
 void Table::AddColumn(std::string header, Align align) {
-  headers_.push_back(std::move(header));
+  headers_.push_back(TerminalSafe(header));
   aligns_.push_back(align);
 }
 
 void Table::AddRow(std::vector<Cell> cells) {
   cells.resize(headers_.size());
+  for (Cell& c : cells) c.text = TerminalSafe(c.text);  // report strings: never raw
   rows_.push_back(std::move(cells));
 }
 

@@ -1,5 +1,6 @@
 // Internal: a plain-text table whose column widths follow the contents, with optional ANSI
-// colour per cell (colour codes never count toward widths). Used by the terminal renderers.
+// colour per cell (colour codes never count toward widths). Used by the terminal renderers. Cell
+// texts pass through TerminalSafe (text_safety.h): a report string never reaches the terminal raw.
 #pragma once
 
 #include <string>

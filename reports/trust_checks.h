@@ -1,6 +1,6 @@
 // The trust checks' decisions (docs/trust.md): pure functions from the evidence a run measured to
 // a TrustCheckRecord each, so that CI tests them without a GPU and a reader of a report can see
-// exactly which numbers decided. The runner (suites/) gathers the evidence on the GPU: CUPTI
+// exactly which numbers decided. The runner (runner/) gathers the evidence on the GPU: CUPTI
 // counters and activity records (profiler/), the outputs of timed launches (verify/).
 #pragma once
 

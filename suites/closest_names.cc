@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/match.h"
+
 namespace flashscope::suites {
 
 size_t EditDistance(const std::string& a, const std::string& b) {
@@ -27,6 +29,24 @@ std::vector<std::string> ClosestNames(const std::string& name,
   std::vector<std::string> out;
   for (size_t i = 0; i < scored.size() && i < how_many; ++i) out.push_back(scored[i].second);
   return out;
+}
+
+std::string DidYouMean(const std::string& name, const std::vector<std::string>& known) {
+  if (name.empty()) return "";
+  // A unique completion of a prefix ("--pol" -> "--policy") is the likeliest intent.
+  std::string completion;
+  int completions = 0;
+  for (const std::string& k : known) {
+    if (absl::StartsWith(k, name)) {
+      completion = k;
+      ++completions;
+    }
+  }
+  if (completions == 1 && name.size() >= 2) return completion;
+  const size_t limit = name.size() <= 3 ? 1 : (name.size() <= 8 ? 2 : 3);
+  std::vector<std::string> closest = ClosestNames(name, known, 1);
+  if (closest.empty() || EditDistance(name, closest[0]) > limit) return "";
+  return closest[0];
 }
 
 }  // namespace flashscope::suites

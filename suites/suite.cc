@@ -1,5 +1,7 @@
 #include "suites/suite.h"
 
+#include "suites/closest_names.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "reports/json_text.h"
 
 namespace flashscope::suites {
 namespace {
@@ -85,7 +88,7 @@ absl::StatusOr<std::vector<Json>> AxisValues(const Json& v, const std::string& p
 absl::StatusOr<int64_t> PositiveInt(const Json& v, const std::string& path,
                                     const std::string& where) {
   if (!v.is_number_integer() || v.get<int64_t>() <= 0) {
-    return Bad(path, where, "expected a positive integer, got " + v.dump());
+    return Bad(path, where, "expected a positive integer, got " + reports::jsonio::Excerpt(v));
   }
   return v.get<int64_t>();
 }
@@ -94,12 +97,36 @@ absl::StatusOr<DType> DTypeValue(const Json& v, const std::string& path, const s
   if (v.is_string()) {
     if (auto d = ParseDType(v.get<std::string>())) return *d;
   }
-  return Bad(path, where, "unknown dtype " + v.dump() + " (expected fp32, fp16 or bf16)");
+  return Bad(path, where,
+             "unknown dtype " + reports::jsonio::Excerpt(v) + " (expected fp32, fp16 or bf16)");
 }
 
 absl::StatusOr<bool> BoolValue(const Json& v, const std::string& path, const std::string& where) {
-  if (!v.is_boolean()) return Bad(path, where, "expected true or false, got " + v.dump());
+  if (!v.is_boolean())
+    return Bad(path, where, "expected true or false, got " + reports::jsonio::Excerpt(v));
   return v.get<bool>();
+}
+
+// "plugins": files the suite's kernels come from. A path with a '/' is relative to the suite
+// file's folder (so a suite and its plugin move together); a bare name stays bare, to be looked
+// up where plugins are installed (suites/plugin_paths.h).
+absl::Status ReadPlugins(const Json& j, const std::string& path, std::vector<std::string>* out) {
+  if (!j.contains("plugins")) return absl::OkStatus();
+  const Json& list = j["plugins"];
+  if (!list.is_array()) {
+    return Bad(path, "suite.plugins", "expected a list of plugin files, got " + TypeName(list));
+  }
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string() || list[i].get<std::string>().empty()) {
+      return Bad(path, absl::StrCat("suite.plugins[", i, "]"),
+                 "expected a plugin file (a path, or a bare name such as \"fs_test_kernels\")");
+    }
+    const std::string entry = list[i].get<std::string>();
+    const bool bare = entry.find('/') == std::string::npos;
+    out->push_back(bare || entry[0] == '/' ? entry : (folder / entry).lexically_normal().string());
+  }
+  return absl::OkStatus();
 }
 
 // The axes of each family in the order the grid nests them (last varies fastest).
@@ -248,10 +275,6 @@ absl::Status ExpandGroup(const Json& group, const std::string& path, const std::
   }
 }
 
-}  // namespace
-
-namespace {
-
 // "trust": {"input_sets": 2, "off": ["work", ...]}.
 absl::Status ParseTrust(const Json& t, const std::string& path, TrustSpec* out) {
   if (!t.is_object()) return Bad(path, "suite.trust", "expected an object");
@@ -288,6 +311,7 @@ const std::vector<std::string>& SwitchableTrustChecks() {
 
 absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path) {
   Json j;
+  if (absl::Status deep = reports::jsonio::CheckJsonDepth(text, path); !deep.ok()) return deep;
   try {
     j = Json::parse(text);
   } catch (const Json::parse_error& e) {
@@ -300,8 +324,8 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
   }
   if (!j.is_object()) return Bad(path, "suite", "expected a JSON object, got " + TypeName(j));
   if (auto s = CheckKeys(j,
-                         {"name", "description", "kernels", "problems", "input", "timing", "verify",
-                          "trust", "metrics", "case_timeout_s"},
+                         {"name", "description", "kernels", "plugins", "problems", "input",
+                          "timing", "verify", "trust", "metrics", "case_timeout_s"},
                          path, "suite");
       !s.ok()) {
     return s;
@@ -326,6 +350,8 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
     }
     suite.kernel_patterns.push_back(k.get<std::string>());
   }
+
+  if (auto s = ReadPlugins(j, path, &suite.plugins); !s.ok()) return s;
 
   if (!j.contains("problems") || !j["problems"].is_array() || j["problems"].empty()) {
     return Bad(path, "suite.problems", "needs a non-empty list of problem groups");
@@ -435,8 +461,11 @@ absl::StatusOr<std::string> ResolveSuitePath(const std::string& name_or_path,
   if (fs::is_regular_file(candidate)) return candidate.string();
   std::vector<std::string> names;
   for (const auto& f : ListSuiteFiles(suites_dir)) names.push_back(fs::path(f).stem().string());
+  const std::string hint = DidYouMean(name_or_path, names);
   return absl::NotFoundError(
-      absl::StrCat("no suite '", name_or_path, "': not a file, and not in ", suites_dir,
+      absl::StrCat("no suite '", name_or_path, "'",
+                   hint.empty() ? "" : absl::StrCat(" (did you mean '", hint, "'?)"),
+                   ": not a file, and not in ", suites_dir,
                    " (suites there: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
 }
 

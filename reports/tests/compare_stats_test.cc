@@ -32,24 +32,37 @@ Report With(std::vector<CaseResult> cases) {
   return r;
 }
 
-TEST(DecideVerdict, TheFourOutcomes) {
-  CompareOptions o;  // alpha 0.01, min effect 2 %
+// Evidence of a pair with `n` samples a side whose minimum moved like its median.
+VerdictEvidence Ev(double median_delta, double p_value, int n = 10) {
+  return {median_delta, median_delta, p_value, n, n};
+}
+
+TEST(DecideVerdict, TheOutcomes) {
+  CompareOptions o;  // alpha 0.01, min effect 2 %, 10 samples a side for the test
   std::string why;
-  EXPECT_EQ(DecideVerdict(0.05, 0.001, o, &why), Verdict::kSlower);
+  EXPECT_EQ(DecideVerdict(Ev(0.05, 0.001), o, &why), Verdict::kSlower);
   EXPECT_EQ(why, "p 0.001 < 0.01, |+5.0%| >= 2%");
-  EXPECT_EQ(DecideVerdict(-0.05, 0.001, o, &why), Verdict::kFaster);
-  EXPECT_EQ(DecideVerdict(0.01, 0.001, o, &why), Verdict::kSame);  // significant but small
+  EXPECT_EQ(DecideVerdict(Ev(-0.05, 0.001), o, &why), Verdict::kFaster);
+  EXPECT_EQ(DecideVerdict(Ev(0.01, 0.001), o, &why), Verdict::kSame);  // significant but small
   EXPECT_EQ(why, "|+1.0%| < 2%");
-  EXPECT_EQ(DecideVerdict(0.01, 0.5, o, &why), Verdict::kSame);
-  EXPECT_EQ(DecideVerdict(0.05, 0.5, o, &why), Verdict::kAmbiguous);  // big but not significant
+  EXPECT_EQ(DecideVerdict(Ev(0.01, 0.5), o, &why), Verdict::kSame);
+  EXPECT_EQ(DecideVerdict(Ev(0.05, 0.5), o, &why), Verdict::kAmbiguous);  // big, not significant
   EXPECT_EQ(why, "+5.0% but p 0.5 >= 0.01");
-  EXPECT_EQ(DecideVerdict(0.05, kNaN, o, &why), Verdict::kAmbiguous);
-  EXPECT_EQ(why, "+5.0% but no raw samples to test");
-  EXPECT_EQ(DecideVerdict(kNaN, 0.001, o, &why), Verdict::kNotTimed);
+  EXPECT_EQ(DecideVerdict(Ev(kNaN, 0.001), o, &why), Verdict::kNotTimed);
+  // No raw samples: the medians and minimums decide (0 vs 0 samples is "too few").
+  EXPECT_EQ(DecideVerdict(Ev(0.05, kNaN, 0), o, &why), Verdict::kSlower);
+  EXPECT_EQ(why,
+            "0 vs 0 samples (< 10): no test, judged by effect: median +5.0%, min +5.0%, "
+            "both >= 2%");
+  // Few samples, the minimum did not move with the median: ambiguous.
+  EXPECT_EQ(DecideVerdict({0.05, 0.001, 0.3, 3, 3}, o, &why), Verdict::kAmbiguous);
+  EXPECT_EQ(why,
+            "3 vs 3 samples (< 10): too few for the test (p 0.3), median +5.0% but min "
+            "+0.1%");
   // The thresholds are the options'.
   CompareOptions loose{0.05, 0.10, false};
-  EXPECT_EQ(DecideVerdict(0.05, 0.02, loose, nullptr), Verdict::kSame);
-  EXPECT_EQ(DecideVerdict(0.12, 0.02, loose, nullptr), Verdict::kSlower);
+  EXPECT_EQ(DecideVerdict(Ev(0.05, 0.02), loose, nullptr), Verdict::kSame);
+  EXPECT_EQ(DecideVerdict(Ev(0.12, 0.02), loose, nullptr), Verdict::kSlower);
 }
 
 TEST(CompareStats, SeparatedSamplesGiveSlowerAndFaster) {
@@ -74,17 +87,21 @@ TEST(CompareStats, SeparatedSamplesGiveSlowerAndFaster) {
                         "slower, 1 same, 0 ambiguous, 0 not timed; 0 correctness regressions"));
 }
 
-TEST(CompareStats, TooFewSamplesAreAmbiguousAndSaySo) {
-  // SimpleCase has 3 samples: 3 vs 3 can never reach p < 0.01 (smallest p is 0.1).
+TEST(CompareStats, TooFewSamplesAreJudgedByEffectAndSaySo) {
+  // SimpleCase has 3 samples: 3 vs 3 can never reach p < 0.01 (smallest p is 0.1), so the
+  // median and the minimum decide.
   Report base = With({SimpleCase("attn.a", "p1", CaseStatus::kPassed, 1.0)});
   Report next = With({SimpleCase("attn.a", "p1", CaseStatus::kPassed, 1.5)});
   Comparison c = Compare(base, next);
-  EXPECT_EQ(c.paired[0].verdict, Verdict::kAmbiguous);
+  EXPECT_EQ(c.paired[0].verdict, Verdict::kSlower);
+  EXPECT_TRUE(c.paired[0].judged_by_effect);
   EXPECT_EQ(c.paired[0].verdict_reason,
-            "+50.0% but p 0.1 >= 0.01; 3 vs 3 samples cannot reach p < 0.01");
-  // A looser alpha lets the same data speak.
+            "3 vs 3 samples (< 10): too few for the test (p 0.1), judged by effect: median "
+            "+50.0%, min +50.0%, both >= 2%");
+  // A looser alpha lets the test speak.
   Comparison loose = Compare(base, next, {0.2, 0.02, false});
   EXPECT_EQ(loose.paired[0].verdict, Verdict::kSlower);
+  EXPECT_FALSE(loose.paired[0].judged_by_effect);
 }
 
 TEST(CompareStats, MetricDeltasPairByHardwareName) {

@@ -72,10 +72,10 @@ TEST(RenderMarkdown, ReportTableAndWarnings) {
       << md;
   EXPECT_TRUE(Has(
       md,
-      R"(\| `attn\.a` \| attention_fwd\{B=1,H=2,S=17,D=64,fp16\} \| passed \| 1\.000 \| 1\.0 \|)"))
+      R"(\| `attn\.a` \| attention\\_fwd\{B=1,H=2,S=17,D=64,fp16\} \| passed \| 1\.000 \| 1\.0 \|)"))
       << md;
-  // A '|' in a cell is escaped so the row keeps its columns.
-  EXPECT_TRUE(Has(md, R"(\| `attn\.b\\\|x` \| p<2> \| \*\*failed\*\* \| 2\.000 \|)")) << md;
+  // A '|' in a cell is escaped so the row keeps its columns; raw HTML is shown as text.
+  EXPECT_TRUE(Has(md, R"(\| `attn\.b\\\|x` \| p&lt;2&gt; \| \*\*failed\*\* \| 2\.000 \|)")) << md;
   EXPECT_EQ(MarkdownCell("a|b\nc"), "a\\|b c");
 }
 
@@ -84,10 +84,10 @@ TEST(RenderMarkdown, ComparisonWithGate) {
   std::string md = RenderComparisonMarkdown(p->cmp, &p->gate);
   EXPECT_THAT(md, ::testing::StartsWith("## flashscope gate\n\n"));
   EXPECT_THAT(md, HasSubstr("❌ **GATE FAILED**: 3 failures in 4 cases gated"));
-  EXPECT_TRUE(Has(md, R"(- \*\*correctness\*\* `attn\.a attention_fwd.*`: passed -> failed)"))
+  EXPECT_TRUE(Has(md, R"(- \*\*correctness\*\* `attn\.a attention_fwd.*`: passed -&gt; failed)"))
       << md;
   // attn.b failed on both sides: not a regression, but verification is required by default.
-  EXPECT_TRUE(Has(md, R"(- \*\*verification\*\* `attn\.b\\\|x p<2>`: failed \(max_abs)")) << md;
+  EXPECT_TRUE(Has(md, R"(- \*\*verification\*\* `attn\.b\\\|x p<2>`: failed \(max\\_abs)")) << md;
   EXPECT_TRUE(Has(md, R"(- \*\*missing\*\* `attn\.d p1`)")) << md;
   EXPECT_THAT(md, HasSubstr("### Changes (2)"));
   EXPECT_TRUE(Has(
@@ -118,7 +118,8 @@ TEST(RenderJunit, ReportCasesAreTestcases) {
   EXPECT_TRUE(Has(x, R"(<property name="warning" value="SYNTHETIC report)")) << x;
   EXPECT_EQ(Count(x, "<testsuite "), 1);
   EXPECT_EQ(Count(x, "</testsuite>"), 1);
-  EXPECT_EQ(XmlEscape("a&<>\"'\x01z"), "a&amp;&lt;&gt;&quot;&apos;z");
+  // A character XML forbids is replaced (U+FFFD), not dropped: the reader sees that one was there.
+  EXPECT_EQ(XmlEscape("a&<>\"'\x01z"), "a&amp;&lt;&gt;&quot;&apos;\xef\xbf\xbdz");
 }
 
 TEST(RenderJunit, ComparisonFailuresFollowTheGate) {

@@ -21,6 +21,22 @@ std::string ErrorOf(const std::string& text) {
   return s.ok() ? "" : std::string(s.status().message());
 }
 
+TEST(SuiteTest, PluginsAreRelativeToTheSuiteFileUnlessBare) {
+  auto s = ParseSuite(Minimal(R"(, "plugins": ["./libmine.so", "../lib/x.so", "/abs/y.so",
+                                               "fs_test_kernels"])"),
+                      "suites/mine/suite.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->plugins, (std::vector<std::string>{"suites/mine/libmine.so", "suites/lib/x.so",
+                                                  "/abs/y.so", "fs_test_kernels"}));
+  EXPECT_NE(ErrorOf(Minimal(R"(, "plugins": "x.so")")).find("suite.plugins: expected a list"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Minimal(R"(, "plugins": [""])")).find("suite.plugins[0]"), std::string::npos);
+  auto faults =
+      LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/testing/faults.json");
+  ASSERT_TRUE(faults.ok()) << faults.status();
+  EXPECT_EQ(faults->plugins, std::vector<std::string>{"fs_test_kernels"});
+}
+
 TEST(SuiteTest, CommittedSuitesParseWithExpectedGrids) {
   auto smoke = LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/smoke.json");
   ASSERT_TRUE(smoke.ok()) << smoke.status();
@@ -160,6 +176,10 @@ TEST(SuiteTest, ResolveSuitePathListsKnownSuites) {
   EXPECT_NE(m.find("no suite 'smokey'"), std::string::npos) << m;
   EXPECT_NE(m.find("ladder"), std::string::npos) << m;
   EXPECT_NE(m.find("smoke"), std::string::npos) << m;
+  auto typo = ResolveSuitePath("laddr", dir);
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("did you mean 'ladder'?"), absl::string_view::npos)
+      << typo.status();
   auto unreadable = LoadSuiteFile(dir + "/does-not-exist.json");
   EXPECT_TRUE(absl::IsNotFound(unreadable.status()));
 }
@@ -171,6 +191,13 @@ TEST(ClosestNamesTest, RanksByEditDistance) {
       ClosestNames("attn.a01_scalr", {"gemm.g01_naive", "attn.a01_scalar", "attn.a02_smem"}, 2);
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0], "attn.a01_scalar");
+}
+
+TEST(ClosestNamesTest, DidYouMeanOnlyWhenClose) {
+  EXPECT_EQ(DidYouMean("shwo", {"show", "gate", "run"}), "show");
+  EXPECT_EQ(DidYouMean("pol", {"policy", "plugin"}), "policy");  // a unique prefix
+  EXPECT_EQ(DidYouMean("zzzzzz", {"show", "gate"}), "");
+  EXPECT_EQ(DidYouMean("", {"show"}), "");
 }
 
 }  // namespace

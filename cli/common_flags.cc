@@ -1,0 +1,70 @@
+#include "cli/common_flags.h"
+
+#include <filesystem>
+
+#include "reports/gate.h"
+#include "reports/render_terminal.h"
+
+namespace flashscope::cli {
+
+Flag ColorFlag() {
+  return Flag::String("color", "WHEN",
+                      "colour the output: auto colours a terminal unless NO_COLOR is set or "
+                      "TERM=dumb; always for CI logs")
+      .Choices({"auto", "always", "never"})
+      .ImplicitValue("always")
+      .Alias("true", "auto")
+      .Alias("yes", "auto")
+      .Alias("1", "auto")
+      .Alias("false", "never")
+      .Alias("no", "never")
+      .Alias("0", "never");
+}
+
+Flag OutFlag(std::string help) { return Flag::String("out", "FILE", std::move(help)); }
+
+Flag ForceFlag(std::string help) { return Flag::Bool("force", std::move(help)); }
+
+Flag FormatFlag(bool with_baseline) {
+  std::vector<std::string> formats = {"terminal", "markdown", "junit", "csv", "html"};
+  if (with_baseline) formats.push_back("baseline");
+  return Flag::String("format", "F", "output format").Choices(formats);
+}
+
+Flag AlphaFlag() {
+  reports::GatePolicy defaults;
+  return Flag::Double("alpha", "A",
+                      "significance level of the Mann-Whitney U test, in (0, 1) (gate: overrides "
+                      "the policy's)",
+                      defaults.alpha)
+      .Check(reports::AlphaProblem);
+}
+
+Flag MinEffectFlag() {
+  reports::GatePolicy defaults;
+  return Flag::Double("min_effect", "E",
+                      "smallest relative median change that counts, in [0, 1): 0.02 = 2% (gate: "
+                      "overrides the policy's)",
+                      defaults.min_effect)
+      .Check(reports::MinEffectProblem);
+}
+
+Flag SuitesDirFlag() {
+  return Flag::String("suites_dir", "DIR", "where suite files live (default ./suites)");
+}
+
+bool UseColor(const Args& args) {
+  const std::string& when = args.String("color");
+  if (when == "always") return true;
+  if (when == "never") return false;
+  return reports::UseColorByDefault();
+}
+
+std::string SuitesDir(const Args& args) {
+  const std::string& flag = args.String("suites_dir");
+  if (!flag.empty()) return flag;
+  if (std::filesystem::is_directory("suites")) return "suites";
+  return std::string(FLASHSCOPE_SOURCE_DIR) + "/suites";
+}
+
+}  // namespace flashscope::cli

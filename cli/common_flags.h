@@ -1,0 +1,31 @@
+// Flags that several commands take, declared once (cli/args.h), and what they decide.
+#pragma once
+
+#include <string>
+
+#include "cli/args.h"
+
+namespace flashscope::cli {
+
+// --color=auto|always|never (also true/false, yes/no, 1/0; --color alone = always; --nocolor).
+Flag ColorFlag();
+// --out FILE with the command's own help line.
+Flag OutFlag(std::string help);
+// --force: compare or merge reports of different GPUs or drivers.
+Flag ForceFlag(std::string help);
+// --format for compare and gate (and, with `baseline`, render).
+Flag FormatFlag(bool with_baseline);
+// --alpha / --min_effect, validated by the same rule as the gate policy's fields.
+Flag AlphaFlag();
+Flag MinEffectFlag();
+// --suites_dir DIR.
+Flag SuitesDirFlag();
+
+// Colour for stdout: --color=always/never decide; auto colours a terminal unless NO_COLOR is set
+// or TERM is "dumb".
+bool UseColor(const Args& args);
+
+// The folder holding suite files: --suites_dir, else ./suites, else the source tree's.
+std::string SuitesDir(const Args& args);
+
+}  // namespace flashscope::cli

@@ -1,0 +1,150 @@
+#include "runner/record_conversions.h"
+
+#include "absl/strings/str_cat.h"
+#include "verify/problem_costs.h"
+
+namespace flashscope::runner {
+
+reports::Environment ToEnvironment(const profiler::DeviceInfo& d) {
+  reports::Environment e;
+  e.gpu_name = d.name;
+  e.sm_count = d.sm_count;
+  e.compute_capability = d.cc;
+  e.l2_bytes = d.l2_bytes;
+  e.memory_bytes = d.memory_bytes;
+  e.sm_clock_mhz = d.sm_clock_mhz;
+  e.memory_clock_mhz = d.memory_clock_mhz;
+  e.memory_bus_bits = d.memory_bus_bits;
+  e.driver_version = d.driver_version;
+  e.cuda_runtime_version = d.runtime_version;
+  return e;
+}
+
+reports::MeasuredPeaks ToPeaks(const profiler::MeasuredPeaks& p) {
+  reports::MeasuredPeaks m;
+  m.matmul_fp16_tflops = p.matmul_fp16_tflops;
+  m.matmul_bf16_tflops = p.matmul_bf16_tflops;
+  m.copy_gbps = p.copy_gbps;
+  m.matmul_source = p.matmul_source;
+  m.copy_source = p.copy_source;
+  return m;
+}
+
+namespace {
+reports::ErrorStatsRecord ToStats(const verify::ErrorStats& s) {
+  reports::ErrorStatsRecord r;
+  r.elements = s.elements;
+  r.max_abs = s.max_abs;
+  r.mean_abs = s.mean_abs;
+  r.nrmse = s.nrmse;
+  r.max_rel = s.max_rel;
+  r.bad = s.bad;
+  r.nan = s.nan;
+  r.inf = s.inf;
+  r.never_written = s.never_written;
+  r.worst_index = s.worst_index;
+  return r;
+}
+}  // namespace
+
+reports::VerificationRecord ToVerificationRecord(const verify::VerificationResult& v) {
+  reports::VerificationRecord r;
+  r.ran = true;
+  r.passed = v.verdict.passed;
+  r.rule = v.verdict.rule;
+  r.reference = v.reference_name;
+  r.atol = v.policy.atol;
+  r.rtol = v.policy.rtol;
+  r.stats = ToStats(v.stats);
+  if (v.has_baseline) {
+    r.baseline_max_abs = v.baseline.max_abs;
+    r.ratio_to_baseline = v.baseline.max_abs > 0 ? v.stats.max_abs / v.baseline.max_abs : 0;
+  }
+  for (const auto& h : v.heatmaps) {
+    reports::HeatmapRecord hr;
+    hr.kind = h.kind;
+    hr.row_axis = h.row_axis;
+    hr.col_axis = h.col_axis;
+    hr.src_rows = h.src_rows;
+    hr.src_cols = h.src_cols;
+    hr.rows = h.rows;
+    hr.cols = h.cols;
+    hr.max = h.max;
+    hr.mean = h.mean;
+    r.heatmaps.push_back(std::move(hr));
+  }
+  return r;
+}
+
+reports::TimingRecord ToTimingRecord(const profiler::TimingResult& t) {
+  reports::TimingRecord r;
+  r.mode = t.mode;
+  r.warmup_runs = t.warmup_runs;
+  r.samples_rejected_throttled = t.rejected_throttled;
+  r.median_ms = t.summary.median;
+  r.mean_ms = t.summary.mean;
+  r.min_ms = t.summary.min;
+  r.max_ms = t.summary.max;
+  r.stdev_ms = t.summary.stdev;
+  r.p10_ms = t.summary.p10;
+  r.p90_ms = t.summary.p90;
+  r.noise = t.summary.noise;
+  r.converged = t.converged;
+  r.stop_reason = t.stop_reason;
+  r.median_sm_clock_mhz = t.median_sm_clock_mhz;
+  r.samples_ms = t.samples_ms;
+  return r;
+}
+
+reports::ThroughputRecord ToThroughput(const Problem& p, double median_ms,
+                                       const reports::MeasuredPeaks& peaks) {
+  reports::ThroughputRecord t;
+  t.flops = verify::Flops(p);
+  t.bytes = verify::MinimalBytes(p);
+  if (median_ms <= 0) return t;
+  t.tflops = t.flops / (median_ms * 1e-3) / 1e12;
+  t.gbps = t.bytes / (median_ms * 1e-3) / 1e9;
+  DType dtype = std::visit([](const auto& x) { return x.dtype; }, p);
+  double peak = dtype == DType::kF16    ? peaks.matmul_fp16_tflops
+                : dtype == DType::kBF16 ? peaks.matmul_bf16_tflops
+                                        : 0.0;
+  if (peak > 0) t.pct_peak_flops = 100.0 * t.tflops / peak;
+  if (peaks.copy_gbps > 0) t.pct_peak_bandwidth = 100.0 * t.gbps / peaks.copy_gbps;
+  return t;
+}
+
+reports::ResourceRecord ToResourceRecord(const profiler::ResourceUsage& u) {
+  reports::ResourceRecord r;
+  r.function = u.function;
+  r.registers = u.registers;
+  r.static_smem_bytes = u.static_smem_bytes;
+  r.dynamic_smem_bytes = u.dynamic_smem_bytes;
+  r.local_bytes = u.local_bytes;
+  r.block_threads = u.block_threads;
+  r.theoretical_occupancy = u.theoretical_occupancy;
+  return r;
+}
+
+reports::ProfileRecord ToProfileRecord(const profiler::ProfileResult& p) {
+  reports::ProfileRecord r;
+  r.available = true;
+  r.passes = p.passes;
+  r.replay = profiler::ReplayName(p.replay);
+  r.kernels = p.kernels;
+  r.ranges = p.ranges;
+  r.wall_s = p.wall_s;
+  for (const auto& [def, value] : p.values) {
+    r.metrics.push_back({def.name, def.hw_name, def.unit, value});
+  }
+  return r;
+}
+
+std::string CaseDirName(int index, const std::string& key) {
+  std::string name = absl::StrCat(index, "_", key);
+  for (char& ch : name) {
+    if (!(isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-')) ch = '_';
+  }
+  return name;
+}
+
+}  // namespace flashscope::runner
