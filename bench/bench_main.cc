@@ -39,6 +39,7 @@
 #include "runner/planner.h"
 #include "suites/plugin_paths.h"
 #include "suites/suite.h"
+#include "suites/worker_process.h"
 #include "verify/input_kind.h"
 #include "verify/problem_costs.h"
 #include "verify/tolerance.h"
@@ -136,8 +137,9 @@ absl::StatusOr<std::vector<runner::BoundCase>> Plan(const suites::Suite& suite,
                                                     const std::string& kernels,
                                                     plugins::PluginSet* set,
                                                     reports::PlanRecord* plan) {
-  auto paths =
-      suites::ResolvePlugins(suites::PluginSourcesFromEnvironment(suite.plugins, plugin_flags, ""));
+  // Bare names are looked up beside this program as beside flashscope-worker (same layout).
+  auto paths = suites::ResolvePlugins(
+      suites::PluginSourcesFromEnvironment(suite.plugins, plugin_flags, suites::ThisProgram()));
   if (!paths.ok()) return paths.status();
   if (absl::Status s = runner::LoadKernels(*paths, -1, set); !s.ok()) return s;
   auto sha = plugins::Sha256OfFile(suite.path);

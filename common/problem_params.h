@@ -60,55 +60,48 @@ inline bool ParseBool(const std::string& s, bool* out) {
 inline std::optional<Problem> ProblemFromParams(Family family,
                                                 const std::map<std::string, std::string>& m,
                                                 std::string* why) {
-  using problem_params_detail::ParseBool;
-  using problem_params_detail::ParsePositive;
-  const size_t expected = family == Family::kAttentionFwd ? 8 : 4;
-  auto get = [&](const char* key) -> const std::string* {
+  // Each key of the family must be there and read; a key left over is an error too.
+  size_t read = 0;
+  auto parse = [&](const char* key, auto* out, auto parser) {
     auto it = m.find(key);
-    if (it == m.end()) *why = std::string("missing \"") + key + "\"";
-    return it == m.end() ? nullptr : &it->second;
+    if (it == m.end()) {
+      *why = std::string("missing \"") + key + "\"";
+      return false;
+    }
+    ++read;
+    if (parser(it->second, out)) return true;
+    *why = std::string("\"") + key + "\": bad value \"" + it->second + "\"";
+    return false;
   };
-  auto bad = [&](const char* key, const std::string& value) {
-    *why = std::string("\"") + key + "\": bad value \"" + value + "\"";
-    return std::nullopt;
+  auto dtype = [](const std::string& s, DType* out) {
+    const auto d = ParseDType(s);
+    if (d) *out = *d;
+    return d.has_value();
   };
-  const std::string* dtype_text = get("dtype");
-  if (dtype_text == nullptr) return std::nullopt;
-  const auto dtype = ParseDType(*dtype_text);
-  if (!dtype) return bad("dtype", *dtype_text);
+  const auto positive = problem_params_detail::ParsePositive;
+  const auto boolean = problem_params_detail::ParseBool;
+  Problem p;
+  bool ok = true;
   if (family == Family::kAttentionFwd) {
     AttentionProblem a;
-    a.dtype = *dtype;
-    for (auto [key, out] :
-         {std::pair{"B", &a.batch}, std::pair{"H", &a.heads}, std::pair{"Sq", &a.seq_q},
-          std::pair{"Sk", &a.seq_k}, std::pair{"D", &a.head_dim}}) {
-      const std::string* v = get(key);
-      if (v == nullptr) return std::nullopt;
-      if (!ParsePositive(*v, out)) return bad(key, *v);
-    }
-    for (auto [key, out] : {std::pair{"causal", &a.causal}, std::pair{"lse", &a.want_lse}}) {
-      const std::string* v = get(key);
-      if (v == nullptr) return std::nullopt;
-      if (!ParseBool(*v, out)) return bad(key, *v);
-    }
-    if (m.size() != expected) {
-      *why = "unexpected keys beside the " + std::to_string(expected) + " of attention_fwd";
-      return std::nullopt;
-    }
-    return Problem{a};
+    ok = parse("dtype", &a.dtype, dtype) && parse("B", &a.batch, positive) &&
+         parse("H", &a.heads, positive) && parse("Sq", &a.seq_q, positive) &&
+         parse("Sk", &a.seq_k, positive) && parse("D", &a.head_dim, positive) &&
+         parse("causal", &a.causal, boolean) && parse("lse", &a.want_lse, boolean);
+    p = a;
+  } else {
+    GemmProblem g;
+    ok = parse("dtype", &g.dtype, dtype) && parse("M", &g.m, positive) &&
+         parse("N", &g.n, positive) && parse("K", &g.k, positive);
+    p = g;
   }
-  GemmProblem g;
-  g.dtype = *dtype;
-  for (auto [key, out] : {std::pair{"M", &g.m}, std::pair{"N", &g.n}, std::pair{"K", &g.k}}) {
-    const std::string* v = get(key);
-    if (v == nullptr) return std::nullopt;
-    if (!ParsePositive(*v, out)) return bad(key, *v);
-  }
-  if (m.size() != expected) {
-    *why = "unexpected keys beside the " + std::to_string(expected) + " of gemm";
+  if (!ok) return std::nullopt;
+  if (read != m.size()) {
+    *why = "unexpected keys beside the " + std::to_string(read) + " of " +
+           std::string(FamilyName(family));
     return std::nullopt;
   }
-  return Problem{g};
+  return p;
 }
 
 }  // namespace flashscope

@@ -258,6 +258,25 @@ Comparison Compare(const Report& base, const Report& next, const CompareOptions&
   return out;
 }
 
+namespace {
+
+// Kernels measured from another build of their plugin on each side: the deltas compare builds.
+std::string RenderRebuiltKernels(const Comparison& cmp, bool color) {
+  std::vector<std::string> lines;
+  for (const CaseDelta& d : cmp.paired) {
+    const std::string change = ProvenanceChange(*d.base, *d.next);
+    std::string line = text::TerminalSafe(absl::StrCat("  ", d.kernel_id, ": ", change)) + "\n";
+    if (!change.empty() && std::find(lines.begin(), lines.end(), line) == lines.end()) {
+      lines.push_back(std::move(line));
+    }
+  }
+  if (lines.empty()) return "";
+  return absl::StrCat("\n", text::Paint("kernels from another build:", text::kBold, color), "\n",
+                      absl::StrJoin(lines, ""));
+}
+
+}  // namespace
+
 std::string RenderComparison(const Comparison& cmp, bool color) {
   using text::Paint;
   std::string out;
@@ -336,19 +355,7 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
     }
     out += t.Render(color);
   }
-  // A kernel measured from another build of its plugin: the numbers above compare two builds.
-  std::vector<std::string> rebuilt;
-  for (const CaseDelta& d : cmp.paired) {
-    std::string change = ProvenanceChange(*d.base, *d.next);
-    std::string line = TerminalSafe(absl::StrCat("  ", d.kernel_id, ": ", change)) + "\n";
-    if (!change.empty() && std::find(rebuilt.begin(), rebuilt.end(), line) == rebuilt.end()) {
-      rebuilt.push_back(line);
-    }
-  }
-  if (!rebuilt.empty()) {
-    absl::StrAppend(&out, "\n", Paint("kernels from another build:", text::kBold, color), "\n",
-                    absl::StrJoin(rebuilt, ""));
-  }
+  out += RenderRebuiltKernels(cmp, color);
   auto one_side = [&](const char* title, const std::vector<const CaseResult*>& cases) {
     if (cases.empty()) return;
     absl::StrAppend(&out, "\n",

@@ -124,6 +124,49 @@ absl::Status JournalWriter::CaseFinished(int index, const CaseResult& result) {
   return AppendLine(j.dump());
 }
 
+namespace {
+
+// One header line: schema and version checked, suite, command line and plan read. A resumed run
+// appends a second header: the suite and plan follow the latest, the run's start stays the first.
+// `st` is the status `f` reads into.
+absl::Status ReadHeader(jsonio::Fields& f, const absl::Status& st, const std::string& path,
+                        int line_no, bool first, JournalContents* out) {
+  std::string schema;
+  int version = 0;
+  f.Get("schema", &schema, jsonio::Need::kRequired);
+  f.Get("schema_version", &version, jsonio::Need::kRequired);
+  if (st.ok() && schema != kJournalSchemaName) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a flashscope journal (schema \"", schema, "\")"));
+  }
+  if (st.ok() && version != kJournalSchemaVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ":", line_no, ": journal schema_version ", version,
+                     version > kJournalSchemaVersion ? " is newer than" : " is older than",
+                     " this flashscope reads (", kJournalSchemaVersion, ")"));
+  }
+  std::string started_at;
+  f.Get("command_line", &out->command_line);
+  f.Get("started_at", &started_at);
+  if (const Json* s = f.Object("suite", jsonio::Need::kRequired)) {
+    absl::StatusOr<SuiteRecord> suite = SuiteFromJson(*s);
+    if (!suite.ok()) {
+      return LineError(path, line_no, absl::StrCat("suite.", suite.status().message()));
+    }
+    out->suite = *suite;
+  }
+  if (const Json* plan = f.Object("plan")) {
+    absl::StatusOr<PlanRecord> p = PlanFromJson(*plan);
+    if (!p.ok()) return LineError(path, line_no, absl::StrCat("plan.", p.status().message()));
+    out->plan = *std::move(p);
+  }
+  if (!st.ok()) return LineError(path, line_no, st.message());
+  if (first) out->started_at = started_at;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
   absl::StatusOr<std::string> text = ReadWholeFile(path);
   if (!text.ok()) return text.status();
@@ -154,38 +197,9 @@ absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
     }
     if (!st.ok()) return LineError(path, line_no, st.message());
     if (type == "header") {
-      std::string schema;
-      int version = 0;
-      f.Get("schema", &schema, jsonio::Need::kRequired);
-      f.Get("schema_version", &version, jsonio::Need::kRequired);
-      if (st.ok() && schema != kJournalSchemaName) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(path, ": not a flashscope journal (schema \"", schema, "\")"));
+      if (absl::Status h = ReadHeader(f, st, path, line_no, !have_header, &out); !h.ok()) {
+        return h;
       }
-      if (st.ok() && version != kJournalSchemaVersion) {
-        return absl::FailedPreconditionError(
-            absl::StrCat(path, ":", line_no, ": journal schema_version ", version,
-                         version > kJournalSchemaVersion ? " is newer than" : " is older than",
-                         " this flashscope reads (", kJournalSchemaVersion, ")"));
-      }
-      // A resumed run appends a second header: the suite follows the latest, the run's start
-      // stays the first.
-      std::string started_at;
-      f.Get("command_line", &out.command_line);
-      f.Get("started_at", &started_at);
-      if (const Json* s = f.Object("suite", jsonio::Need::kRequired)) {
-        absl::StatusOr<SuiteRecord> suite = SuiteFromJson(*s);
-        if (!suite.ok())
-          return LineError(path, line_no, absl::StrCat("suite.", suite.status().message()));
-        out.suite = *suite;
-      }
-      if (const Json* plan = f.Object("plan")) {
-        absl::StatusOr<PlanRecord> p = PlanFromJson(*plan);
-        if (!p.ok()) return LineError(path, line_no, absl::StrCat("plan.", p.status().message()));
-        out.plan = *std::move(p);
-      }
-      if (!st.ok()) return LineError(path, line_no, st.message());
-      if (!have_header) out.started_at = started_at;
       have_header = true;
     } else if (type == "environment") {
       const Json* e = f.Object("environment", jsonio::Need::kRequired);

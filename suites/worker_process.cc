@@ -23,6 +23,12 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
+std::string ThisProgram() {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  return n <= 0 ? "" : std::string(self, static_cast<size_t>(n));
+}
+
 absl::StatusOr<std::string> FindWorker() {
   if (const char* env = std::getenv("FLASHSCOPE_WORKER"); env != nullptr && env[0] != '\0') {
     if (access(env, X_OK) != 0) {
@@ -32,13 +38,11 @@ absl::StatusOr<std::string> FindWorker() {
     }
     return std::string(env);
   }
-  char self[PATH_MAX];
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return absl::InternalError("cannot read /proc/self/exe to find flashscope-worker");
+  const std::string self = ThisProgram();
+  if (self.empty())
+    return absl::InternalError("cannot read /proc/self/exe to find flashscope-worker");
   const std::string path =
-      (std::filesystem::path(std::string(self, static_cast<size_t>(n))).parent_path() /
-       "flashscope-worker")
-          .string();
+      (std::filesystem::path(self).parent_path() / "flashscope-worker").string();
   if (access(path.c_str(), X_OK) != 0) {
     return absl::NotFoundError(absl::StrCat(
         "cannot find flashscope-worker: ", path, " is ", std::strerror(errno),

@@ -16,6 +16,8 @@ namespace flashscope::suites {
 // $FLASHSCOPE_WORKER when set, else flashscope-worker in the folder of this program
 // (/proc/self/exe). An error says where it looked and how to point at the worker.
 absl::StatusOr<std::string> FindWorker();
+// This program's path (/proc/self/exe); "" when it cannot be read.
+std::string ThisProgram();
 
 class WorkerProcess {
  public:

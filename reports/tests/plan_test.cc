@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "common/problem_params.h"
 #include "reports/compare.h"
 #include "reports/journal.h"
 #include "reports/provenance.h"
@@ -69,6 +70,31 @@ TEST(Plan, JsonRoundTripKeepsEverything) {
   ASSERT_NE(back->ProvenanceOf("my.attn_v2"), nullptr);
   EXPECT_EQ(*back->ProvenanceOf("my.attn_v2"), p.plugins[1]);
   EXPECT_EQ(back->ProvenanceOf("crash.k"), nullptr);
+}
+
+TEST(Plan, ProblemsSurviveTheirParams) {
+  AttentionProblem a;
+  a.batch = 3, a.heads = 5, a.seq_q = 17, a.seq_k = 4096, a.head_dim = 128;
+  a.dtype = DType::kBF16, a.causal = true, a.want_lse = true;
+  for (const Problem& p : {Problem{a}, Problem{GemmProblem{1000, 17, 333, DType::kF32}}}) {
+    std::string why;
+    auto back = ProblemFromParams(FamilyOf(p), ProblemParams(p), &why);
+    ASSERT_TRUE(back.has_value()) << why;
+    EXPECT_EQ(ProblemKey(*back), ProblemKey(p));
+  }
+  auto params = ProblemParams(Problem{a});
+  params["X"] = "1";
+  std::string why;
+  EXPECT_FALSE(ProblemFromParams(Family::kAttentionFwd, params, &why).has_value());
+  EXPECT_EQ(why, "unexpected keys beside the 8 of attention_fwd");
+  params = ProblemParams(Problem{a});
+  params.erase("Sk");
+  EXPECT_FALSE(ProblemFromParams(Family::kAttentionFwd, params, &why).has_value());
+  EXPECT_EQ(why, "missing \"Sk\"");
+  params = ProblemParams(Problem{a});
+  params["causal"] = "1";
+  EXPECT_FALSE(ProblemFromParams(Family::kAttentionFwd, params, &why).has_value());
+  EXPECT_EQ(why, "\"causal\": bad value \"1\"");
 }
 
 TEST(Plan, ReadingIsStrictAndNamesTheField) {
