@@ -86,7 +86,7 @@ std::vector<KernelDescriptor> RegistryKernels() {
   std::vector<KernelDescriptor> out;
   for (const auto& e : flashscope::kernels::AllKernels()) {
     out.push_back({e.info.id, std::string(flashscope::FamilyName(e.info.family)), e.info.revision,
-                   e.info.is_peer, e.info.test_only});
+                   e.info.is_peer, e.info.test_only, e.info.exact_sm, e.info.required_sass});
   }
   return out;
 }

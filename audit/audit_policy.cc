@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 
 namespace flashscope::audit {
 namespace {
@@ -29,14 +30,44 @@ bool SourceMatches(const KernelDescriptor& k, const std::string& prefix, const s
 
 std::string ShortName(const SassFunction& f) {
   std::string n = f.demangled.empty() ? f.name : f.demangled;
+  // "ns::(anonymous namespace)::Kernel(args)": the first '(' is not the parameter list's.
+  n = absl::StrReplaceAll(n, {{"(anonymous namespace)::", ""}});
   if (size_t paren = n.find('('); paren != std::string::npos) n = n.substr(0, paren);
   return n;
 }
 
 nlohmann::json MixToJson(const InstructionMix& m) {
-  return {{"total", m.total}, {"hmma", m.hmma},     {"hgmma", m.hgmma}, {"other_mma", m.other_mma},
-          {"ldsm", m.ldsm},   {"ldgsts", m.ldgsts}, {"ldl", m.ldl},     {"stl", m.stl},
-          {"lds", m.lds},     {"sts", m.sts},       {"ldg", m.ldg},     {"stg", m.stg}};
+  return {{"total", m.total}, {"hmma", m.hmma},
+          {"hgmma", m.hgmma}, {"other_mma", m.other_mma},
+          {"ldsm", m.ldsm},   {"ldgsts", m.ldgsts},
+          {"tma", m.tma},     {"ldl", m.ldl},
+          {"stl", m.stl},     {"lds", m.lds},
+          {"sts", m.sts},     {"ldg", m.ldg},
+          {"stg", m.stg},     {"hgmma_serialized", m.hgmma_serialized}};
+}
+
+void Accumulate(const InstructionMix& m, InstructionMix* sum) {
+  sum->total += m.total;
+  sum->hmma += m.hmma;
+  sum->hgmma += m.hgmma;
+  sum->other_mma += m.other_mma;
+  sum->ldsm += m.ldsm;
+  sum->ldgsts += m.ldgsts;
+  sum->tma += m.tma;
+  sum->ldl += m.ldl;
+  sum->stl += m.stl;
+  sum->hgmma_serialized += m.hgmma_serialized;
+  sum->lds += m.lds;
+  sum->sts += m.sts;
+  sum->ldg += m.ldg;
+  sum->stg += m.stg;
+}
+
+// Occurrences of `opcode` (a base mnemonic) in the functions.
+int CountOpcode(const std::vector<const SassFunction*>& functions, const std::string& opcode) {
+  int n = 0;
+  for (const SassFunction* f : functions) n += f->Count(opcode);
+  return n;
 }
 
 }  // namespace
@@ -55,8 +86,10 @@ InstructionMix MixOf(const SassFunction& f) {
   }
   m.ldsm = f.Count("LDSM");
   m.ldgsts = f.Count("LDGSTS");
+  m.tma = f.Count("UTMALDG") + f.Count("UTMASTG") + f.Count("UTMAREDG");
   m.ldl = f.Count("LDL");
   m.stl = f.Count("STL");
+  m.hgmma_serialized = f.hgmma_serialized;
   m.lds = f.Count("LDS");
   m.sts = f.Count("STS");
   m.ldg = f.Count("LDG");
@@ -69,6 +102,15 @@ bool ExpectsTensorCores(const KernelDescriptor& k) {
   if (k.family == "attention_fwd") return k.revision >= 3;  // a03 (wmma) and every later rung
   if (k.family == "gemm") return k.revision >= 4;           // g04 (mma.sync) and later
   return false;
+}
+
+std::vector<std::string> RequiredOpcodes(const KernelDescriptor& k) {
+  std::vector<std::string> out;
+  if (IsLadder(k) && k.exact_sm == 90) out.push_back("HGMMA");
+  for (const std::string& op : k.required_sass) {
+    if (std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
+  }
+  return out;
 }
 
 std::vector<KernelAudit> AuditKernels(const std::vector<KernelDescriptor>& kernels,
@@ -91,18 +133,7 @@ std::vector<KernelAudit> AuditKernels(const std::vector<KernelDescriptor>& kerne
     for (auto& [name, arch] : by_arch) {
       for (const SassFunction* f : arch.functions) {
         const InstructionMix m = MixOf(*f);
-        arch.mix.total += m.total;
-        arch.mix.hmma += m.hmma;
-        arch.mix.hgmma += m.hgmma;
-        arch.mix.other_mma += m.other_mma;
-        arch.mix.ldsm += m.ldsm;
-        arch.mix.ldgsts += m.ldgsts;
-        arch.mix.ldl += m.ldl;
-        arch.mix.stl += m.stl;
-        arch.mix.lds += m.lds;
-        arch.mix.sts += m.sts;
-        arch.mix.ldg += m.ldg;
-        arch.mix.stg += m.stg;
+        Accumulate(m, &arch.mix);
         arch.max_registers = std::max(arch.max_registers, f->registers);
         arch.max_shared_bytes = std::max(arch.max_shared_bytes, f->shared_bytes);
         arch.max_local_bytes = std::max(arch.max_local_bytes, f->local_bytes);
@@ -112,12 +143,28 @@ std::vector<KernelAudit> AuditKernels(const std::vector<KernelDescriptor>& kerne
               "spills or a local array; the policy allows none",
               k.id, name, ShortName(*f), std::max(f->local_bytes, 0), m.ldl, m.stl));
         }
+        if (m.hgmma_serialized > 0) {
+          arch.violations.push_back(absl::StrFormat(
+              "%s %s: %s has %d wgmma(s) that ptxas serialised (each waits for the previous one: "
+              "its C7515 advisory, e.g. non-wgmma instructions defining accumulator registers "
+              "inside the wgmma pipeline)",
+              k.id, name, ShortName(*f), m.hgmma_serialized));
+        }
       }
       if (a.expects_tensor_cores && arch.mix.Tensor() == 0) {
         arch.violations.push_back(absl::StrFormat(
             "%s %s: a tensor-core rung (revision %d) but its %d function(s) hold no HMMA/HGMMA "
             "instruction",
             k.id, name, k.revision, static_cast<int>(arch.functions.size())));
+      }
+      for (const std::string& op : RequiredOpcodes(k)) {
+        if (CountOpcode(arch.functions, op) > 0) continue;
+        arch.violations.push_back(absl::StrFormat(
+            "%s %s: its %d function(s) hold no %s instruction, which the rung's technique "
+            "requires (%s)",
+            k.id, name, static_cast<int>(arch.functions.size()), op,
+            op == "HGMMA" && k.exact_sm == 90 ? "a Hopper rung issues wgmma"
+                                              : "KernelInfo::required_sass"));
       }
       a.violations.insert(a.violations.end(), arch.violations.begin(), arch.violations.end());
       a.arches.push_back(std::move(arch));
@@ -149,6 +196,7 @@ nlohmann::json AuditToJson(const std::vector<KernelAudit>& audits, const std::st
     k["revision"] = a.kernel.revision;
     k["source"] = a.source;
     k["expects_tensor_cores"] = a.expects_tensor_cores;
+    k["required_opcodes"] = RequiredOpcodes(a.kernel);
     k["passed"] = a.passed();
     k["violations"] = a.violations;
     nlohmann::json arches = nlohmann::json::array();
@@ -182,9 +230,9 @@ nlohmann::json AuditToJson(const std::vector<KernelAudit>& audits, const std::st
 }
 
 std::string RenderAuditTable(const std::vector<KernelAudit>& audits) {
-  std::string out =
-      absl::StrFormat("%-28s %-7s %4s %5s %7s %5s %6s %6s %6s %6s  %s\n", "kernel", "arch", "fns",
-                      "regs", "smem", "local", "HMMA", "HGMMA", "LDSM", "LDGSTS", "verdict");
+  std::string out = absl::StrFormat("%-28s %-7s %4s %5s %7s %5s %6s %6s %6s %6s %5s  %s\n",
+                                    "kernel", "arch", "fns", "regs", "smem", "local", "HMMA",
+                                    "HGMMA", "LDSM", "LDGSTS", "TMA", "verdict");
   for (const KernelAudit& a : audits) {
     if (a.arches.empty()) {
       out += absl::StrFormat("%-28s %-7s %s\n", a.kernel.id, "-",
@@ -194,10 +242,10 @@ std::string RenderAuditTable(const std::vector<KernelAudit>& audits) {
       continue;
     }
     for (const ArchAudit& arch : a.arches) {
-      out += absl::StrFormat("%-28s %-7s %4d %5d %7d %5d %6d %6d %6d %6d  %s\n", a.kernel.id,
+      out += absl::StrFormat("%-28s %-7s %4d %5d %7d %5d %6d %6d %6d %6d %5d  %s\n", a.kernel.id,
                              arch.arch, static_cast<int>(arch.functions.size()), arch.max_registers,
                              arch.max_shared_bytes, arch.max_local_bytes, arch.mix.hmma,
-                             arch.mix.hgmma, arch.mix.ldsm, arch.mix.ldgsts,
+                             arch.mix.hgmma, arch.mix.ldsm, arch.mix.ldgsts, arch.mix.tma,
                              arch.violations.empty() ? "ok" : "FAIL");
     }
   }

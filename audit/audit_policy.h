@@ -3,6 +3,11 @@
 //     any LDL/STL instruction);
 //   - a tensor-core rung (attention revision >= 3, gemm revision >= 4) contains tensor-core
 //     instructions (HMMA, HGMMA, or another *MMA/*GMMA);
+//   - a Hopper rung (arch-specific sm_90a code, KernelInfo::exact_sm = 90) contains HGMMA: mma.sync
+//     alone would be the Ampere path on a Hopper-only build;
+//   - no function has wgmmas that ptxas serialised (SassFunction::hgmma_serialized);
+//   - every opcode a rung declares in KernelInfo::required_sass (UTMALDG for TMA loads, SYNCS for
+//     mbarriers, USETMAXREG for setmaxnreg, ...) occurs in its functions for each architecture;
 //   - a ladder rung has device code for the architecture at all.
 // Functions are attributed to kernels by their source file: "attn.a10_fa2" -> the file whose stem
 // starts with "a10_" (the ladder's one-file-per-revision rule); peers and test kernels by their
@@ -25,6 +30,8 @@ struct KernelDescriptor {
   int revision = 0;
   bool is_peer = false;
   bool test_only = false;
+  int exact_sm = 0;                        // 90: sm_90a-only code (a Hopper rung)
+  std::vector<std::string> required_sass;  // opcodes its technique must compile to
 };
 
 // The instruction groups the audit reports, in this order.
@@ -35,8 +42,10 @@ struct InstructionMix {
   int other_mma = 0;  // IMMA, QGMMA, DMMA, ...
   int ldsm = 0;       // ldmatrix
   int ldgsts = 0;     // cp.async
+  int tma = 0;        // bulk-tensor copies (UTMALDG loads, UTMASTG stores, UTMAREDG reductions)
   int ldl = 0;        // local loads (spill reloads, local arrays)
   int stl = 0;        // local stores
+  int hgmma_serialized = 0;  // wgmmas ptxas made wait for the previous one (SassFunction)
   int lds = 0, sts = 0, ldg = 0, stg = 0;
   int Tensor() const { return hmma + hgmma + other_mma; }
 };
@@ -63,6 +72,9 @@ struct KernelAudit {
 };
 
 bool ExpectsTensorCores(const KernelDescriptor& k);
+// The opcodes the policy requires of the kernel's functions on one architecture: HGMMA for Hopper
+// rungs, plus the kernel's own required_sass (each once, in declaration order).
+std::vector<std::string> RequiredOpcodes(const KernelDescriptor& k);
 
 // Audits every kernel against the parsed functions (which must outlive the result).
 std::vector<KernelAudit> AuditKernels(const std::vector<KernelDescriptor>& kernels,
@@ -73,7 +85,7 @@ std::vector<KernelAudit> AuditKernels(const std::vector<KernelDescriptor>& kerne
 nlohmann::json AuditToJson(const std::vector<KernelAudit>& audits, const std::string& input,
                            const std::string& tool);
 
-// One line per kernel and architecture: registers, shared, local, tensor/LDSM/LDGSTS counts.
+// One line per kernel and architecture: registers, shared, local, tensor/LDSM/LDGSTS/TMA counts.
 std::string RenderAuditTable(const std::vector<KernelAudit>& audits);
 
 }  // namespace flashscope::audit

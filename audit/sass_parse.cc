@@ -70,7 +70,7 @@ int SassFunction::Count(const std::string& opcode) const {
   return it == opcodes.end() ? 0 : it->second;
 }
 
-std::string OpcodeOfLine(const std::string& line) {
+std::string InstructionOfLine(const std::string& line) {
   // Instruction lines look like: "        /*0120*/   @!P0 HMMA.16816.F32 R4, R8, R12, R4 ;  /*
   // 0x... */"
   size_t open = line.find("/*");
@@ -82,13 +82,20 @@ std::string OpcodeOfLine(const std::string& line) {
   for (char ch : addr) {
     if (!absl::ascii_isxdigit(static_cast<unsigned char>(ch))) return "";
   }
-  std::istringstream in(line.substr(close + 2));
-  std::string token;
-  in >> token;
-  if (!token.empty() && token[0] == '@') in >> token;  // predicate guard
-  if (token.empty() || token[0] == '/') return "";
-  token = token.substr(0, token.find_first_of(".;"));
-  return token;
+  absl::string_view rest =
+      absl::StripLeadingAsciiWhitespace(absl::string_view(line).substr(close + 2));
+  if (absl::StartsWith(rest, "@")) {  // predicate guard
+    const size_t space = rest.find(' ');
+    rest = space == absl::string_view::npos ? ""
+                                            : absl::StripLeadingAsciiWhitespace(rest.substr(space));
+  }
+  if (rest.empty() || rest[0] == '/') return "";
+  return std::string(absl::StripTrailingAsciiWhitespace(rest.substr(0, rest.find(';'))));
+}
+
+std::string OpcodeOfLine(const std::string& line) {
+  const std::string ins = InstructionOfLine(line);
+  return ins.substr(0, ins.find_first_of(". "));
 }
 
 absl::StatusOr<std::vector<SassFunction>> ParseCuobjdumpSass(const std::string& text) {
@@ -97,6 +104,8 @@ absl::StatusOr<std::vector<SassFunction>> ParseCuobjdumpSass(const std::string& 
   std::map<std::pair<std::string, std::string>, Resources> resources;
   std::string member, identifier, elf_arch, code_arch, pending_function;
   SassFunction* current = nullptr;
+  int wait_all_then =
+      0;  // 1: after a full wgmma wait, 2: and a WARPGROUP.ARRIVE (hgmma_serialized)
   std::istringstream in(text);
   std::string line;
   int line_no = 0;
@@ -137,11 +146,15 @@ absl::StatusOr<std::vector<SassFunction>> ParseCuobjdumpSass(const std::string& 
       resources[{elf_arch, pending_function}] = *r;
       pending_function.clear();
     } else if (current != nullptr) {
-      std::string op = OpcodeOfLine(line);
-      if (!op.empty()) {
-        ++current->opcodes[op];
-        ++current->instructions;
-      }
+      const std::string ins = InstructionOfLine(line);
+      if (ins.empty()) continue;
+      const std::string op = ins.substr(0, ins.find_first_of(". "));
+      ++current->opcodes[op];
+      ++current->instructions;
+      if (wait_all_then == 2 && op == "HGMMA") ++current->hgmma_serialized;
+      wait_all_then = absl::StartsWith(ins, "WARPGROUP.DEPBAR.LE gsb0, 0x0") ? 1
+                      : wait_all_then == 1 && ins == "WARPGROUP.ARRIVE"      ? 2
+                                                                             : 0;
     }
   }
   if (out.empty()) {

@@ -23,6 +23,10 @@ struct SassFunction {
   int local_bytes = -1;                // per thread: spills and local arrays
   std::map<std::string, int> opcodes;  // base mnemonic ("HMMA", "LDSM", "LDGSTS") -> count
   int instructions = 0;
+  // wgmmas ptxas serialised (its C7515 advisory): a "WARPGROUP.DEPBAR.LE gsb0, 0x0" (wait for every
+  // wgmma) directly followed by "WARPGROUP.ARRIVE" and an HGMMA, i.e. one wgmma waits for the one
+  // before it to finish although the source queued them together.
+  int hgmma_serialized = 0;
 
   int Count(const std::string& opcode) const;
 };
@@ -34,5 +38,9 @@ absl::StatusOr<std::vector<SassFunction>> ParseCuobjdumpSass(const std::string& 
 // The base mnemonic of one SASS line's instruction ("@!P0 HMMA.16816.F32.BF16 R4, ..." -> "HMMA"),
 // or "" when the line holds no instruction.
 std::string OpcodeOfLine(const std::string& line);
+
+// The whole instruction of one SASS line without its predicate guard and the ';'
+// ("@!P0 HMMA.16816.F32 R4, R8, R12, R4 ;" -> "HMMA.16816.F32 R4, R8, R12, R4"), or "".
+std::string InstructionOfLine(const std::string& line);
 
 }  // namespace flashscope::audit

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/problem.h"
 
@@ -31,6 +32,10 @@ struct KernelInfo {
   bool is_peer = false;    // a library implementation (cuBLAS, cuDNN), not one of our rungs
   bool idempotent = true;  // relaunching gives the same output and touches only its outputs
   bool test_only = false;  // deliberately faulty kernels for the runner's own tests
+  // SASS opcodes (base mnemonics, e.g. "UTMALDG") that the rung's technique must compile to; the
+  // static audit (audit/audit_policy.h) fails the rung when one is missing from its functions, so
+  // a rung cannot claim TMA or setmaxnreg that the compiler dropped or never emitted.
+  std::vector<std::string> required_sass;
 };
 
 // Empty when the kernel is of the problem's family; else the reason.

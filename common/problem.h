@@ -75,8 +75,8 @@ struct AttentionProblem {
   }
 };
 
-// C[m, n] = sum_k A[m, k] · B[k, n]; A and B row-major in `dtype` (fp32 or fp16), C row-major fp32,
-// accumulated in fp32.
+// C[m, n] = sum_k A[m, k] · B[k, n]; A and B row-major in `dtype` (fp32, fp16 or bf16), C row-major
+// fp32, accumulated in fp32.
 struct GemmProblem {
   int64_t m = 1;
   int64_t n = 1;

@@ -30,6 +30,7 @@ KernelEntry MakeG03RegisterTiled();
 KernelEntry MakeG04Mma();
 #ifdef FLASHSCOPE_HAVE_SM90A
 KernelEntry MakeG05Wgmma();  // kernels/hopper/: compiled for sm_90a only
+KernelEntry MakeG06TmaWs();
 #endif
 // --- peers ---
 KernelEntry MakeCublasGemm();
@@ -60,6 +61,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeG04Mma,
 #ifdef FLASHSCOPE_HAVE_SM90A
     &MakeG05Wgmma,
+    &MakeG06TmaWs,
 #endif
     // peers
     &MakeCublasGemm,

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Markdown tables of the attention ladder from committed flashscope reports.
+"""Markdown tables of the attention and GEMM ladders from committed flashscope reports.
 
 Every number is read from the reports given (nothing typed by hand), so docs/ladder.md and the
 README can be regenerated after each run:
 
     scripts/ladder_tables.py LADDER_REPORT [--peers TORCH_REPORT] [--problem KEY ...]
+    scripts/ladder_tables.py GEMM_LADDER_REPORT --gemm [--problem KEY ...]
 """
 import argparse
 import json
@@ -70,6 +71,42 @@ def rung_table(cases, key):
     return "\n".join(out)
 
 
+GEMM_HEADLINE = [
+    "gemm{M=4096,N=4096,K=4096,fp16}",
+    "gemm{M=8192,N=8192,K=8192,bf16}",
+]
+
+
+def gemm_table(cases, dtype):
+    """TFLOPS of every gemm kernel (rows, by id) on every `dtype` problem (columns), and the top
+    rung's ratio to cuBLAS on the last row."""
+    keys, kernels, tf = [], [], {}
+    for c in cases:
+        if c["family"] != "gemm" or not c["problem_key"].endswith("," + dtype + "}"):
+            continue
+        if c["problem_key"] not in keys:
+            keys.append(c["problem_key"])
+        if c["kernel_id"] not in kernels:
+            kernels.append(c["kernel_id"])
+        if c["status"] == "passed":
+            tf[(c["kernel_id"], c["problem_key"])] = (c.get("throughput") or {}).get("tflops")
+    kernels = [k for k in kernels if any(tf.get((k, p)) for p in keys)]
+    kernels.sort(key=lambda k: (k.startswith("peer."), k))
+    short = [re.sub(r"^gemm\{(.*)," + dtype + r"\}$", r"\1", k) for k in keys]
+    out = [f"**gemm, {dtype} in, fp32 out** (TFLOPS)", "",
+           "| kernel | " + " | ".join(short) + " |", "|---|" + "---:|" * len(keys)]
+    for k in kernels:
+        out.append(f"| `{k}` | " + " | ".join(fmt(tf.get((k, p))) for p in keys) + " |")
+    peer = "peer.cublas_gemm"
+    ours = [k for k in kernels if not k.startswith("peer.")]
+    if ours:  # the top rung against the yardstick
+        k = ours[-1]
+        ratios = [tf[(k, p)] / tf[(peer, p)] if tf.get((k, p)) and tf.get((peer, p)) else None
+                  for p in keys]
+        out.append(f"| `{k}` / cuBLAS | " + " | ".join(fmt(r, "{:.3f}") for r in ratios) + " |")
+    return "\n".join(out)
+
+
 def peer_table(ladder, torch_cases):
     torch = {(c["kernel_id"], c["problem_key"]): c for c in torch_cases}
     keys = []
@@ -101,6 +138,8 @@ def main():
     ap.add_argument("ladder")
     ap.add_argument("--peers", help="report of scripts/torch_sdpa_report.py from the same session")
     ap.add_argument("--problem", action="append", help="problem keys for rung tables")
+    ap.add_argument("--gemm", action="store_true",
+                    help="the GEMM ladder: a kernel x problem table per input type")
     a = ap.parse_args()
     try:
         ladder = json.load(open(a.ladder))
@@ -113,7 +152,11 @@ def main():
           f"{env['peaks']['matmul_bf16_tflops']:.0f} TFLOPS)" +
           (f" and `{a.peers}`." if a.peers else "."))
     print()
-    for key in a.problem or HEADLINE:
+    if a.gemm:
+        for dtype in ("fp16", "bf16"):
+            print(gemm_table(ladder["cases"], dtype))
+            print()
+    for key in a.problem or (GEMM_HEADLINE if a.gemm else HEADLINE):
         print(rung_table(ladder["cases"], key))
         print()
     if a.peers:

@@ -216,7 +216,6 @@ absl::StatusOr<GemmProblem> GemmFromPoint(const Point& pt, const std::string& pa
   if (auto it = pt.find("dtype"); it != pt.end()) {
     auto d = DTypeValue(it->second, path, where + ".dtype");
     if (!d.ok()) return d.status();
-    if (*d == DType::kBF16) return Bad(path, where + ".dtype", "gemm takes fp32 or fp16 inputs");
     g.dtype = *d;
   }
   return g;

@@ -28,6 +28,16 @@ std::vector<SassFunction> ParseBoth() {
   return all;
 }
 
+// One function of the Hopper rung g06 (TMA loads, mbarriers, setmaxnreg, wgmma; sm_90a).
+std::vector<SassFunction> ParseG06() {
+  auto g06 = ParseCuobjdumpSass(ReadTestdata("cuobjdump_g06_tma_ws_one_function.txt"));
+  EXPECT_TRUE(g06.ok()) << g06.status();
+  return g06.ok() ? *g06 : std::vector<SassFunction>{};
+}
+
+const KernelDescriptor kG06 = {
+    "gemm.g06_tma_ws", "gemm", 6, false, false, 90, {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"}};
+
 TEST(OpcodeOfLine, TakesTheBaseMnemonicPastAPredicate) {
   EXPECT_EQ(OpcodeOfLine("        /*0120*/                   CALL.REL.NOINC 0x7040 ;   /* 0x0 */"),
             "CALL");
@@ -59,6 +69,51 @@ TEST(ParseCuobjdumpSass, ReadsResourcesAndInstructionMixOfRealOutput) {
   EXPECT_GT(g04.Count("LDSM"), 0);
   EXPECT_EQ(all[0].Count("HMMA"), 0);  // the naive rung uses FFMA only
   EXPECT_GT(all[0].Count("FFMA") + all[1].Count("HFMA2") + all[1].Count("FFMA"), 0);
+}
+
+TEST(InstructionOfLine, DropsTheGuardAndTheSemicolon) {
+  EXPECT_EQ(
+      InstructionOfLine("        /*0a40*/              @!P0 HMMA.16816.F32 R4, R8, R12, R4 ;"),
+      "HMMA.16816.F32 R4, R8, R12, R4");
+  EXPECT_EQ(
+      InstructionOfLine("        /*3ff0*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;     "
+                        "                     /* 0x00008000000079c5 */"),
+      "WARPGROUP.DEPBAR.LE gsb0, 0x0");
+  EXPECT_EQ(InstructionOfLine("                                   /* 0x000fe20000000800 */"), "");
+}
+
+// Real lines of a build of g05 whose wgmmas ptxas serialised (advisory C7515: the epilogue's
+// row arithmetic, since moved to the caller, made it define accumulator registers inside the
+// pipeline): a full wgmma wait, an arrive and the next wgmma back to back.
+constexpr char kSerialisedWgmma[] = R"(
+Fatbin elf code:
+================
+arch = sm_90a
+identifier = ../kernels/hopper/g05_wgmma.cu
+
+	code for sm_90a
+		Function : _Z11SerialisedPK6__half
+        /*3fe0*/                   ULOP3.LUT UR6, UR6, 0x400000, URZ, 0xfc, !UPT ;          /* 0x0040000006067892 */
+                                                                                            /* 0x000fe2000f8efc3f */
+        /*3ff0*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;                          /* 0x00008000000079c5 */
+                                                                                            /* 0x000fe40000010000 */
+        /*4000*/                   WARPGROUP.ARRIVE ;                                       /* 0x00000000000079c5 */
+                                                                                            /* 0x000fcc0000000000 */
+        /*4010*/                   HGMMA.64x128x16.F32 R24, gdesc[UR16].tnspB, R24, gsb0 ;  /* 0x41e00000101879f0 */
+)";
+
+TEST(ParseCuobjdumpSass, FindsWgmmasThatPtxasSerialised) {
+  auto f = ParseCuobjdumpSass(kSerialisedWgmma);
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ(f->size(), 1u);
+  EXPECT_EQ((*f)[0].hgmma_serialized, 1);
+  EXPECT_EQ((*f)[0].Count("HGMMA"), 1);
+  // The real g06 function queues its four wgmmas per K step: none serialised.
+  EXPECT_EQ(ParseG06().at(0).hgmma_serialized, 0);
+  auto audits = AuditKernels({{"gemm.g05_wgmma", "gemm", 5, false, false, 90, {"HGMMA"}}}, *f);
+  ASSERT_FALSE(audits[0].passed());
+  EXPECT_NE(audits[0].violations[0].find("serialised"), std::string::npos)
+      << audits[0].violations[0];
 }
 
 TEST(ParseCuobjdumpSass, RefusesTextThatIsNotCuobjdumps) {
@@ -118,6 +173,58 @@ TEST(AuditKernels, LocalMemoryIsASpillViolation) {
   EXPECT_NE(audits[0].violations[0].find("16 bytes per thread"), std::string::npos)
       << audits[0].violations[0];
   EXPECT_NE(audits[0].violations[0].find("2 STL"), std::string::npos);
+}
+
+TEST(AuditKernels, AHopperRungShowsWgmmaAndTheTmaInstructions) {
+  const auto g06 = ParseG06();
+  ASSERT_EQ(g06.size(), 1u);
+  EXPECT_EQ(g06[0].arch, "sm_90a");
+  EXPECT_EQ(g06[0].source, "g06_tma_ws");
+  EXPECT_EQ(g06[0].local_bytes, 0);
+  auto audits = AuditKernels({kG06}, g06);
+  ASSERT_EQ(audits.size(), 1u);
+  EXPECT_TRUE(audits[0].passed()) << audits[0].violations.front();
+  ASSERT_EQ(audits[0].arches.size(), 1u);
+  const InstructionMix& mix = audits[0].arches[0].mix;
+  EXPECT_GT(mix.hgmma, 0);
+  EXPECT_EQ(mix.hmma, 0);
+  EXPECT_GT(mix.tma, 0);
+  EXPECT_EQ(mix.ldgsts, 0) << "TMA replaced cp.async";
+  const auto json = AuditToJson(audits, "sample", "test");
+  EXPECT_EQ(json["kernels"][0]["required_opcodes"].size(), 4u);
+  EXPECT_EQ(json["kernels"][0]["arches"][0]["instructions"]["tma"].get<int>(), mix.tma);
+  EXPECT_NE(RenderAuditTable(audits).find("TMA"), std::string::npos);
+}
+
+TEST(AuditKernels, AHopperRungThatLostItsTmaOrWgmmaFails) {
+  // The same function with its TMA loads taken out, as a build whose copies fell back to
+  // ordinary loads would show.
+  auto g06 = ParseG06();
+  ASSERT_EQ(g06.size(), 1u);
+  g06[0].opcodes.erase("UTMALDG");
+  auto audits = AuditKernels({kG06}, g06);
+  ASSERT_FALSE(audits[0].passed());
+  ASSERT_EQ(audits[0].violations.size(), 1u);
+  EXPECT_NE(audits[0].violations[0].find("no UTMALDG"), std::string::npos)
+      << audits[0].violations[0];
+  // g04's mma.sync function presented as an sm_90a rung: tensor instructions, but no HGMMA.
+  auto all = ParseBoth();
+  std::vector<SassFunction> g04 = {all[2]};
+  g04[0].source = "g07_pretend";
+  auto hopper = AuditKernels({{"gemm.g07_pretend", "gemm", 7, false, false, 90, {}}}, g04);
+  ASSERT_FALSE(hopper[0].passed());
+  EXPECT_NE(hopper[0].violations[0].find("no HGMMA"), std::string::npos) << hopper[0].violations[0];
+  // Without exact_sm the same function is a valid Ampere-style rung.
+  EXPECT_TRUE(AuditKernels({{"gemm.g07_pretend", "gemm", 7, false, false}}, g04)[0].passed());
+}
+
+TEST(RequiredOpcodes, HopperRungsNeedWgmmaPlusWhatTheyDeclare) {
+  EXPECT_EQ(RequiredOpcodes(kG06),
+            (std::vector<std::string>{"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"}));
+  EXPECT_EQ(RequiredOpcodes({"gemm.g05_wgmma", "gemm", 5, false, false, 90, {}}),
+            (std::vector<std::string>{"HGMMA"}));
+  EXPECT_TRUE(RequiredOpcodes({"gemm.g04_mma", "gemm", 4, false, false}).empty());
+  EXPECT_TRUE(RequiredOpcodes({"peer.cublas_gemm", "gemm", 1000, true, false, 90, {}}).empty());
 }
 
 TEST(ExpectsTensorCores, LadderRule) {

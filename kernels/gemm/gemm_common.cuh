@@ -29,18 +29,25 @@ inline std::string GemmBasicSupport(const GemmProblem& g, int block_m) {
   return "";
 }
 
-// The tensor-core rungs (g04, g05): fp16 inputs only (`why_fp16` ends the message for other
-// types), positive sizes up to 2^30 (their int index arithmetic adds tile sizes to coordinates),
-// and row tiles of `block_m` within the grid's y limit.
+// The sizes every tensor-core rung takes: positive, up to 2^30 (their int index arithmetic adds
+// tile sizes to coordinates).
+inline std::string TensorCoreGemmSizes(const GemmProblem& p) {
+  if (p.m < 1 || p.n < 1 || p.k < 1) return "empty problem: m, n and k must be >= 1";
+  if (p.m > (int64_t{1} << 30) || p.n > (int64_t{1} << 30) || p.k > (int64_t{1} << 30)) {
+    return "dimensions above 2^30 are not supported (32-bit indices)";
+  }
+  return "";
+}
+
+// The tensor-core rungs with one CTA per tile (g04, g05): fp16 inputs only (`why_fp16` ends the
+// message for other types), TensorCoreGemmSizes, and row tiles of `block_m` within the grid's y
+// limit.
 inline std::string TensorCoreGemmSupport(const GemmProblem& p, int block_m,
                                          const std::string& why_fp16) {
   if (p.dtype != DType::kF16) {
     return std::string(DTypeName(p.dtype)) + " inputs are not supported: " + why_fp16;
   }
-  if (p.m < 1 || p.n < 1 || p.k < 1) return "empty problem: m, n and k must be >= 1";
-  if (p.m > (int64_t{1} << 30) || p.n > (int64_t{1} << 30) || p.k > (int64_t{1} << 30)) {
-    return "dimensions above 2^30 are not supported (32-bit indices)";
-  }
+  if (std::string why = TensorCoreGemmSizes(p); !why.empty()) return why;
   if ((p.m + block_m - 1) / block_m > 65535) {
     return "m too large: more than 65535 row tiles of " + std::to_string(block_m);
   }

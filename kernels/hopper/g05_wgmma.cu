@@ -19,6 +19,8 @@
 // Any M, N, K (zero fill at the edges). fp16 only, like g04. Built for sm_90a only
 // (-gencode=arch=compute_90a,code=sm_90a): it runs on compute capability 9.0 (H100, H200) and
 // nowhere else, which KernelInfo::exact_sm says.
+// The wgmma, descriptor and fence wrappers and the epilogue are shared with g06
+// (kernels/hopper/hopper_ptx.cuh, wgmma_epilogue.cuh).
 // History and predictions: docs/perf-notes.md ("gemm.g05_wgmma"): v1 transposed B through
 // 2-byte stores (39 TFLOPS, shared-memory bound), v3 staged 12 loads per thread through
 // registers (124 TFLOPS, latency bound), v4 a cp.async pipeline (105), v5 the 128-byte swizzle
@@ -31,6 +33,8 @@
 #include <vector>
 
 #include "kernels/gemm/gemm_common.cuh"
+#include "kernels/hopper/hopper_ptx.cuh"
+#include "kernels/hopper/wgmma_epilogue.cuh"
 #include "kernels/ptx.cuh"
 #include "kernels/registry.h"
 
@@ -47,16 +51,6 @@ constexpr size_t kSmemBytes = size_t(2) * (kAElems + kBElems) * sizeof(__half) +
 constexpr size_t kAsyncSmemBytes =
     size_t(kStages) * (kAElems + kBElems) * sizeof(__half) + 1024;  // 97 KiB (+1 KiB slack)
 
-// A shared-memory matrix descriptor for the 128-byte swizzled layout.
-__device__ __forceinline__ uint64_t Descriptor(const void* smem, int lbo_bytes, int sbo_bytes) {
-  const uint32_t addr = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  // Bits 0-13 start address >> 4, 16-29 leading byte offset >> 4, 32-45 stride byte offset >> 4,
-  // 49-51 base offset (0: the swizzle atoms are 1024-byte aligned), 62-63 swizzle mode (1:
-  // 128-byte swizzle; 0 would be the unswizzled "interleaved" layout of v1-v4, docs/perf-notes.md).
-  return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
-         (uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (uint64_t(1) << 62);
-}
-
 // 128-byte swizzle: a tile is a grid of 1024-byte atoms, 8 rows of 128 bytes; the 16-byte chunk c
 // of atom row r sits at chunk position c ^ r. The tensor cores then read 8 rows of one chunk
 // column from 8 different bank groups.
@@ -64,64 +58,6 @@ __device__ __forceinline__ uint64_t Descriptor(const void* smem, int lbo_bytes, 
 // Byte offset of A element (r, k) in the [kBM x kBK] K-major tile (one 128-byte row per r).
 __device__ __forceinline__ int OffsetA(int r, int k) {
   return (r >> 3) * 1024 + (r & 7) * 128 + ((((k >> 3) ^ r) & 7) << 4) + (k & 7) * 2;
-}
-
-__device__ __forceinline__ void FenceProxyAsync() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void WgmmaFence() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void WgmmaCommit() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void WgmmaWaitPrevious() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void WgmmaWaitAll() {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-#endif
-}
-
-// d (64 floats per thread) += A(64x16, desc_a, K-major) * B(16x128, desc_b, N-major: the
-// transpose bit imm-trans-b = 1); scale_d = 0 overwrites d.
-__device__ __forceinline__ void WgmmaM64N128K16(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
-                                                int scale_d) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "
-      "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "
-      "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "
-      "%56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, 0, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
-        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
-        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
-        "+f"(d[63])
-      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-#else
-  __trap();  // built without sm_90a: never launched (exact_sm and the launch check say so)
-#endif
 }
 
 // Byte offset of B element (k, n) in the [kBK x kBN] tile kept N-major (MN-major for wgmma, the
@@ -213,38 +149,12 @@ __device__ __forceinline__ void WgmmaStep(float (&d)[64], const unsigned char* s
   for (int kk = 0; kk < kBK / 16; ++kk) {
     // A: the k16 slice starts 32 bytes further along each 128-byte row; SBO: next 8-row atom
     // (1024 bytes); LBO unused (the tile's K fits in one atom row), set to 16.
-    const uint64_t da = Descriptor(sA + wg * 8 * 1024 + kk * 32, 16, 1024);
+    const uint64_t da = hopper::SmemDescriptorSw128(sA + wg * 8 * 1024 + kk * 32, 16, 1024);
     // B (N-major): the slice is two 8-k atom rows (2 x kBN/64 atoms on); LBO: next 64-n atom
     // (1024 bytes); SBO: next 8-k group (kBN/64 atoms on).
-    const uint64_t db = Descriptor(sB + kk * 2 * (kBN / 64) * 1024, 1024, (kBN / 64) * 1024);
-    WgmmaM64N128K16(d, da, db, 1);
-  }
-}
-
-// Accumulator layout of m64nNk16: warp w holds rows 16w..16w+15; per n8 block j, thread lane
-// holds (row, col), (row, col+1), (row+8, col), (row+8, col+1) with row = 16w + lane/4 and
-// col = 8j + 2 (lane % 4).
-__device__ __forceinline__ void StoreAccumulators(const float (&d)[64], float* C, int M, int N,
-                                                  int m0, int n0) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int row0 = m0 + warp * 16 + lane / 4;
-  const bool pair_ok = (N % 2) == 0;
-#pragma unroll
-  for (int j = 0; j < kBN / 8; ++j) {
-    const int col = n0 + j * 8 + 2 * (lane % 4);
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = row0 + 8 * h;
-      if (row >= M) continue;
-      float* dst = C + int64_t(row) * N + col;
-      const float x = d[4 * j + 2 * h], y = d[4 * j + 2 * h + 1];
-      if (pair_ok && col + 1 < N) {
-        *reinterpret_cast<float2*>(dst) = make_float2(x, y);
-      } else {
-        if (col < N) dst[0] = x;
-        if (col + 1 < N) dst[1] = y;
-      }
-    }
+    const uint64_t db =
+        hopper::SmemDescriptorSw128(sB + kk * 2 * (kBN / 64) * 1024, 1024, (kBN / 64) * 1024);
+    hopper::WgmmaM64K16SsNMajorB<__half, kBN>(d, da, db, 1);
   }
 }
 
@@ -297,13 +207,13 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int kt = 0; kt < k_tiles; ++kt) {
     const int stage = kt % kStages;
     ptx::CpAsyncWait<kStages - 2>();  // this thread's copies of tile kt have landed
-    FenceProxyAsync();                // ...and are visible to the tensor cores (async proxy)
+    hopper::FenceProxyAsyncShared();  // ...and are visible to the tensor cores (async proxy)
     __syncthreads();                  // everyone's copies of tile kt
-    WgmmaFence();
+    hopper::WgmmaFence();
     WgmmaStep(d, sA0 + stage * kAElems * 2, sB0 + stage * kBElems * 2);
-    WgmmaCommit();
+    hopper::WgmmaCommit();
     // Keep this step's wgmmas in flight, retire the previous step's: its stage is refilled next.
-    WgmmaWaitPrevious();
+    hopper::WgmmaWait<1>();
     const int next = kt + kStages - 1;
     if (next < k_tiles) {
       const int ns = next % kStages;
@@ -312,9 +222,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     ptx::CpAsyncCommit();
   }
-  WgmmaWaitAll();
+  hopper::WgmmaWait<0>();
   ptx::CpAsyncWait<0>();
-  StoreAccumulators(d, C, M, N, m0, n0);
+  hopper::StoreWgmmaAccumulators<kBN>(d, C, M, N, m0 + (threadIdx.x / 32) * 16, n0);
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
@@ -342,21 +252,22 @@ __global__ void __launch_bounds__(kThreads, 1)
     const int buf = kt & 1;
     unsigned char* const sA = sA0 + buf * kAElems * 2;
     unsigned char* const sB = sB0 + buf * kBElems * 2;
-    FenceProxyAsync();  // this thread's generic-proxy stores become visible to the tensor cores
+    hopper::FenceProxyAsyncShared();  // this thread's generic-proxy stores become visible to the
+                                      // tensor cores
     __syncthreads();
-    WgmmaFence();
+    hopper::WgmmaFence();
     WgmmaStep(d, sA, sB);
-    WgmmaCommit();
+    hopper::WgmmaCommit();
     // Overlap: fetch the next step into the other buffer while the tensor cores work. That buffer
     // was last read by the previous step's wgmmas, which the wait below retired.
     if (kt + 1 < k_tiles) {
       LoadTiles(&st, A, B, M, N, K, m0, n0, (kt + 1) * kBK, vec_ok);
       StoreTiles(st, sA0 + (buf ^ 1) * kAElems * 2, sB0 + (buf ^ 1) * kBElems * 2);
     }
-    WgmmaWaitAll();
+    hopper::WgmmaWait<0>();
   }
 
-  StoreAccumulators(d, C, M, N, m0, n0);
+  hopper::StoreWgmmaAccumulators<kBN>(d, C, M, N, m0 + (threadIdx.x / 32) * 16, n0);
 }
 
 std::string G05Supports(const GemmProblem& p) {
@@ -407,6 +318,7 @@ KernelEntry MakeG05Wgmma() {
   e.info.min_sm = 90;
   e.info.exact_sm = 90;  // sm_90a code: compute capability 9.0 only
   e.info.tile = TileShape{kBM, kBN, kBK, kThreads};
+  e.info.required_sass = {"HGMMA", "LDGSTS"};  // wgmma fed by cp.async
   e.gemm_supports = G05Supports;
   e.gemm_launch = LaunchG05;
   e.device_functions = [](const Problem& pr) {

@@ -3,7 +3,8 @@
 // Row-major through a column-major library (the transpose trick): a row-major M×N matrix is the
 // column-major N×M matrix of its transpose, so C = A·B row-major is Cᵀ = Bᵀ·Aᵀ column-major, i.e.
 // cublasGemmEx(m = N, n = M, k = K, A := B (ld N), B := A (ld K), C (ld N)), no copies.
-// fp16 inputs: CUDA_R_16F in, CUDA_R_32F out, CUBLAS_COMPUTE_32F (tensor cores, fp32 accumulate).
+// fp16 / bf16 inputs: CUDA_R_16F / CUDA_R_16BF in, CUDA_R_32F out, CUBLAS_COMPUTE_32F (tensor
+// cores, fp32 accumulate).
 // fp32 inputs: CUBLAS_COMPUTE_32F with the default math mode, i.e. plain FP32 without TF32, so the
 // result passes the fp32 tolerance like our rungs must.
 // The handle is created lazily, once per process (creating one costs milliseconds and allocates
@@ -49,9 +50,6 @@ Handle& SharedHandle() {
 }
 
 std::string Supports(const GemmProblem& g) {
-  if (g.dtype != DType::kF32 && g.dtype != DType::kF16) {
-    return "peer.cublas_gemm takes fp32 or fp16 inputs, not " + std::string(DTypeName(g.dtype));
-  }
   if (g.m < 1 || g.n < 1 || g.k < 1) return "M, N and K must all be >= 1";
   if (g.m > INT32_MAX || g.n > INT32_MAX || g.k > INT32_MAX) {
     return "cublasGemmEx takes 32-bit M, N and K";
@@ -68,7 +66,9 @@ cudaError_t Launch(const GemmProblem& g, const GemmArgs& args, cudaStream_t stre
   if (cublasStatus_t s = cublasSetStream(h.handle, stream); s != CUBLAS_STATUS_SUCCESS) {
     return Report("cublasSetStream", s);
   }
-  const cudaDataType in_type = g.dtype == DType::kF16 ? CUDA_R_16F : CUDA_R_32F;
+  const cudaDataType in_type = g.dtype == DType::kF16    ? CUDA_R_16F
+                               : g.dtype == DType::kBF16 ? CUDA_R_16BF
+                                                         : CUDA_R_32F;
   const float alpha = 1.f;
   const float beta = 0.f;
   const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);

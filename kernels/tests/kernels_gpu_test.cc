@@ -286,11 +286,14 @@ void RunGemm(const KernelEntry& e, const GemmProblem& g, const std::vector<unsig
 }
 
 TEST_F(KernelsGpu, EveryGemmKernelMatchesTheCpuReference) {
-  const int64_t shapes[][3] = {{1, 1, 1},      {17, 33, 5},      {64, 64, 64},   {127, 129, 65},
-                               {128, 256, 64}, {1000, 17, 1000}, {33, 1000, 17}, {256, 256, 1000}};
+  // The last shape takes g06's TMA path with 128x256 tiles, edges in M, N and K, and several
+  // tiles per persistent CTA.
+  const int64_t shapes[][3] = {{1, 1, 1},      {17, 33, 5},      {64, 64, 64},
+                               {127, 129, 65}, {128, 256, 64},   {1000, 17, 1000},
+                               {33, 1000, 17}, {256, 256, 1000}, {4000, 2040, 40}};
   uint32_t seed = 1000;
   int runs = 0;
-  for (DType t : {DType::kF32, DType::kF16}) {
+  for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) {
     for (const auto& s : shapes) {
       const GemmProblem g{s[0], s[1], s[2], t};
       std::mt19937 rng(seed++);
@@ -315,11 +318,14 @@ TEST_F(KernelsGpu, EveryGemmKernelMatchesTheCpuReference) {
     }
   }
   if (!NarrowedRun())
-    EXPECT_GE(runs, 4 * 16);  // g01, g02, g03 and cuBLAS at least, on every shape and dtype
+    EXPECT_GE(runs, 4 * 18 + 9);  // g01..g03 and cuBLAS on fp32 and fp16, cuBLAS on bf16
 }
 
-TEST_F(KernelsGpu, RegisterTiledGemmFallsBackOnMisalignedPointers) {
-  for (DType t : {DType::kF32, DType::kF16}) {
+// g03's vector loads, g05's cp.async and g06's tensor maps need 16-byte-aligned operands, and the
+// Hopper rungs' paired fp32 stores an 8-byte-aligned C: with every pointer off by one element each
+// must take its fallback path and stay correct.
+TEST_F(KernelsGpu, GemmFallsBackOnMisalignedPointers) {
+  for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) {
     const GemmProblem g{128, 128, 64,
                         t};  // aligned shape; only the pointers are off by one element
     std::mt19937 rng(5);
@@ -329,10 +335,14 @@ TEST_F(KernelsGpu, RegisterTiledGemmFallsBackOnMisalignedPointers) {
     RandomTensor(t, g.k * g.n, &rng, &b, &bb);
     std::vector<double> ref, abs_sum;
     ReferenceGemm(g, a, b, &ref, &abs_sum);
-    std::vector<float> c;
-    RunGemm(*FindKernel("gemm.g03_register_tiled"), g, ab, bb, &c, /*offset_elems=*/1);
-    if (HasFatalFailure()) return;
-    EXPECT_TRUE(CompareGemm(c, ref, abs_sum)) << DTypeName(t);
+    for (const char* id : {"gemm.g03_register_tiled", "gemm.g05_wgmma", "gemm.g06_tma_ws"}) {
+      const KernelEntry* e = FindKernel(id);
+      if (e == nullptr || !e->Supports(Problem{g}, sm_).empty()) continue;
+      std::vector<float> c;
+      RunGemm(*e, g, ab, bb, &c, /*offset_elems=*/1);
+      if (HasFatalFailure()) return;
+      EXPECT_TRUE(CompareGemm(c, ref, abs_sum)) << id << " " << DTypeName(t);
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
@@ -143,7 +144,11 @@ TEST(Registry, GemmEntriesSupportTheirProblemsAndExplainTheRest) {
       EXPECT_EQ(e.Supports(GemmProblem{1000, 17, 1000, t}), "") << id;
     }
     const std::string bf16 = e.Supports(GemmProblem{64, 64, 64, DType::kBF16});
-    EXPECT_NE(bf16.find("bf16"), std::string::npos) << id << ": " << bf16;
+    if (e.info.is_peer) {
+      EXPECT_EQ(bf16, "") << id << " (cuBLAS takes bf16)";
+    } else {
+      EXPECT_NE(bf16.find("bf16"), std::string::npos) << id << ": " << bf16;
+    }
     EXPECT_NE(e.Supports(GemmProblem{0, 4, 4, DType::kF32}), "") << id;
   }
   EXPECT_NE(Get("gemm.g01_naive").Supports(GemmProblem{int64_t{2} << 20, 8, 8, DType::kF32}), "");
@@ -190,8 +195,56 @@ TEST(Registry, ArchSpecificCodeRunsOnItsArchitectureOnly) {
   EXPECT_NE(g05.Supports(p, 100), "");
   const std::string fp32 = g05.Supports(Problem{GemmProblem{64, 64, 64, DType::kF32}}, 90);
   EXPECT_NE(fp32.find("fp32"), std::string::npos) << fp32;
+  const KernelEntry& g06 = Get("gemm.g06_tma_ws");
+  EXPECT_EQ(g06.info.exact_sm, 90);
+  for (DType t : {DType::kF16, DType::kBF16}) {
+    // Odd sizes included: TMA-incompatible shapes take the element-copy producer.
+    for (const GemmProblem& g :
+         {GemmProblem{64, 64, 64, t}, GemmProblem{1000, 17, 1000, t}, GemmProblem{1, 129, 17, t}}) {
+      EXPECT_EQ(g06.Supports(Problem{g}, 90), "") << ProblemKey(g);
+    }
+  }
+  EXPECT_NE(g06.Supports(p, 100), "");
+  const std::string g06_fp32 = g06.Supports(Problem{GemmProblem{64, 64, 64, DType::kF32}}, 90);
+  EXPECT_NE(g06_fp32.find("fp32"), std::string::npos) << g06_fp32;
+  // The audit holds the rung to the instructions its technique needs (audit/audit_policy.h).
+  for (const char* op : {"HGMMA", "UTMALDG", "USETMAXREG"}) {
+    EXPECT_NE(std::find(g06.info.required_sass.begin(), g06.info.required_sass.end(), op),
+              g06.info.required_sass.end())
+        << op;
+  }
 #endif
 }
+
+#ifdef FLASHSCOPE_HAVE_SM90A
+TEST(Registry, G06NamesThePathAndTileThatRun) {
+  const KernelEntry& g06 = Get("gemm.g06_tma_ws");
+  struct Want {
+    GemmProblem g;
+    const char* name;  // a part of the described function's name
+  };
+  // K and N multiples of 8: TMA; 4096^2 and 8192^2 (several waves) take 128x256 tiles in
+  // clusters of two, 2048^2 (one wave) single CTAs, 1024^2 128x64 tiles (more tiles in flight);
+  // one tile row has no peer for a cluster; N = 17 or K = 17: the element-copy producer.
+  for (const Want& w : {Want{{4096, 4096, 4096, DType::kF16}, "fp16, 256, tma, cluster 2"},
+                        Want{{4096, 4096, 4096, DType::kBF16}, "bf16, 256, tma, cluster 2"},
+                        Want{{8192, 8192, 8192, DType::kF16}, "fp16, 256, tma, cluster 2"},
+                        Want{{8192, 16384, 4096, DType::kBF16}, "bf16, 256, tma, cluster 2"},
+                        Want{{2048, 2048, 2048, DType::kF16}, "fp16, 256, tma, cluster 1"},
+                        Want{{1024, 1024, 1024, DType::kF16}, "fp16, 64, tma, cluster 1"},
+                        Want{{128, 4096, 64, DType::kF16}, "fp16, 64, tma, cluster 1"},
+                        Want{{1000, 17, 1000, DType::kBF16}, "bf16, 128, copy"},
+                        Want{{64, 64, 17, DType::kF16}, "fp16, 128, copy"}}) {
+    const auto fns = g06.device_functions(Problem{w.g});
+    ASSERT_EQ(fns.size(), 1u) << ProblemKey(w.g);
+    EXPECT_NE(fns[0].func, nullptr);
+    EXPECT_EQ(fns[0].block_threads, g06.info.tile.threads);
+    EXPECT_NE(fns[0].name.find(w.name), std::string::npos) << fns[0].name;
+    EXPECT_GT(fns[0].dynamic_smem_bytes, 190u * 1024) << "the stages fill shared memory";
+  }
+  EXPECT_TRUE(g06.device_functions(Problem{GemmProblem{8, 8, 8, DType::kF32}}).empty());
+}
+#endif
 
 TEST(Registry, OurRungsDescribeTheirDeviceFunctions) {
   for (const char* id : kOurAttention) {

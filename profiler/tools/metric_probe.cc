@@ -49,7 +49,7 @@ ABSL_FLAG(bool, causal, false, "attention problem: causal mask");
 ABSL_FLAG(int, gemm_m, 4096, "gemm problem: M");
 ABSL_FLAG(int, gemm_n, 4096, "gemm problem: N");
 ABSL_FLAG(int, gemm_k, 4096, "gemm problem: K");
-ABSL_FLAG(std::string, gemm_dtype, "fp16", "gemm problem: fp32 | fp16");
+ABSL_FLAG(std::string, gemm_dtype, "fp16", "gemm problem: fp32 | fp16 | bf16");
 ABSL_FLAG(uint64_t, seed, 1, "input seed");
 
 namespace flashscope::profiler {
@@ -113,7 +113,7 @@ absl::StatusOr<ProbeProblems> ProblemsFromFlags() {
   p.gemm.n = absl::GetFlag(FLAGS_gemm_n);
   p.gemm.k = absl::GetFlag(FLAGS_gemm_k);
   auto gdtype = ParseDType(absl::GetFlag(FLAGS_gemm_dtype));
-  if (!gdtype) return absl::InvalidArgumentError("--gemm_dtype must be fp32 or fp16");
+  if (!gdtype) return absl::InvalidArgumentError("--gemm_dtype must be fp32, fp16 or bf16");
   p.gemm.dtype = *gdtype;
   if (a.batch < 1 || a.heads < 1 || a.seq_q < 1 || a.head_dim < 1 || p.gemm.m < 1 || p.gemm.n < 1 ||
       p.gemm.k < 1) {

@@ -13,18 +13,10 @@
 #include <vector>
 
 #include "kernels/attention/attn_mma_entry.cuh"
+#include "suites/perf/check_cuda.h"
 
 namespace flashscope::kernels::attn_mma {
 namespace {
-
-#define CHECK_CUDA(x)                                                                          \
-  do {                                                                                         \
-    cudaError_t e_ = (x);                                                                      \
-    if (e_ != cudaSuccess) {                                                                   \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
 
 constexpr unsigned kA10 = kSInRegs | kDirectRescale | kCpAsync | kSwizzle | kCausalSkip;
 constexpr unsigned kA11C = kA10 | kCondRescale;

@@ -41,8 +41,16 @@ TEST(SuiteTest, CommittedSuitesParseWithExpectedGrids) {
   auto smoke = LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/smoke.json");
   ASSERT_TRUE(smoke.ok()) << smoke.status();
   EXPECT_EQ(smoke->name, "smoke");
-  // 2 dtypes x 2 dims x 2 causal x 4 lengths, the same for Sq x Sk, and 2 x 2 x 2 x 2 gemms.
-  EXPECT_EQ(smoke->problems.size(), 32u + 32u + 16u);
+  // 2 dtypes x 2 dims x 2 causal x 4 lengths, the same for Sq x Sk, 3 x 2 x 2 x 2 odd gemms and
+  // 2 x 2 x 1 x 2 TMA-describable ones.
+  EXPECT_EQ(smoke->problems.size(), 32u + 32u + 24u + 8u);
+  const auto& bf16_gemm = std::get<GemmProblem>(smoke->problems[64 + 16]);
+  EXPECT_EQ(ProblemKey(bf16_gemm), "gemm{M=1,N=17,K=17,bf16}");
+  auto gemm_ladder =
+      LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/gemm_ladder.json");
+  ASSERT_TRUE(gemm_ladder.ok()) << gemm_ladder.status();
+  ASSERT_EQ(gemm_ladder->problems.size(), 12u);  // 6 shapes in fp16 and bf16
+  EXPECT_EQ(ProblemKey(gemm_ladder->problems[4]), "gemm{M=1024,N=1024,K=1024,bf16}");
   auto ladder = LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/ladder.json");
   ASSERT_TRUE(ladder.ok()) << ladder.status();
   ASSERT_EQ(ladder->problems.size(), 25u);
@@ -121,8 +129,8 @@ TEST(SuiteTest, ErrorsNameThePathAndTheFix) {
           "axes": {"m": 4, "n": 4}}]})",
        "needs size, or all of m, n and k"},
       {R"({"name": "t", "kernels": ["a"], "problems": [{"family": "gemm",
-          "axes": {"size": 4, "dtype": "bf16"}}]})",
-       "gemm takes fp32 or fp16 inputs"},
+          "axes": {"size": 4, "dtype": "fp8"}}]})",
+       "unknown dtype \"fp8\" (expected fp32, fp16 or bf16)"},
       {Minimal(R"(, "timing": {"min_samples": 10, "max_samples": 5})"),
        "needs 1 <= min_samples <= max_samples"},
       {Minimal(R"(, "timing": {"warmup": "three"})"),

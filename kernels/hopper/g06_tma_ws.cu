@@ -1,0 +1,312 @@
+// g06_tma_ws — intent: the GEMM ladder's Hopper rung built the way Hopper wants to be fed: the
+// copy engine (TMA) loads the tiles, a warp-specialised mbarrier pipeline keeps the tensor cores
+// busy, and a persistent grid walks the tiles in an L2-friendly order. fp16 and bf16 in, fp32 out.
+//
+// Changed vs g05 (every thread copies with cp.async, then all meet at __syncthreads; one CTA per
+// 128x128 tile): one producer thread issues cp.async.bulk.tensor (TMA) boxes of A (128 rows x 64
+// k, K-major) and B (64 k x 64 n boxes, N-major as in memory) into 128-byte-swizzled shared
+// memory, each stage completing on its "full" mbarrier by transaction bytes; two consumer
+// warpgroups wait on it and issue wgmma.m64nNk16 (N = 256; 128 or 64 when the problem has too
+// few tiles to fill the SMs) on their 64 rows, then hand the stage back through its "empty"
+// mbarrier once wgmma.wait_group has retired the reads. No __syncthreads in the main loop.
+// setmaxnreg moves registers from the producer warpgroup (40) to the consumers (232: 128
+// accumulators each). Clusters of two CTAs along M share the B tile: each loads half of its boxes
+// and multicasts them to both. Persistent: as many clusters as fit at once, cluster c takes
+// cluster tiles c, c + clusters, ..., walked in groups of 8 cluster rows, down a column first, so
+// the clusters running at once share A rows and B columns in L2. The producer runs ahead into the
+// next tile while the consumers store the last one (straight from registers to global memory).
+// Device code: g06_tma_ws_kernel.cuh.
+//
+// Paths, one kernel entry: TMA needs 16-byte-aligned rows, so K and N multiples of 8 (2-byte
+// elements) and 16-byte-aligned A and B take the TMA path (edges zero-filled by the copy engine);
+// any other shape runs the same pipeline with the whole producer warpgroup copying element by
+// element (zero fill at the edges, fence.proxy.async, one arrival per thread) and 128x128 tiles.
+// The profiler's device function name says which ("G06TmaWsKernel<bf16, 256, tma, cluster 2>").
+//
+// Prediction (written before the first device run): with loads off the consumers' issue slots,
+// no block-wide barriers and a 128x256 tile (B read once per 128 rows, A once per 256 columns),
+// the tensor pipe should be busy 75-85 % of the time at 4096^3 and 8192^3: 560-660 TFLOPS on an
+// H200 (g05: 375; cuBLAS 726-741), i.e. 0.78-0.9x cuBLAS, fp16 and bf16 alike; the MLP shapes the
+// same. The fp32 epilogue (64 MB at 4096^2) stalls the tensor cores only while the 128 floats per
+// thread are issued: ~2-4 %. Small problems (1024^3: 32 tiles of 128x256 for 132 SMs) stay far
+// from cuBLAS. Measured (H200, gemm_ladder, same run as cuBLAS): 704 / 741 TFLOPS fp16 and 722 /
+// 770 bf16 at 4096^3 / 8192^3, 0.96-1.0x cuBLAS, tensor pipe 87-95 %: above the prediction.
+// History and later versions: docs/perf-notes.md ("gemm.g06_tma_ws").
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/gemm/gemm_common.cuh"
+#include "kernels/hopper/g06_tma_ws_kernel.cuh"
+#include "kernels/hopper/tensor_map.h"
+#include "kernels/kernel_list.h"
+
+namespace flashscope::kernels {
+namespace {
+
+using g06::G06TmaWsKernel;
+using g06::kBK;
+using g06::kBM;
+using g06::kThreads;
+using g06::Layout;
+using g06::Shape;
+using hopper::EncodeTensorMap2D;
+using hopper::TmaAddressable;
+
+constexpr int kDefaultGroupM = 8;  // cluster-tile rows per scheduling group (g06::Schedule)
+
+// ---------------------------------------------------------------- host side
+
+// Which kernel a problem runs: the TMA path when both operands are TMA-addressable (128x256
+// tiles, narrower for small problems; clusters of two CTAs sharing B for large ones); otherwise
+// the element-copying producer with 128x128 tiles.
+struct Plan {
+  bool tma = false;
+  int bn = 128;
+  int cluster = 1;
+};
+
+int SmCount() {
+  static const int sms = [] {
+    int dev = 0, n = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n < 1) {
+      cudaGetLastError();  // no GPU here (a CPU-only test): plan for an H100/H200
+      return 132;
+    }
+    return n;
+  }();
+  return sms;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t Tiles(const GemmProblem& p, int bn) { return CeilDiv(p.m, kBM) * CeilDiv(p.n, bn); }
+
+// 128x256 tiles, narrower only while the wider ones would leave more than half of the SMs idle.
+// (Narrow tiles read more operand bytes per FLOP: choosing by wave count alone picked 128x64 at
+// 8192^3 for a 1 % better last wave and lost 40 %, docs/perf-notes.md, g06 v2.)
+int ChooseBN(const GemmProblem& p) {
+  const int64_t half = SmCount() / 2;
+  if (Tiles(p, 256) >= half) return 256;
+  return Tiles(p, 128) >= half ? 128 : 64;
+}
+
+// Shape-only rule (the runner's buffers are cudaMalloc'd, 256-byte aligned); PlanFor also checks
+// the pointers.
+Plan ShapePlan(const GemmProblem& p) {
+  Plan plan;
+  plan.tma = p.k % 8 == 0 && p.n % 8 == 0;
+  plan.bn = plan.tma ? ChooseBN(p) : 128;
+  // Clusters pay where there are several waves of tiles (+1 % at 4096^3); on one wave or less
+  // their start-up and final cluster barrier cost more than sharing B saves (-3 % at 2048^3,
+  // -10 % at 1024^3 in the v2 sweep).
+  plan.cluster = plan.tma && p.m > kBM && Tiles(p, plan.bn) >= 2 * SmCount() ? 2 : 1;
+  return plan;
+}
+
+Plan PlanFor(const GemmProblem& p, const void* a, const void* b) {
+  Plan plan = ShapePlan(p);
+  if (!TmaAddressable(a, p.k * 2).empty() || !TmaAddressable(b, p.n * 2).empty()) {
+    plan = Plan{};  // misaligned operands: the element-copy producer
+  }
+  return plan;
+}
+
+struct Maps {
+  CUtensorMap a{}, b{};
+};
+
+// Encoding costs host time on every launch; the runner relaunches one problem on the same buffers
+// many times, so the last pair of maps is kept.
+std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, Maps* out) {
+  struct Key {
+    const void* a;
+    const void* b;
+    int64_t m, n, k;
+    DType dtype;
+    int bn;
+    bool operator==(const Key& o) const {
+      return a == o.a && b == o.b && m == o.m && n == o.n && k == o.k && dtype == o.dtype &&
+             bn == o.bn;
+    }
+  };
+  static std::mutex mu;
+  static Key last{};
+  static Maps cached;
+  static bool valid = false;
+  const Key key{args.a, args.b, p.m, p.n, p.k, p.dtype, bn};
+  std::lock_guard<std::mutex> lock(mu);
+  if (!(valid && last == key)) {
+    const CUtensorMapDataType type = p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    valid = false;
+    // A: M rows of K, boxes of 128 rows x 64 k. B: K rows of N, boxes of 64 k-rows x 64 n.
+    std::string why = EncodeTensorMap2D(
+        {args.a, type, uint64_t(p.m), uint64_t(p.k), uint64_t(p.k) * 2, kBM, kBK}, &cached.a);
+    if (why.empty()) {
+      why = EncodeTensorMap2D(
+          {args.b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(p.n) * 2, kBK, 64}, &cached.b);
+    }
+    if (!why.empty()) return why;
+    last = key;
+    valid = true;
+  }
+  *out = cached;
+  return "";
+}
+
+// How many clusters of the kernel fit on the GPU at once: the persistent grid's size.
+template <typename T, int kBN, bool kTma, int kCluster>
+int ResidentClusters(cudaLaunchConfig_t cfg) {
+  static const int n = [&] {
+    if constexpr (kCluster == 1) return SmCount();
+    int clusters = 0;
+    if (cudaOccupancyMaxActiveClusters(&clusters, G06TmaWsKernel<T, kBN, kTma, kCluster>, &cfg) !=
+            cudaSuccess ||
+        clusters < 1) {
+      cudaGetLastError();
+      return SmCount() / kCluster;
+    }
+    return clusters;
+  }();
+  return n;
+}
+
+template <typename T, int kBN, bool kTma, int kCluster>
+cudaError_t LaunchTyped(const GemmProblem& p, const GemmArgs& a, const Maps& maps,
+                        cudaStream_t stream, int group_m = kDefaultGroupM) {
+  using L = Layout<kBN>;
+  auto* const kernel = G06TmaWsKernel<T, kBN, kTma, kCluster>;
+  static const cudaError_t attr =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmemBytes));
+  if (attr != cudaSuccess) return attr;
+  const Shape s{int(p.m),
+                int(p.n),
+                int(p.k),
+                int(CeilDiv(p.m, kBM)),
+                int(CeilDiv(p.n, kBN)),
+                int(CeilDiv(p.k, kBK)),
+                group_m};
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = kCluster;
+  cluster.val.clusterDim.y = 1;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(unsigned(SmCount() / kCluster * kCluster));
+  cfg.blockDim = dim3(kThreads);
+  cfg.dynamicSmemBytes = L::kSmemBytes;
+  cfg.stream = stream;
+  cfg.attrs = &cluster;
+  cfg.numAttrs = 1;
+  const int64_t cluster_tiles = CeilDiv(s.tiles_m, kCluster) * s.tiles_n;
+  const int64_t resident = ResidentClusters<T, kBN, kTma, kCluster>(cfg);
+  cfg.gridDim = dim3(unsigned((cluster_tiles < resident ? cluster_tiles : resident) * kCluster));
+  const cudaError_t e =
+      cudaLaunchKernelEx(&cfg, kernel, maps.a, maps.b, static_cast<const uint16_t*>(a.a),
+                         static_cast<const uint16_t*>(a.b), a.c, s);
+  return e != cudaSuccess ? e : cudaGetLastError();
+}
+
+template <typename T, int kBN>
+cudaError_t LaunchTmaPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
+                          const Maps& maps, cudaStream_t stream) {
+  return plan.cluster == 2 ? LaunchTyped<T, kBN, true, 2>(p, a, maps, stream)
+                           : LaunchTyped<T, kBN, true, 1>(p, a, maps, stream);
+}
+
+template <typename T>
+cudaError_t LaunchForType(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
+                          const Maps& maps, cudaStream_t stream) {
+  if (!plan.tma) return LaunchTyped<T, 128, false, 1>(p, a, maps, stream);
+  if (plan.bn == 256) return LaunchTmaPlan<T, 256>(p, a, plan, maps, stream);
+  if (plan.bn == 128) return LaunchTmaPlan<T, 128>(p, a, plan, maps, stream);
+  return LaunchTmaPlan<T, 64>(p, a, plan, maps, stream);
+}
+
+cudaError_t LaunchG06(const GemmProblem& p, const GemmArgs& a, cudaStream_t stream) {
+  const Plan plan = PlanFor(p, a.a, a.b);
+  Maps maps;
+  if (plan.tma) {
+    if (const std::string why = MapsFor(p, a, plan.bn, &maps); !why.empty()) {
+      std::fprintf(stderr, "gemm.g06_tma_ws: %s\n", why.c_str());
+      return cudaErrorInvalidValue;
+    }
+  }
+  return p.dtype == DType::kBF16 ? LaunchForType<__nv_bfloat16>(p, a, plan, maps, stream)
+                                 : LaunchForType<__half>(p, a, plan, maps, stream);
+}
+
+std::string G06Supports(const GemmProblem& p) {
+  if (p.dtype != DType::kF16 && p.dtype != DType::kBF16) {
+    return std::string(DTypeName(p.dtype)) +
+           " inputs are not supported: g06 issues wgmma with fp16 or bf16 operands (use "
+           "gemm.g01..g03 for fp32)";
+  }
+  return TensorCoreGemmSizes(p);  // the 1-D persistent grid has no y limit
+}
+
+template <typename T, int kBN, bool kTma, int kCluster>
+DeviceFunction DescribeOne() {
+  const char* const type = std::is_same_v<T, __half> ? "fp16" : "bf16";
+  return {reinterpret_cast<const void*>(&G06TmaWsKernel<T, kBN, kTma, kCluster>),
+          std::string("G06TmaWsKernel<") + type + ", " + std::to_string(kBN) + ", " +
+              (kTma ? "tma" : "copy") + ", cluster " + std::to_string(kCluster) + ">",
+          kThreads, Layout<kBN>::kSmemBytes};
+}
+
+template <typename T, int kBN>
+DeviceFunction DescribeTma(const Plan& plan) {
+  return plan.cluster == 2 ? DescribeOne<T, kBN, true, 2>() : DescribeOne<T, kBN, true, 1>();
+}
+
+template <typename T>
+DeviceFunction Describe(const Plan& plan) {
+  if (!plan.tma) return DescribeOne<T, 128, false, 1>();
+  if (plan.bn == 256) return DescribeTma<T, 256>(plan);
+  if (plan.bn == 128) return DescribeTma<T, 128>(plan);
+  return DescribeTma<T, 64>(plan);
+}
+
+}  // namespace
+
+KernelEntry MakeG06TmaWs() {
+  KernelEntry e;
+  e.info.id = "gemm.g06_tma_ws";
+  e.info.family = Family::kGemm;
+  e.info.revision = 6;
+  e.info.title =
+      "TMA + mbarrier pipeline, producer warp / 2 wgmma warpgroups (setmaxnreg), persistent "
+      "128x256 tiles (narrower when small), clusters of 2 multicasting B; K, N not multiples of "
+      "8: element-copy producer";
+  e.info.changed =
+      "TMA bulk-tensor loads completing on mbarriers, warp specialisation, persistent grouped "
+      "tile order, B multicast in clusters of two, fp16 and bf16";
+  e.info.min_sm = 90;
+  e.info.exact_sm = 90;  // sm_90a code: compute capability 9.0 only
+  e.info.tile = TileShape{kBM, 256, kBK, kThreads};
+  e.info.required_sass = {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"};
+  e.gemm_supports = G06Supports;
+  e.gemm_launch = LaunchG06;
+  e.device_functions = [](const Problem& pr) {
+    std::vector<DeviceFunction> out;
+    if (const auto* p = std::get_if<GemmProblem>(&pr); p != nullptr && G06Supports(*p).empty()) {
+      const Plan plan = ShapePlan(*p);
+      out.push_back(p->dtype == DType::kBF16 ? Describe<__nv_bfloat16>(plan)
+                                             : Describe<__half>(plan));
+    }
+    return out;
+  };
+  return e;
+}
+
+}  // namespace flashscope::kernels

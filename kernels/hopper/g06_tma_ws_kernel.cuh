@@ -1,0 +1,261 @@
+// The device code of gemm.g06_tma_ws (kernels/hopper/g06_tma_ws.cu says what the rung is and
+// why): the tile schedule, the two producers (TMA, element copy), the wgmma consumer and the
+// kernel. Included by that file (and by the tuning harness suites/perf/gemm_sweep.cu) only.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "kernels/hopper/hopper_ptx.cuh"
+#include "kernels/hopper/wgmma_epilogue.cuh"
+
+namespace flashscope::kernels::g06 {
+
+using namespace hopper;  // NOLINT: the PTX wrappers read as instructions
+
+constexpr int kBM = 128, kBK = 64;                      // C rows per tile, K per pipeline stage
+constexpr int kConsumers = 2;                           // consumer warpgroups, 64 tile rows each
+constexpr int kThreads = 128 * (1 + kConsumers);        // warpgroup 0 produces
+constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128·40 + 256·232 <= 64 Ki registers
+constexpr int kStageBudget = 192 * 1024;  // shared memory for the stages (227 KiB per block max)
+constexpr int kBoxBytes = 64 * 128;       // one 64-row box of 128-byte (64-element) rows: 8 KiB
+
+template <int kBN>
+struct Layout {
+  static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB: 128 rows of 64 k (128 bytes)
+  static constexpr int kBBytes = kBK * kBN * 2;  // kBN/64 boxes of 64 k-rows of 64 n
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kStages = kStageBudget / kStageBytes;  // 4, 6, 8 for N = 256, 128, 64
+  // Stages, then the 2·kStages mbarriers; 1 KiB of slack aligns the base to the swizzle atoms.
+  static constexpr size_t kSmemBytes = size_t(kStages) * kStageBytes + 2 * kStages * 8 + 1024;
+  static_assert(kStages >= 2, "a pipeline needs two stages");
+};
+
+struct Shape {
+  int m, n, k, tiles_m, tiles_n, k_tiles, group_m;
+};
+
+// Persistent schedule over cluster tiles (kCluster tile rows x one tile column; the CTAs of a
+// cluster share the B tile): cluster c takes cluster tiles c, c + clusters, ... Cluster tile t
+// lies in a group of group_m cluster rows walked column by column, down the rows of a column
+// first, so the clusters running at once cover a compact block of C and share A rows and B
+// columns in L2. A CTA whose tile row falls past M (odd row count) computes zeros and stores
+// nothing, so that its peer still gets its half of B.
+template <int kCluster>
+struct Schedule {
+  int first, step, count, rows, rank;
+  __device__ explicit Schedule(const Shape& s) {
+    rank = kCluster > 1 ? int(ClusterCtaRank()) : 0;
+    first = blockIdx.x / kCluster;
+    step = gridDim.x / kCluster;
+    rows = (s.tiles_m + kCluster - 1) / kCluster;
+    count = rows * s.tiles_n;
+  }
+  __device__ void Coords(const Shape& s, int t, int* tm, int* tn) const {
+    const int per_group = s.group_m * s.tiles_n;
+    const int group = t / per_group;
+    const int first_row = group * s.group_m;
+    const int group_rows = min(s.group_m, rows - first_row);
+    const int local = t - group * per_group;
+    *tm = (first_row + local % group_rows) * kCluster + rank;
+    *tn = local / group_rows;
+  }
+};
+
+// The pipeline position shared by producer and consumers: stage index and the parity of its
+// current phase, advanced identically on both sides across tiles.
+template <int kStages>
+struct PipeState {
+  int stage = 0;
+  uint32_t phase = 0;
+  __device__ __forceinline__ void Advance() {
+    if (++stage == kStages) {
+      stage = 0;
+      phase ^= 1;
+    }
+  }
+};
+
+// TMA producer, one thread: per stage the A box (64 k x 128 rows) and the kBN/64 B boxes (64 n x
+// 64 k, 8 KiB apart), all completing on the stage's full barrier. In a cluster of two, each CTA
+// loads half of the B boxes and multicasts them to both, so B crosses L2 once per pair.
+template <int kBN, int kCluster>
+__device__ void ProduceTma(const CUtensorMap* map_a, const CUtensorMap* map_b, const Shape& s,
+                           unsigned char* stages, uint64_t* full, uint64_t* empty) {
+  using L = Layout<kBN>;
+  PrefetchTensorMap(map_a);
+  PrefetchTensorMap(map_b);
+  const Schedule<kCluster> sched(s);
+  PipeState<L::kStages> p;
+  for (int t = sched.first; t < sched.count; t += sched.step) {
+    int tm, tn;
+    sched.Coords(s, t, &tm, &tn);
+    for (int kt = 0; kt < s.k_tiles; ++kt) {
+      MbarWait(&empty[p.stage], p.phase ^ 1);  // every consumer of the cluster released it
+      unsigned char* const sa = stages + p.stage * L::kStageBytes;
+      uint64_t* const bar = &full[p.stage];
+      MbarArriveExpectTx(bar, L::kStageBytes);  // whole boxes count, zero-filled edges too
+      TmaLoad2D(sa, map_a, bar, kt * kBK, tm * kBM);
+#pragma unroll
+      for (int j = 0; j < kBN / 64; ++j) {
+        unsigned char* const sb = sa + L::kABytes + j * kBoxBytes;
+        if constexpr (kCluster == 1) {
+          TmaLoad2D(sb, map_b, bar, tn * kBN + 64 * j, kt * kBK);
+        } else if (j % kCluster == sched.rank) {
+          TmaLoad2DMulticast(sb, map_b, bar, tn * kBN + 64 * j, kt * kBK,
+                             uint16_t((1u << kCluster) - 1));
+        }
+      }
+      p.Advance();
+    }
+  }
+}
+
+// Byte offset of the 16-byte chunk (row, c) in a box of 128-byte rows, 128-byte swizzled: what
+// TMA writes and wgmma reads (chunk c of row r stored at c ^ (r % 8)).
+__device__ __forceinline__ int SwizzledChunk(int row, int c) {
+  return row * 128 + ((c ^ (row & 7)) << 4);
+}
+
+// 8 consecutive 2-byte elements from `src` (`valid` of them inside the matrix), zeros beyond.
+__device__ __forceinline__ uint4 LoadEdgeChunk(const uint16_t* src, int valid) {
+  uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    if (e < valid) w[e / 2] |= uint32_t(src[e]) << (16 * (e % 2));
+  }
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// Fallback producer for shapes TMA cannot describe: the producer warpgroup's 128 threads copy the
+// stage element by element into the layout TMA would write, then each makes its stores visible to
+// the tensor cores (async proxy) and arrives (the full barrier counts 128).
+template <int kBN>
+__device__ void ProduceCopy(const uint16_t* A, const uint16_t* B, const Shape& s,
+                            unsigned char* stages, uint64_t* full, uint64_t* empty) {
+  using L = Layout<kBN>;
+  const int tid = threadIdx.x;  // 0..127: the producer warpgroup
+  const Schedule<1> sched(s);
+  PipeState<L::kStages> p;
+  for (int t = sched.first; t < sched.count; t += sched.step) {
+    int tm, tn;
+    sched.Coords(s, t, &tm, &tn);
+    for (int kt = 0; kt < s.k_tiles; ++kt) {
+      MbarWait(&empty[p.stage], p.phase ^ 1);
+      unsigned char* const sa = stages + p.stage * L::kStageBytes;
+      const int k0 = kt * kBK;
+      for (int c = tid; c < kBM * 8; c += 128) {  // A: 128 rows x 8 chunks
+        const int r = c / 8, kc = (c % 8) * 8, row = tm * kBM + r;
+        const uint4 v = row < s.m ? LoadEdgeChunk(A + int64_t(row) * s.k + k0 + kc, s.k - k0 - kc)
+                                  : make_uint4(0, 0, 0, 0);
+        *reinterpret_cast<uint4*>(sa + SwizzledChunk(r, c % 8)) = v;
+      }
+      for (int c = tid; c < kBK * kBN / 8; c += 128) {  // B: 64 k-rows x kBN/8 chunks
+        const int kr = c / (kBN / 8), nc = (c % (kBN / 8)) * 8, krow = k0 + kr;
+        const int col = tn * kBN + nc;
+        const uint4 v = krow < s.k ? LoadEdgeChunk(B + int64_t(krow) * s.n + col, s.n - col)
+                                   : make_uint4(0, 0, 0, 0);
+        *reinterpret_cast<uint4*>(sa + L::kABytes + (nc / 64) * kBoxBytes +
+                                  SwizzledChunk(kr, (nc % 64) / 8)) = v;
+      }
+      FenceProxyAsyncShared();
+      MbarArrive(&full[p.stage]);
+      p.Advance();
+    }
+  }
+}
+
+// A consumer warpgroup (`wg` 0 or 1): rows 64·wg..64·wg+63 of every tile this CTA owns. Each
+// stage's four k16 wgmmas are committed as one group; the group before it is then retired
+// (wait_group 1) and its stage handed back to every producer that writes it (this CTA's, and in
+// a cluster the peer's, whose multicast fills this stage too).
+template <typename T, int kBN, int kCluster>
+__device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_t* full,
+                        uint64_t* empty, int wg) {
+  using L = Layout<kBN>;
+  const bool releaser = threadIdx.x % 32 == 0;  // one arrival per consumer warp and CTA
+  const Schedule<kCluster> sched(s);
+  auto release = [&](int stage) {
+    if (!releaser) return;
+    MbarArrive(&empty[stage]);
+    if constexpr (kCluster == 2) MbarArriveCluster(&empty[stage], uint32_t(sched.rank ^ 1));
+  };
+  PipeState<L::kStages> p;
+  float d[kBN / 2];
+#pragma unroll
+  for (int i = 0; i < kBN / 2; ++i) d[i] = 0.f;  // the first wgmma of a tile overwrites (scale-d 0)
+  for (int t = sched.first; t < sched.count; t += sched.step) {
+    int tm, tn;
+    sched.Coords(s, t, &tm, &tn);
+    int previous = -1;
+    for (int kt = 0; kt < s.k_tiles; ++kt) {
+      MbarWait(&full[p.stage], p.phase);
+      const unsigned char* const sa = stages + p.stage * L::kStageBytes;
+      WgmmaFence();
+#pragma unroll
+      for (int kk = 0; kk < kBK / 16; ++kk) {
+        // A: this warpgroup's 64 rows (8 atoms of 8 rows, 1024 bytes apart), the k16 slice 32
+        // bytes along each row. B: two 8-k atom rows per slice (2 KiB); 64-n boxes 8 KiB apart.
+        const uint64_t da = SmemDescriptorSw128(sa + wg * 64 * 128 + kk * 32, 16, 1024);
+        const uint64_t db = SmemDescriptorSw128(sa + L::kABytes + kk * 2048, kBoxBytes, 1024);
+        WgmmaM64K16SsNMajorB<T, kBN>(d, da, db, kt > 0 || kk > 0);
+      }
+      WgmmaCommit();
+      WgmmaWait<1>();
+      if (previous >= 0) release(previous);
+      previous = p.stage;
+      p.Advance();
+    }
+    WgmmaWait<0>();
+    release(previous);
+    StoreWgmmaAccumulators<kBN>(d, C, s.m, s.n, tm * kBM + wg * 64 + (threadIdx.x / 32 % 4) * 16,
+                                tn * kBN);
+  }
+}
+
+// kTma false: the element-copy producer (kCluster must be 1).
+template <typename T, int kBN, bool kTma, int kCluster>
+__global__ void __launch_bounds__(kThreads, 1)
+    G06TmaWsKernel(const __grid_constant__ CUtensorMap map_a,
+                   const __grid_constant__ CUtensorMap map_b, const uint16_t* A, const uint16_t* B,
+                   float* C, Shape s) {
+  static_assert(kCluster == 1 || (kTma && kCluster == 2), "clusters of two, TMA path only");
+  using L = Layout<kBN>;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  // Swizzle atoms start on 1 KiB boundaries; the same offset in every CTA, as multicast needs.
+  unsigned char* const stages = smem_raw + ((1024 - (SmemAddr(smem_raw) & 1023)) & 1023);
+  uint64_t* const full = reinterpret_cast<uint64_t*>(stages + L::kStages * L::kStageBytes);
+  uint64_t* const empty = full + L::kStages;
+  const int warpgroup = threadIdx.x / 128;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < L::kStages; ++i) {
+      MbarInit(&full[i], kTma ? 1 : 128);              // TMA: the issuing thread's arrive.expect_tx
+      MbarInit(&empty[i], kConsumers * 4 * kCluster);  // every consumer warp of the cluster
+    }
+    FenceMbarInit();
+  }
+  // The peer's multicast and releases may target this CTA's barriers only once they exist.
+  if constexpr (kCluster > 1) {
+    ClusterSync();
+  } else {
+    __syncthreads();
+  }
+  if (warpgroup == 0) {
+    SetMaxNRegDecrease<kProducerRegs>();
+    if constexpr (kTma) {
+      if (threadIdx.x == 0) ProduceTma<kBN, kCluster>(&map_a, &map_b, s, stages, full, empty);
+    } else {
+      ProduceCopy<kBN>(A, B, s, stages, full, empty);
+    }
+  } else {
+    SetMaxNRegIncrease<kConsumerRegs>();
+    Consume<T, kBN, kCluster>(C, s, stages, full, empty, warpgroup - 1);
+  }
+  // No CTA may leave while its peer can still arrive on its barriers.
+  if constexpr (kCluster > 1) ClusterSync();
+}
+
+}  // namespace flashscope::kernels::g06
