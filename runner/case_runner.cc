@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "profiler/cupti_profiler.h"
 #include "profiler/device_info.h"
 #include "profiler/kernel_tracer.h"
@@ -24,6 +25,7 @@
 #include "runner/trust_case.h"
 #include "suites/worker_protocol.h"
 #include "verify/input_kind.h"
+#include "verify/problem_costs.h"
 #include "verify/tolerance.h"
 
 namespace flashscope::runner {
@@ -367,6 +369,17 @@ void CaseRunner::Profile(Case& k) {
   const std::string no_counters = absl::StrCat("no work counters known for sm_", s.device.cc);
   if (s.profiled_defs.empty()) {
     k.trust->SetWork({false, no_counters}, 0);
+    return;
+  }
+  // The FLOP and precision rules are off below kWorkRuleMinFlops: unless metrics were asked for,
+  // the ~0.1 s of counter passes (measured per smoke case on an H200) buys nothing there.
+  if (s.metric_defs.empty() &&
+      verify::MinimalWorkFlops(k.c->problem) < reports::kWorkRuleMinFlops) {
+    k.trust->SetWork(
+        {false, absl::StrFormat("the problem needs under %.0e FLOPs: no counters collected (a "
+                                "launch without kernels still fails the streams check)",
+                                reports::kWorkRuleMinFlops)},
+        0);
     return;
   }
   Enter(phase::kProfiling);

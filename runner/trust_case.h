@@ -64,7 +64,8 @@ class TrustCase {
   // After the runner's verification of input set `set` (its first launch, on poisoned outputs):
   // keeps the set's verdict and element bound, and checks the output on the GPU for its hash.
   absl::Status AfterVerifiedLaunch(int set, const verify::VerificationResult& v);
-  // Poisons, launches and verifies every other input set (synchronises `stream`).
+  // Poisons and launches every other input set, and judges its output by the verification rule
+  // on the GPU (synchronises `stream`); set 0 has the runner's full verification.
   absl::Status VerifyOtherSets(const verify::TolerancePolicy& policy);
 
   // The hooks of every timed launch (Timer::Time, and the traced sample).
@@ -101,7 +102,8 @@ class TrustCase {
 
   std::vector<verify::ElementBound> bounds_;  // per input set
   std::vector<reports::InputSetVerdict> verdicts_;
-  verify::DeviceBuffer slots_;  // kSlots OutputCheckCounts
+  std::map<int, verify::ErrorStats> verified_stats_;  // GPU check of each set's first launch
+  verify::DeviceBuffer slots_;                        // kSlots OutputCheckCounts
   std::vector<Pending> pending_;
   std::vector<reports::LaunchOutputCheck> checks_;
   int timed_launches_ = 0;

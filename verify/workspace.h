@@ -108,6 +108,10 @@ class Workspace {
                                             const HeatmapOptions& heatmaps, cudaStream_t stream,
                                             int set = 0);
 
+  // The baseline's error statistics against input set `set`'s reference under `tol`, computed
+  // once per set and tolerance (reference and baseline never change).
+  const ErrorStats& BaselineStats(int set, Tolerance tol);
+
   // Enqueues on `stream` the GPU check of the output against input set `set`'s reference under
   // `bound` (output_check.h); the counts land in `counts` (device memory). The lse is not checked.
   absl::Status EnqueueOutputCheck(int set, const ElementBound& bound, OutputCheckCounts* counts,
@@ -124,6 +128,10 @@ class Workspace {
     DeviceBuffer inputs[3];
     DeviceBuffer reference_device;  // fp32
     std::vector<float> reference, reference_lse, baseline;
+    // BaselineStats' cache: the tolerance it was computed for, and the statistics.
+    bool baseline_stats_valid = false;
+    Tolerance baseline_tol{0, 0};
+    ErrorStats baseline_stats;
   };
 
   Workspace(const Problem& p, const WorkspaceOptions& o) : problem_(p), options_(o) {}
