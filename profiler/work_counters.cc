@@ -1,23 +1,30 @@
 #include "profiler/work_counters.h"
 
+#include <utility>
+
 namespace flashscope::profiler {
 namespace {
 
-// Scalar arithmetic, counted as work on every architecture (the same names on GA100 and GH100).
-void AddScalarPaths(std::vector<WorkCounter>* paths) {
-  paths->push_back(
+// An architecture's tensor paths, then what is named alike on GA100 and GH100: the scalar
+// arithmetic (counted as work everywhere) and DRAM bytes.
+WorkCounterSet WithScalarAndDram(std::vector<WorkCounter> tensor_paths) {
+  WorkCounterSet s;
+  s.paths = std::move(tensor_paths);
+  s.paths.push_back(
       {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "fp32 FFMA", "fp32", "fp32", 2});
-  paths->push_back(
+  s.paths.push_back(
       {"sm__sass_thread_inst_executed_op_fadd_pred_on.sum", "fp32 FADD", "fp32", "fp32", 1, false});
-  paths->push_back(
+  s.paths.push_back(
       {"sm__sass_thread_inst_executed_op_fmul_pred_on.sum", "fp32 FMUL", "fp32", "fp32", 1, false});
-  paths->push_back({"sm__sass_thread_inst_executed_op_hfma_pred_on.sum",
-                    "fp16 HFMA2 (register moves included)", "fp16", "fp16", 4, false});
+  s.paths.push_back({"sm__sass_thread_inst_executed_op_hfma_pred_on.sum",
+                     "fp16 HFMA2 (register moves included)", "fp16", "fp16", 4, false});
+  s.dram_read = "dram__bytes_read.sum";
+  s.dram_write = "dram__bytes_write.sum";
+  return s;
 }
 
 WorkCounterSet Hopper() {
-  WorkCounterSet s;
-  s.paths = {
+  return WithScalarAndDram({
       {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", "fp16 mma.sync, fp32 accumulate",
        "fp16", "fp32", 1},
       {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum", "fp16 mma.sync, fp16 accumulate",
@@ -30,18 +37,13 @@ WorkCounterSet Hopper() {
       {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", "tf32 tensor", "tf32", "fp32", 1},
       {"sm__ops_path_tensor_src_fp8.sum", "fp8 tensor", "fp8", "fp16 or fp32", 1},
       {"sm__ops_path_tensor_src_int8.sum", "int8 tensor", "int8", "int32", 1},
-  };
-  AddScalarPaths(&s.paths);
-  s.dram_read = "dram__bytes_read.sum";
-  s.dram_write = "dram__bytes_write.sum";
-  return s;
+  });
 }
 
 // GA100's tensor counters split by destination type for every source (no wgmma there). Their
 // unit is taken to be Hopper's (both are CUPTI "math_op" counters); not yet measured on an A100.
 WorkCounterSet Ampere() {
-  WorkCounterSet s;
-  s.paths = {
+  return WithScalarAndDram({
       {"sm__ops_path_tensor_src_fp16_dst_fp32.sum", "fp16 tensor, fp32 accumulate", "fp16", "fp32",
        1},
       {"sm__ops_path_tensor_src_fp16_dst_fp16.sum", "fp16 tensor, fp16 accumulate", "fp16", "fp16",
@@ -50,11 +52,7 @@ WorkCounterSet Ampere() {
        1},
       {"sm__ops_path_tensor_src_tf32_dst_fp32.sum", "tf32 tensor", "tf32", "fp32", 1},
       {"sm__ops_path_tensor_src_int8.sum", "int8 tensor", "int8", "int32", 1},
-  };
-  AddScalarPaths(&s.paths);
-  s.dram_read = "dram__bytes_read.sum";
-  s.dram_write = "dram__bytes_write.sum";
-  return s;
+  });
 }
 
 }  // namespace
