@@ -55,6 +55,12 @@ KernelEntry MakeTestHalfOutput();
 KernelEntry MakeTestA10Slow3();  // testing/slowdown_kernels.cu: a10 + 3/5/10 % (gate quality)
 KernelEntry MakeTestA10Slow5();
 KernelEntry MakeTestA10Slow10();
+KernelEntry MakeTestBugGridFloor();  // testing/bug_kernels.cu: a10 with one planted bug each
+KernelEntry MakeTestBugKeyTileFloor();
+KernelEntry MakeTestBugCausalDiagonal();
+KernelEntry MakeTestBugStaleRescale();
+KernelEntry MakeTestBugLdmatrixTrans();
+KernelEntry MakeTestBugFp16Accumulate();
 
 inline constexpr KernelMaker kKernelMakers[] = {
     // attention_fwd ladder
@@ -104,6 +110,12 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeTestA10Slow3,
     &MakeTestA10Slow5,
     &MakeTestA10Slow10,
+    &MakeTestBugGridFloor,
+    &MakeTestBugKeyTileFloor,
+    &MakeTestBugCausalDiagonal,
+    &MakeTestBugStaleRescale,
+    &MakeTestBugLdmatrixTrans,
+    &MakeTestBugFp16Accumulate,
 };
 
 }  // namespace flashscope::kernels

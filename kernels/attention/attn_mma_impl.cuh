@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/attention/attn_mma_softmax.cuh"
@@ -129,6 +130,19 @@ __device__ __forceinline__ void LoadTile(T* smem, const T* gmem, int row0, int n
   }
 }
 
+// O += P·V for one n8 block of the head dim: fp32 accumulation (every rung), or mma.sync's fp16
+// accumulator (kBugF16Accumulate). bf16 has no fp16 accumulator: the bf16 instances the dtype
+// dispatch compiles for that bug keep fp32, and the bug kernel refuses bf16 problems.
+template <typename T, unsigned F>
+__device__ __forceinline__ void MmaPV(float (&o)[4], const uint32_t (&a)[4], uint32_t b0,
+                                      uint32_t b1) {
+  if constexpr ((F & kBugF16Accumulate) != 0 && std::is_same_v<T, __half>) {
+    ptx::MmaM16N8K16F16Acc(o, a, b0, b1);
+  } else {
+    ptx::MmaM16N8K16<T>(o, a, b0, b1);
+  }
+}
+
 template <typename T, int D, class TL, unsigned F>
 __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Params p) {
   constexpr int BM = TL::BM, BN = TL::BN, THREADS = TL::THREADS, MT = TL::MT;
@@ -155,11 +169,13 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
   const T* gQ = static_cast<const T*>(p.q) + bh * p.seq_q * D;
   const T* gK = static_cast<const T*>(p.k) + bh * p.seq_k * D;
   const T* gV = static_cast<const T*>(p.v) + bh * p.seq_k * D;
-  const int diag = p.seq_k - p.seq_q;  // query i sees keys j <= i + diag
+  // Query i sees keys j <= i + diag (kBugDiagonal: the offset one short, the diagonal masked).
+  const int diag = p.seq_k - p.seq_q - ((F & kBugDiagonal) ? 1 : 0);
 
   int n_end = p.seq_k;
   if ((F & kCausalSkip) && p.causal) n_end = min(p.seq_k, m0 + BM + diag);
-  const int n_tiles = n_end > 0 ? (n_end + BN - 1) / BN : 0;
+  // kBugKeyTileFloor: rounded down, the last partial key tile is never visited.
+  const int n_tiles = n_end > 0 ? ((F & kBugKeyTileFloor) ? n_end / BN : (n_end + BN - 1) / BN) : 0;
 
   SoftmaxState<T, D, BN, F> st[MT];
 #pragma unroll
@@ -270,13 +286,16 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
         }
 #pragma unroll
         for (int dp = 0; dp < D / 16; ++dp) {
+          // kBugVLaneMap: the second quarter of the head dim reads V through K's lane map (keys
+          // (lane/16)·8 + lane%8, chunk parity (lane/8)%2), as if copied from the Q·Kᵀ loads.
+          const bool k_lanes = (F & kBugVLaneMap) != 0 && dp * 4 / (D / 16) == 1;
           uint32_t b[4];
-          ptx::LdMatrixX4Trans(b,
-                               ptx::SmemAddr(sVb) + L::Step(v_lane, dp) + kc * 16 * L::kRowBytes);
+          ptx::LdMatrixX4Trans(b, ptx::SmemAddr(sVb) + L::Step(k_lanes ? k_lane : v_lane, dp) +
+                                      kc * 16 * L::kRowBytes);
 #pragma unroll
           for (int mt = 0; mt < MT; ++mt) {
-            ptx::MmaM16N8K16<T>(st[mt].o[2 * dp], a[mt], b[0], b[1]);
-            ptx::MmaM16N8K16<T>(st[mt].o[2 * dp + 1], a[mt], b[2], b[3]);
+            MmaPV<T, F>(st[mt].o[2 * dp], a[mt], b[0], b[1]);
+            MmaPV<T, F>(st[mt].o[2 * dp + 1], a[mt], b[2], b[3]);
           }
         }
       }

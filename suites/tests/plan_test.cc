@@ -66,6 +66,31 @@ TEST(PlanTest, KernelsFlagNarrowsTheSuite) {
   EXPECT_NE(std::string(none.status().message()).find("selects none"), std::string::npos);
 }
 
+// The demo suite (suites/demo.json): a10 and its six bug variants on both problems, every case
+// runnable on an H100/H200 except fp16 accumulation on the bf16 problem (no bf16 form).
+TEST(PlanTest, DemoSuitePlansEveryBugBesideA10) {
+  auto demo = LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/demo.json");
+  ASSERT_TRUE(demo.ok()) << demo.status();
+  auto plan = BuildPlan(*demo, "");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->size(), 14u);
+  int bugs = 0;
+  for (const auto& c : *plan) {
+    const bool a10 = c.kernel->info.id == "attn.a10_fa2";
+    EXPECT_TRUE(a10 || c.kernel->info.id.rfind("test.bug_", 0) == 0) << c.key;
+    EXPECT_EQ(c.kernel->info.test_only, !a10) << c.key;
+    bugs += !a10;
+    const std::string why = c.kernel->Supports(c.problem, /*device_sm=*/90);
+    const auto& p = std::get<AttentionProblem>(c.problem);
+    if (c.kernel->info.id == "test.bug_fp16_accumulate" && p.dtype == DType::kBF16) {
+      EXPECT_NE(why.find("fp16 only"), std::string::npos) << why;
+    } else {
+      EXPECT_EQ(why, "") << c.key;
+    }
+  }
+  EXPECT_EQ(bugs, 12);
+}
+
 TEST(PlanTest, GlobMatch) {
   EXPECT_TRUE(GlobMatch("attn.a0*", "attn.a05_mma_ldmatrix"));
   EXPECT_FALSE(GlobMatch("attn.a0*", "attn.a10_fa2"));
