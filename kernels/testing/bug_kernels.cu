@@ -21,7 +21,7 @@
 #include <utility>
 
 #include "kernels/attention/a10_fa2.cuh"
-#include "kernels/kernel_list.h"
+#include "kernels/testing/test_kernel_list.h"
 
 namespace flashscope::kernels {
 namespace {

@@ -1,0 +1,28 @@
+// The test-only kernels (deliberately faulty, slowed by a known fraction, or a10 with one planted
+// bug): the subjects of flashscope's own tests and of the demo suite. They are not part of the
+// production kernels: they form the test plugin `fs_test_kernels` (testing/test_plugin.cc), which
+// suites/testing/*.json, suites/demo.json and the GPU tests load.
+#pragma once
+
+#include "kernels/registry.h"
+
+namespace flashscope::kernels {
+
+KernelEntry MakeTestOobWrite();  // testing/faulty_kernels.cu
+KernelEntry MakeTestInfiniteLoop();
+KernelEntry MakeTestNanOutput();
+KernelEntry MakeTestHalfOutput();
+KernelEntry MakeTestA10Slow3();  // testing/slowdown_kernels.cu: a10 + 3/5/10 % (gate quality)
+KernelEntry MakeTestA10Slow5();
+KernelEntry MakeTestA10Slow10();
+KernelEntry MakeTestBugGridFloor();  // testing/bug_kernels.cu: a10 with one planted bug (demo)
+KernelEntry MakeTestBugKeyTileFloor();
+KernelEntry MakeTestBugCausalDiagonal();
+KernelEntry MakeTestBugStaleRescale();
+KernelEntry MakeTestBugLdmatrixTrans();
+KernelEntry MakeTestBugFp16Accumulate();
+
+// All of them, in ladder order.
+std::vector<KernelEntry> TestKernels();
+
+}  // namespace flashscope::kernels
