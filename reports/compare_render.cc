@@ -1,10 +1,16 @@
 // The terminal rendering of a comparison (`flashscope compare`): environment, status changes,
-// the table of pairs with their verdicts, the cases on one side only, the geomean and the counts.
+// the table of pairs with their verdicts, the kernels measured from another plugin build, the cases
+// on one side only, the geomean and the counts.
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "reports/compare.h"
+#include "reports/provenance.h"
 #include "reports/text_safety.h"
 #include "reports/text_table.h"
 
@@ -133,6 +139,21 @@ void AppendTotals(const Comparison& cmp, std::string* out) {
   }
 }
 
+// Kernels measured from another build of their plugin on each side: the deltas compare builds.
+void AppendRebuiltKernels(const Comparison& cmp, bool color, std::string* out) {
+  std::vector<std::string> lines;
+  for (const CaseDelta& d : cmp.paired) {
+    const std::string change = ProvenanceChange(*d.base, *d.next);
+    std::string line = TerminalSafe(absl::StrCat("  ", d.kernel_id, ": ", change)) + "\n";
+    if (!change.empty() && std::find(lines.begin(), lines.end(), line) == lines.end()) {
+      lines.push_back(std::move(line));
+    }
+  }
+  if (lines.empty()) return;
+  absl::StrAppend(out, "\n", Paint("kernels from another build:", text::kBold, color), "\n",
+                  absl::StrJoin(lines, ""));
+}
+
 }  // namespace
 
 std::string RenderComparison(const Comparison& cmp, bool color) {
@@ -140,6 +161,7 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
   AppendEnvironment(cmp, color, &out);
   AppendStatusChanges(cmp, color, &out);
   if (!cmp.paired.empty()) out += PairTable(cmp, color);
+  AppendRebuiltKernels(cmp, color, &out);
   AppendOneSide("only in base", cmp.only_base, color, &out);
   AppendOneSide("only in next", cmp.only_next, color, &out);
   AppendTotals(cmp, &out);

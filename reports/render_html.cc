@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reports/provenance.h"
 #include "reports/render_junit.h"
 #include "reports/render_util.h"
 #include "reports/text_table.h"
@@ -302,6 +303,14 @@ std::string RenderReportHtml(const Report& r, const HtmlLimits& limits) {
   absl::StrAppend(&body, "<p>", Esc(render::EnvironmentLine(r.environment)), "</p>\n<p><b>",
                   n.total(), " cases</b>: ", n.passed, " passed, ", n.failed, " failed, ", n.error,
                   " error, ", n.timeout, " timeout, ", n.skipped, " skipped</p>\n");
+  if (const std::vector<PluginUse> plugins = PluginsOf(r); !plugins.empty()) {
+    body += "<p>Kernels from:</p><ul>\n";
+    for (const PluginUse& u : plugins) {
+      absl::StrAppend(&body, "<li>", Esc(DescribeProvenance(u.provenance, /*full_hash=*/true)),
+                      ": ", u.cases, u.cases == 1 ? " case" : " cases", "</li>\n");
+    }
+    body += "</ul>\n";
+  }
   absl::StrAppend(&body, "<h2>Ladder: TFLOPS per kernel</h2>\n",
                   LadderCharts(r, limits.ladder_problems));
   absl::StrAppend(&body, "<h2>Roofline</h2>\n", Roofline(r));
@@ -367,6 +376,14 @@ std::string RenderComparisonHtml(const Comparison& c, const GateResult* gate,
         "</td><td>", Esc(gate_text), "</td></tr>\n");
   }
   body += "</table>\n";
+  std::string rebuilt;
+  for (const CaseDelta& d : c.paired) {
+    const std::string change = ProvenanceChange(*d.base, *d.next);
+    const std::string item = absl::StrCat("<li>", Esc(d.kernel_id), ": ", Esc(change), "</li>\n");
+    if (!change.empty() && rebuilt.find(item) == std::string::npos) rebuilt += item;
+  }
+  if (!rebuilt.empty())
+    absl::StrAppend(&body, "<h2>Kernels from another build</h2><ul>\n", rebuilt, "</ul>\n");
   for (const auto& [title, cases] : {std::make_pair("Only in base", &c.only_base),
                                      std::make_pair("Only in next", &c.only_next)}) {
     if (cases->empty()) continue;

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "reports/provenance.h"
 #include "reports/render_util.h"
 #include "reports/text_safety.h"
 #include "reports/text_table.h"
@@ -166,6 +167,10 @@ std::string RenderSummary(const Report& report, bool color) {
                                         ", started ", e.started_at.empty() ? "?" : e.started_at,
                                         e.host.empty() ? "" : " on " + e.host)),
         "\n");
+  }
+  for (const PluginUse& u : PluginsOf(report)) {
+    absl::StrAppend(&out, "kernels from ", text::TerminalSafe(DescribeProvenance(u.provenance)),
+                    ": ", u.cases, u.cases == 1 ? " case\n" : " cases\n");
   }
   int counts[5] = {0, 0, 0, 0, 0};
   double case_wall = 0;
