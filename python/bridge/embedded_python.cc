@@ -233,7 +233,6 @@ std::string TakeErrorText(const PyApi& api, const std::string& context) {
   api.ErrFetch(&type, &value, &traceback);
   if (type == nullptr) return context + ": failed without a Python exception";
   api.ErrNormalizeException(&type, &value, &traceback);
-  std::string text = context + ":\n";
   if (traceback != nullptr) api.ExceptionSetTraceback(value, traceback);
   // format_exception(exc) (3.10+) reads the traceback from the exception itself.
   PyObject* module = api.ImportModule("traceback");
@@ -246,14 +245,19 @@ std::string TakeErrorText(const PyApi& api, const std::string& context) {
   PyObject* joined = lines ? api.UnicodeJoin(empty, lines) : nullptr;
   Py_ssize_t size = 0;
   const char* utf8 = joined ? api.UnicodeAsUTF8AndSize(joined, &size) : nullptr;
-  text += utf8 != nullptr ? std::string(utf8, static_cast<size_t>(size))
-                          : "(the traceback could not be formatted)";
+  std::string traceback_text = utf8 != nullptr ? std::string(utf8, static_cast<size_t>(size))
+                                               : "(the traceback could not be formatted)";
   for (PyObject* o : {joined, empty, lines, args, format, module, type, value, traceback}) {
     if (o != nullptr) api.DecRef(o);
   }
   api.ErrClear();  // anything formatting raised
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
+  while (!traceback_text.empty() && traceback_text.back() == '\n') traceback_text.pop_back();
+  // The exception's own line ("ValueError: boom") first: a terminal that shows the message on
+  // one line (line breaks escaped) still reads what went wrong before where.
+  const size_t last = traceback_text.rfind('\n');
+  const std::string summary =
+      last == std::string::npos ? traceback_text : traceback_text.substr(last + 1);
+  return context + ": " + summary + "\n" + traceback_text;
 }
 
 }  // namespace flashscope::python_bridge

@@ -275,9 +275,7 @@ const fs_plugin* LoadModule(const char* path, std::string* error) {
   }
   if (std::string why = TextAttr(api, loaded.get(), "error"); !why.empty()) {
     while (!why.empty() && why.back() == '\n') why.pop_back();
-    // A traceback starts on its own line.
-    *error = std::string("Python module ") + path +
-             " cannot be loaded:" + (why.find('\n') != std::string::npos ? "\n" : " ") + why;
+    *error = std::string("Python module ") + path + " cannot be loaded: " + why;
     return nullptr;
   }
   Ref kernels(api, api.GetAttrString(loaded.get(), "kernels"));

@@ -124,15 +124,17 @@ class DeclarationError(Exception):
     """A module's declarations are wrong: the message says what and where, no traceback needed."""
 
 
-def _user_traceback(exc, path):
-    """The exception's traceback from the module's own frames on (not the import machinery);
-    just the exception (file, line and caret for a SyntaxError) when no frame is the module's."""
+def _user_traceback(exc, path, hint=""):
+    """The exception's own line (and `hint`) first, then its traceback from the module's own frames
+    on (not the import machinery), or just file, line and caret when no frame is the module's (a
+    SyntaxError). A terminal that shows the message on one line still reads what went wrong."""
+    only = "".join(traceback.format_exception_only(type(exc), exc)).rstrip("\n")
+    summary = (only.splitlines() or [type(exc).__name__])[-1] + (" " + hint if hint else "")
     tb = exc.__traceback__
     while tb is not None and os.path.abspath(tb.tb_frame.f_code.co_filename) != path:
         tb = tb.tb_next
-    if tb is None:
-        return "".join(traceback.format_exception_only(type(exc), exc))
-    return "".join(traceback.format_exception(type(exc), exc, tb))
+    detail = only if tb is None else "".join(traceback.format_exception(type(exc), exc, tb))
+    return summary + "\n" + detail.rstrip("\n")
 
 
 def _import(path, name):
@@ -194,7 +196,7 @@ def load(path):
     except DeclarationError as e:
         return Loaded(error=str(e))
     except BaseException as e:  # the module's own code failed: its traceback is the message
-        return Loaded(error=_user_traceback(e, path) + _import_hint(e))
+        return Loaded(error=_user_traceback(e, path, _import_hint(e)))
     import_s = time.perf_counter() - t0
     declared = getattr(module, "__version__", "")
     version = ("%s (%s)" % (declared, _runtime_versions()) if isinstance(declared, str)
@@ -206,8 +208,9 @@ def load(path):
 
 def _import_hint(e):
     if isinstance(e, ImportError):
-        return ("(the embedded interpreter is %s with sys.path %s; set FLASHSCOPE_PYTHON to the "
-                "python3 that has this package)" % (_interpreter.get("executable", "?"), sys.path))
+        return ("(set FLASHSCOPE_PYTHON to the python3 that has this package: the embedded "
+                "interpreter is %s, with sys.path %s)" % (_interpreter.get("executable", "?"),
+                                                          sys.path))
     return ""
 
 

@@ -79,3 +79,8 @@ def prepare_records(problem, q, k, v, out, lse, scale, causal):
                    prepare=prepare_records)
 def own_prepare(q, k, v, out, lse, scale, causal):
     record("pytest.own_prepare", [out])
+
+
+# flashscope-worker answers `flashscope list` on its standard output: what a module prints must
+# go to standard error instead (python_cli_test.cc checks it).
+print("recorder.py prints this while it is imported")

@@ -45,4 +45,4 @@ def as_tensor(obj):
     return Tensor(cai["data"][0], cai["shape"], _TYPESTRS[cai["typestr"]])
 
 
-from torch import cuda  # noqa: E402,F401
+from torch import cuda, nn  # noqa: E402,F401
