@@ -53,8 +53,8 @@ absl::Status PluginSet::Load(const std::string& path) {
   auto sha256 = Sha256OfFile(path);
   if (!sha256.ok()) return sha256.status();
 
-  auto table = IsPythonModule(path) ? LoadPythonModule(path, canonical)
-                                    : LoadSharedLibrary(path, canonical);
+  auto table =
+      IsPythonModule(path) ? LoadPythonModule(path, canonical) : LoadSharedLibrary(path, canonical);
   if (!table.ok()) return table.status();
   Provenance provenance;
   provenance.path = canonical;
@@ -90,7 +90,7 @@ absl::StatusOr<const fs_plugin*> PluginSet::LoadSharedLibrary(const std::string&
 }
 
 absl::StatusOr<const fs_plugin*> PluginSet::LoadPythonModule(const std::string& path,
-                                                              const std::string& canonical) {
+                                                             const std::string& canonical) {
   const std::string where = absl::StrCat("Python module ", path);
   const std::string fix =
       "(build the target flashscope_python, or set FLASHSCOPE_PYTHON_BRIDGE to "
@@ -101,19 +101,17 @@ absl::StatusOr<const fs_plugin*> PluginSet::LoadPythonModule(const std::string& 
   void* bridge = dlopen(python_bridge_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (bridge == nullptr) {
     const char* err = dlerror();
-    return absl::FailedPreconditionError(absl::StrCat(where, ": the Python bridge ", python_bridge_,
-                                                      " cannot be loaded: ",
-                                                      err != nullptr ? err : "dlopen failed", " ",
-                                                      fix));
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": the Python bridge ", python_bridge_,
+                     " cannot be loaded: ", err != nullptr ? err : "dlopen failed", " ", fix));
   }
   dlerror();
   auto entry = reinterpret_cast<const fs_plugin* (*)(uint32_t, const char*, const char**)>(
       dlsym(bridge, kPythonEntryName));
   if (entry == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(where, ": ", python_bridge_,
-                                                      " does not export ", kPythonEntryName,
-                                                      ": it is not flashscope's Python bridge ",
-                                                      fix));
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": ", python_bridge_, " does not export ", kPythonEntryName,
+                     ": it is not flashscope's Python bridge ", fix));
   }
   const char* why = nullptr;
   const fs_plugin* table = entry(FLASHSCOPE_ABI_VERSION, canonical.c_str(), &why);
