@@ -4,14 +4,12 @@
 // module that cannot be imported refuses the run (exit 2) with the reason and the fix.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "cli/tests/flashscope_command.h"
 
 namespace flashscope {
 namespace {
@@ -20,47 +18,19 @@ namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Result = testing::CommandResult;
 
 const std::string kModules = FLASHSCOPE_TEST_SOURCE_DIR "/python/tests/modules/";
 
-class PythonCli : public ::testing::Test {
+class PythonCli : public testing::FlashscopeCommandTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("flashscope_python_cli_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // `flashscope ARGS` from the test's folder, with the stand-in torch and `env` ("A=b ").
+  // `flashscope ARGS` with the stand-in torch, the configured Python and the bridge of this build.
   Result Flashscope(const std::string& args, const std::string& env = "") {
-    const std::string cmd =
-        "cd '" + dir_.string() + "' && env -u FLASHSCOPE_PLUGINS -u FLASHSCOPE_PYTHON_BRIDGE " +
-        "PYTHONPATH='" FLASHSCOPE_TEST_SOURCE_DIR "/python/tests/fake_torch' " +
-        "FLASHSCOPE_PYTHON='" FLASHSCOPE_TEST_PYTHON "' CUDA_VISIBLE_DEVICES= " + env + " '" +
-        FLASHSCOPE_BIN_DIR + "/flashscope' " + args + " > out.txt 2> err.txt";
-    const int rc = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-    r.out = Slurp(dir_ / "out.txt");
-    r.err = Slurp(dir_ / "err.txt");
-    return r;
+    return FlashscopeCommandTest::Flashscope(
+        args, "-u FLASHSCOPE_PYTHON_BRIDGE PYTHONPATH='" FLASHSCOPE_TEST_SOURCE_DIR
+              "/python/tests/fake_torch' FLASHSCOPE_PYTHON='" FLASHSCOPE_TEST_PYTHON "' " +
+                  env);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(PythonCli, ListShowsAModulesKernelsAndWhereTheyComeFrom) {
