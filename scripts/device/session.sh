@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine, in a copy of the repo with .carry/bins.tar.xz (scripts/device/stage.sh).
-# Usage: scripts/device/session.sh BUILD STEP...   steps: info gpu-tests smoke ladder python_peers faults
+# Usage: scripts/device/session.sh BUILD STEP...   steps: info gpu-tests smoke ladder python_peers python-facts faults
 # Logs and reports go to $OUT (and reports/runs/ in the copy).
 set -uo pipefail
 build=$1
@@ -43,6 +43,8 @@ for step in "$@"; do
       [[ -f $journal ]] && cp "$journal" "$out/$name.journal.jsonl"
       [[ -f $dir/run.json ]] && cp "$dir/run.json" "$out/$name.json"
       ;;
+    python-facts)
+      PYTHONUNBUFFERED=1 python3 scripts/device/python_facts.py 2>&1 | tee "$out/python-facts.txt" ;;
     faults)
       "$fs" run suites/testing/faults.json --out "$out/faults.json" --case_timeout_s 10 --color=false \
         2>&1 | tail -n 30
