@@ -22,16 +22,30 @@ std::string Kernel::Supports(const Problem& problem, int device_sm) const {
   return reason == nullptr ? std::string() : std::string(reason);
 }
 
-LaunchOutcome Kernel::Launch(const fs_problem& problem, const fs_buffers& buffers,
-                             void* stream) const {
+LaunchOutcome Kernel::Outcome(int32_t code) const {
   LaunchOutcome out;
-  out.code = abi_.launch(abi_.user, &problem, &buffers, stream);
+  out.code = code;
   if (out.code == FS_LAUNCH_PLUGIN_ERROR) {
     const char* message = abi_.last_error != nullptr ? abi_.last_error(abi_.user) : nullptr;
     out.plugin_error = message != nullptr && message[0] != '\0'
                            ? std::string(message)
                            : "(no message: the plugin has no last_error callback or it gave none)";
   }
+  return out;
+}
+
+LaunchOutcome Kernel::Launch(const fs_problem& problem, const fs_buffers& buffers,
+                             void* stream) const {
+  return Outcome(abi_.launch(abi_.user, &problem, &buffers, stream));
+}
+
+LaunchOutcome Kernel::Prepare(const fs_problem& problem, const fs_buffers& buffers, void* stream,
+                              std::string* note) const {
+  note->clear();
+  if (abi_.prepare == nullptr) return LaunchOutcome{};
+  const char* said = nullptr;
+  LaunchOutcome out = Outcome(abi_.prepare(abi_.user, &problem, &buffers, stream, &said));
+  if (out.ok() && said != nullptr) *note = said;
   return out;
 }
 

@@ -55,11 +55,20 @@ class Kernel {
   std::string Supports(const Problem& problem, int device_sm = 0) const;
   // Enqueues the kernel's work on `stream` (a cudaStream_t).
   LaunchOutcome Launch(const fs_problem& problem, const fs_buffers& buffers, void* stream) const;
+  // False when the plugin has no prepare() callback (most C++ kernels; plugins built before it).
+  bool prepares() const { return abi_.prepare != nullptr; }
+  // The kernel's one-time work for a problem (JIT compilation, autotuning), before any launch
+  // flashscope verifies or times; `*note` gets the line the plugin said about it, if any.
+  LaunchOutcome Prepare(const fs_problem& problem, const fs_buffers& buffers, void* stream,
+                        std::string* note) const;
   // False for kernels that report none (library peers).
   bool reports_device_functions() const { return abi_.device_functions != nullptr; }
   absl::StatusOr<std::vector<DeviceFunction>> DeviceFunctions(const Problem& problem) const;
 
  private:
+  // A launch()/prepare() return value with the plugin's own message when it failed itself.
+  LaunchOutcome Outcome(int32_t code) const;
+
   fs_kernel abi_;  // the plugin's entry, read up to its struct_size (later fields zero)
   KernelInfo info_;
   const Provenance* provenance_;

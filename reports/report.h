@@ -193,6 +193,13 @@ struct ProvenanceRecord {
   bool operator!=(const ProvenanceRecord& o) const { return !(*this == o); }
 };
 
+// A kernel's one-time work before anything was verified or timed (fs_kernel.prepare: a Triton
+// kernel's JIT compilation and autotuning), kept out of every timing and recorded here.
+struct PrepareRecord {
+  double wall_s = 0;  // prepare() and the synchronisation after it
+  std::string note;   // what the plugin said it did ("compiled and autotuned in 1.9 s")
+};
+
 enum class CaseStatus { kPassed, kFailed, kSkipped, kError, kTimeout };
 const char* CaseStatusName(CaseStatus s);
 std::optional<CaseStatus> ParseCaseStatus(const std::string& s);
@@ -219,8 +226,9 @@ struct CaseResult {
   std::optional<SanitizerRecord> sanitizer;  // only with `flashscope run --sanitize`
   // Absent in reports written before plugins existed (every kernel was built in then).
   std::optional<ProvenanceRecord> provenance;
-  std::optional<TrustRecord> trust;  // the trust checks (absent in reports made before them)
-  double wall_s = 0;                 // wall time spent on the case, all phases
+  std::optional<TrustRecord> trust;      // the trust checks (absent in reports made before them)
+  std::optional<PrepareRecord> prepare;  // only for kernels with a prepare() callback
+  double wall_s = 0;                     // wall time spent on the case, all phases
 
   std::string Key() const { return kernel_id + " " + problem_key; }
 };

@@ -293,6 +293,12 @@ void ReadCase(const Json& j, const std::string& path, absl::Status* st, CaseResu
     ReadProvenance(*p, f.PathOf("provenance"), st, &c->provenance.emplace());
   }
   if (const Json* t = f.Object("trust")) ReadTrust(*t, f.PathOf("trust"), st, &c->trust.emplace());
+  if (const Json* p = f.Object("prepare")) {
+    Fields pf(*p, f.PathOf("prepare"), st);
+    PrepareRecord& prepare = c->prepare.emplace();
+    pf.Get("wall_s", &prepare.wall_s, Need::kRequired);
+    pf.Get("note", &prepare.note);
+  }
 }
 
 // Names the JSON that is not a flashscope report when it is recognisably something else.

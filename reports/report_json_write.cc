@@ -182,6 +182,7 @@ Json CaseToJson(const CaseResult& c) {
   if (c.sanitizer) j["sanitizer"] = SanitizerToJson(*c.sanitizer);
   if (c.trust) j["trust"] = TrustToJson(*c.trust);
   if (c.provenance) j["provenance"] = ProvenanceToJson(*c.provenance);
+  if (c.prepare) j["prepare"] = {{"wall_s", c.prepare->wall_s}, {"note", c.prepare->note}};
   return j;
 }
 

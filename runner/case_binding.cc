@@ -100,6 +100,15 @@ cudaError_t BoundLaunch::operator()(cudaStream_t stream) const {
   return static_cast<cudaError_t>(out.code);
 }
 
+cudaError_t BoundLaunch::Prepare(cudaStream_t stream, std::string* note) const {
+  const plugins::LaunchOutcome out = kernel_->Prepare(problem_, buffers_, stream, note);
+  if (out.code == FS_LAUNCH_PLUGIN_ERROR) {
+    *plugin_error_ = out.plugin_error;
+    return cudaErrorUnknown;
+  }
+  return static_cast<cudaError_t>(out.code);
+}
+
 std::function<cudaError_t(cudaStream_t)> BoundLaunch::AsFunction() const {
   return [self = *this](cudaStream_t s) { return self(s); };
 }

@@ -55,6 +55,10 @@ class BoundLaunch {
   // Enqueues one launch. A plugin's own failure (FS_LAUNCH_PLUGIN_ERROR) returns
   // cudaErrorUnknown and keeps the plugin's message for Describe().
   cudaError_t operator()(cudaStream_t stream) const;
+  // The kernel's prepare() (plugins/kernel.h) on these buffers; cudaSuccess when it has none.
+  // A plugin's own failure returns cudaErrorUnknown, described like a launch's.
+  cudaError_t Prepare(cudaStream_t stream, std::string* note) const;
+  bool prepares() const { return kernel_->prepares(); }
   std::function<cudaError_t(cudaStream_t)> AsFunction() const;
   // The error in words: the plugin's message when the plugin failed, else the CUDA error.
   std::string Describe(cudaError_t e) const;

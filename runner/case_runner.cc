@@ -218,6 +218,7 @@ reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
   }
   k.trust = std::make_unique<TrustCase>(s.trust, *k.ws, std::move(launches), s.stream,
                                         s.suite.seed ^ std::hash<std::string>()(c.key));
+  if (!Prepare(k)) return k.r;
   if (!Verify(k)) return k.r;
   // Timed also when verification failed: a developer wants both answers.
   if (!Time(k)) return k.r;
@@ -250,6 +251,29 @@ reports::CaseResult CaseRunner::Conclude(Case& k) {
          passed ? "" : k.r.verification->rule);
   reports::ApplyTrustVerdict(&k.r);
   return k.r;
+}
+
+// The kernel's one-time work (a plugin's prepare(): JIT compilation, autotuning), timed on the
+// host and recorded, before the verified launch, so that no verified or timed launch pays for it.
+// False when the case ended (status set).
+bool CaseRunner::Prepare(Case& k) {
+  if (!k.launch->prepares()) return true;
+  State& s = *state_;
+  Enter(phase::kPrepare);
+  profiler::NvtxRange range("prepare");
+  const auto start = std::chrono::steady_clock::now();
+  std::string note;
+  cudaError_t e = k.launch->Prepare(s.stream, &note);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(s.stream);
+  if (e != cudaSuccess) {
+    context_lost_ = ContextIsLost();
+    Finish(k.r, k.start, reports::CaseStatus::kError,
+           absl::StrCat("prepare: ", k.launch->Describe(e)));
+    return false;
+  }
+  k.r.prepare = reports::PrepareRecord{
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), note};
+  return true;
 }
 
 // Launch on poisoned outputs, then verify. False when the case ended (status set).

@@ -60,6 +60,7 @@ class CaseRunner {
   struct Case;
   CaseRunner() = default;
   void Enter(const char* phase);
+  bool Prepare(Case& k);
   bool Verify(Case& k);
   bool Time(Case& k);
   void QueryDeviceFunctions(Case& k);

@@ -212,15 +212,16 @@ std::string CrashReason(const std::string& phase, const reports::ProvenanceRecor
     return absl::StrCat("the worker process died (", cause,
                         ") after this case started, before its first phase");
   }
-  const bool kernel_code = phase == phase::kSupports || phase == phase::kLaunch ||
-                           phase == phase::kTiming || phase == phase::kDeviceFunctions ||
-                           phase == phase::kProfiling;
+  const bool kernel_code = phase == phase::kSupports || phase == phase::kPrepare ||
+                           phase == phase::kLaunch || phase == phase::kTiming ||
+                           phase == phase::kDeviceFunctions || phase == phase::kProfiling;
   if (!kernel_code) {
     return absl::StrCat("the worker process died (", cause, ") in phase ", phase,
                         " while running this case");
   }
   const std::string where = phase == phase::kSupports          ? "in supports()"
                             : phase == phase::kDeviceFunctions ? "in device_functions()"
+                            : phase == phase::kPrepare         ? "in prepare()"
                             : phase == phase::kLaunch          ? "at launch"
                                                       : absl::StrCat("at launch (", phase, ")");
   if (provenance != nullptr && !provenance->builtin) {

@@ -89,6 +89,7 @@ int TellFatal(int fd, const std::string& message, int exit_code = kExitFatal);
 namespace phase {
 inline constexpr char kSupports[] = "supports";                 // kernel code: supports()
 inline constexpr char kInputs[] = "inputs";                     // inputs and reference
+inline constexpr char kPrepare[] = "prepare";                   // kernel code: prepare()
 inline constexpr char kLaunch[] = "launch";                     // kernel code: verified launch
 inline constexpr char kVerify[] = "verify";                     // comparing with the reference
 inline constexpr char kTiming[] = "timing";                     // kernel code: relaunches

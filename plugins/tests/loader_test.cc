@@ -44,6 +44,27 @@ TEST(PluginLoader, APluginBuiltBeforePrepareWasAppendedStillLoads) {
   EXPECT_NE(set.Find("good.attn_v1"), nullptr);
 }
 
+TEST(PluginLoader, PrepareIsCalledOnlyWhereThePluginHasIt) {
+  PluginSet set;
+  ASSERT_TRUE(set.Load(PluginPath("good")).ok());
+  const Kernel* attn = set.Find("good.attn_v1");
+  ASSERT_TRUE(attn->prepares());
+  fs_problem p{};
+  p.family = FS_FAMILY_ATTENTION_FWD;
+  p.attention.head_dim = 128;
+  std::string note = "stale";
+  EXPECT_TRUE(attn->Prepare(p, fs_buffers{}, nullptr, &note).ok());
+  EXPECT_EQ(note, "prepared for head_dim 128");
+  const Kernel* gemm = set.Find("good.gemm_v1");
+  EXPECT_FALSE(gemm->prepares());
+  EXPECT_TRUE(gemm->Prepare(p, fs_buffers{}, nullptr, &note).ok());
+  EXPECT_EQ(note, "") << "no prepare(): nothing said";
+  // The v1 plugin's table holds the same Prepare, past the struct_size it declares: never read.
+  PluginSet v1;
+  ASSERT_TRUE(v1.Load(PluginPath("v1_struct_size")).ok());
+  EXPECT_FALSE(v1.Find("good.attn_v1")->prepares());
+}
+
 TEST(PluginLoader, GoodPluginOffersItsKernelsWithProvenance) {
   PluginSet set;
   ASSERT_TRUE(set.Load(PluginPath("good")).ok());

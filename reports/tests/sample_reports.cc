@@ -141,6 +141,11 @@ void ExpectSameCase(const CaseResult& a, const CaseResult& b) {
     FS_EQ(provenance->path);
     FS_EQ(provenance->sha256);
   }
+  ASSERT_EQ(a.prepare.has_value(), b.prepare.has_value());
+  if (a.prepare) {
+    FS_EQ(prepare->wall_s);
+    FS_EQ(prepare->note);
+  }
 }
 
 void ExpectSameReport(const Report& a, const Report& b) {
@@ -336,6 +341,7 @@ Report FullReport() {
   c.resources = {{"attn_a02_kernel", 96, 16384, 32768, 8, 128, 0.5}};
   c.provenance = ProvenanceRecord{false, "my-attention", "3f2c1ab-dirty", "/opt/k/libmy.so",
                                   std::string(64, 'a')};
+  c.prepare = PrepareRecord{1.93, "compiled and autotuned in 1.93 s; then 0.41 ms a call"};
   r.cases.push_back(c);
 
   r.cases.push_back(

@@ -99,6 +99,20 @@ static const char* LastError(void* user) {
 #define FS_TEST_LAUNCH Launch
 #endif
 
+/* The attention kernel's prepare(): says what it prepared. Built into every variant; the
+ * v1_struct_size one declares a struct_size that ends before it, so the host must never call it. */
+static char gNote[64];
+static int32_t Prepare(void* user, const fs_problem* problem, const fs_buffers* buffers,
+                       void* stream, const char** note) {
+  (void)user;
+  (void)buffers;
+  (void)stream;
+  snprintf(gNote, sizeof gNote, "prepared for head_dim %lld",
+           (long long)problem->attention.head_dim);
+  *note = gNote;
+  return 0;
+}
+
 static const fs_kernel kKernels[] = {
     {FS_TEST_KERNEL_SIZE,
      FS_TEST_FLAGS,
@@ -114,7 +128,8 @@ static const fs_kernel kKernels[] = {
      AttentionSupports,
      FS_TEST_LAUNCH,
      NULL,
-     LastError},
+     LastError,
+     Prepare},
     {FS_TEST_KERNEL_SIZE,
      FS_KERNEL_NOT_IDEMPOTENT | FS_TEST_FLAGS,
      FS_TEST_PREFIX "gemm_v1",
@@ -128,6 +143,7 @@ static const fs_kernel kKernels[] = {
      NULL,
      GemmSupports,
      Launch,
+     NULL,
      NULL,
      NULL},
 };
