@@ -71,9 +71,11 @@ run() {
 }
 
 analyze() {
-  echo >>"$summary"
-  python3 scripts/device/devices_interference.py "$@" >>"$summary" 2>&1
-  echo >>"$summary"
+  {
+    echo
+    python3 scripts/device/devices_interference.py "$@" 2>&1
+    echo
+  } >>"$summary"
 }
 
 for step in "${steps[@]}"; do
