@@ -191,6 +191,25 @@ TEST_F(DevicesTest, AHangCostsItsCaseWhileTheOtherGpuGoesOn) {
   EXPECT_EQ(Starts().at(hung_on), 2);
 }
 
+TEST_F(DevicesTest, AGpuWhoseWorkerGivesUpLeavesTheRunToTheOthers) {
+  setenv("FAKE_FATAL_UUID", "GPU-fake-1", 1);
+  SuperviseResult r = Run(On("all"));
+  EXPECT_EQ(r.exit_code, 0) << stderr_;
+  EXPECT_HAS(stderr_,
+             "device 1 (Fake H200, GPU-fake-1, 0000:01:00.0) is taken out of the run: "
+             "fake GPU lost: GPU-fake-1; the other GPUs go on");
+  const reports::Report report = Report();
+  EXPECT_TRUE(report.complete);
+  for (const auto& c : report.cases) EXPECT_EQ(c.device, 0) << c.Key();
+  EXPECT_EQ(Starts().at("GPU-fake-1"), 1) << "not restarted after FATAL";
+  // With every GPU gone, the run stops with the reason and keeps its journal.
+  setenv("FAKE_DEVICES", "Fake H200,Fake H200", 1);
+  setenv("FAKE_FATAL_UUID", "GPU-fake-0", 1);
+  EXPECT_EQ(Run(On("0")).exit_code, 2);
+  EXPECT_HAS(stderr_, "flashscope run: fake GPU lost: GPU-fake-0");
+  EXPECT_TRUE(fs::exists(Journal()));
+}
+
 TEST_F(DevicesTest, MixedModelsAreRefusedBeforeAnythingRunsUnlessForced) {
   setenv("FAKE_DEVICES", "Fake H200,Fake H100/80", 1);
   SuperviseResult refused = Run(On("all"));

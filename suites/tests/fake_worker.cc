@@ -18,6 +18,7 @@
 //   FAKE_CRASH_KEY=KEY             die of SIGSEGV in case KEY, in phase FAKE_CRASH_PHASE (supports)
 //   FAKE_HANG_KEY=KEY              never finish case KEY
 //   FAKE_FATAL_AFTER=N             once the journal holds N results, say FATAL and exit
+//   FAKE_FATAL_UUID=UUID           on that GPU, say FATAL at once (a GPU that fell off the bus)
 #include <signal.h>
 #include <unistd.h>
 
@@ -208,6 +209,9 @@ int Run(const protocol::WorkerRequest& r) {
   }
   me->index = r.device;
   Event(me->uuid + " start " + (Env("CUDA_VISIBLE_DEVICES").empty() ? "unpinned" : "pinned"));
+  if (me->uuid == Env("FAKE_FATAL_UUID")) {
+    return protocol::TellFatal(r.progress_fd, "fake GPU lost: " + me->uuid);
+  }
   std::vector<std::string> plugins;
   for (const auto& p : plan.plugins) {
     if (!p.builtin) plugins.push_back(p.path);
