@@ -130,7 +130,12 @@ void Scheduler::OnMessage(Slot& s, const protocol::Message& m) {
       s.loading.clear();
       break;
     case protocol::Event::kNote:
-      if (job_.note) job_.note(*s.device, m.text);
+      if (job_.note) {
+        // "measuring device peaks" once per GPU: say which.
+        job_.note(*s.device, slots_.size() > 1
+                                 ? absl::StrCat("gpu ", s.device->device.index, ": ", m.text)
+                                 : m.text);
+      }
       break;
     case protocol::Event::kFatal:
       s.fatal = m.text;
