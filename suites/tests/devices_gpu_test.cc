@@ -15,16 +15,15 @@
 #include <set>
 
 #include "reports/report_json.h"
+#include "suites/tests/gpu_run_paths.h"
 
 namespace flashscope {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Flashscope() { return std::string(FLASHSCOPE_BINARY_DIR) + "/cli/flashscope"; }
-std::string FaultSuite() {
-  return std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/testing/faults.json";
-}
+using testing::FaultSuite;
+using testing::Flashscope;
 
 // Runs `flashscope run FaultSuite() ARGS --out OUT --quiet`; returns its exit code.
 int RunFaults(const std::string& args, const std::string& out) {

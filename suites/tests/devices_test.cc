@@ -65,6 +65,16 @@ class DevicesTest : public testing::SupervisorFixture {
     EXPECT_TRUE(r.ok()) << r.status();
     return r.ok() ? *r : reports::Report{};
   }
+  // Runs on `devices` expecting every case done and every journal line read; the report.
+  reports::Report CompleteRun(const std::string& devices) {
+    SuperviseResult r = Run(On(devices));
+    EXPECT_EQ(r.exit_code, 0) << stderr_;
+    reports::Report report = Report();
+    EXPECT_TRUE(report.complete);
+    EXPECT_EQ(report.unreadable_journal_lines, 0);
+    EXPECT_EQ(report.cases.size(), static_cast<size_t>(kCases));
+    return report;
+  }
 
   std::string events_;
 };
@@ -72,12 +82,7 @@ class DevicesTest : public testing::SupervisorFixture {
 TEST_F(DevicesTest, AllGpusRunTheCasesOncePinnedEachCaseRecordingItsGpu) {
   setenv("FAKE_DEVICES", "Fake H200,Fake H200,Fake H200", 1);
   setenv("FAKE_CASE_MS", "30", 1);
-  SuperviseResult r = Run(On("all"));
-  ASSERT_EQ(r.exit_code, 0) << stderr_;
-  const reports::Report report = Report();
-  EXPECT_TRUE(report.complete);
-  EXPECT_EQ(report.unreadable_journal_lines, 0);
-  ASSERT_EQ(report.cases.size(), static_cast<size_t>(kCases));
+  const reports::Report report = CompleteRun("all");
   std::set<int> used;
   for (const auto& c : report.cases) {
     ASSERT_TRUE(c.device.has_value()) << c.Key();
@@ -340,12 +345,7 @@ TEST_F(DevicesTest, ShardsOnDevicesSplitThePlanAndEachRunsOnItsGpus) {
 TEST_F(DevicesTest, ManyWorkersWritingBigResultsLeaveTheJournalWhole) {
   setenv("FAKE_DEVICES", "Fake H200,Fake H200,Fake H200,Fake H200", 1);
   setenv("FAKE_RESULT_KB", "1024", 1);
-  SuperviseResult r = Run(On("all"));
-  ASSERT_EQ(r.exit_code, 0) << stderr_;
-  const reports::Report report = Report();
-  EXPECT_TRUE(report.complete);
-  EXPECT_EQ(report.unreadable_journal_lines, 0);
-  ASSERT_EQ(report.cases.size(), static_cast<size_t>(kCases));
+  const reports::Report report = CompleteRun("all");
   for (const auto& c : report.cases) {
     ASSERT_TRUE(c.timing.has_value()) << c.Key();
     EXPECT_EQ(c.timing->samples_ms.size(), 1024u * 1024 / 20) << c.Key();
