@@ -9,6 +9,8 @@
 
 #include "reports/devices.h"
 #include "reports/journal.h"
+#include "reports/render_markdown.h"
+#include "reports/render_terminal.h"
 #include "reports/report_json.h"
 #include "reports/tests/sample_reports.h"
 
@@ -75,6 +77,13 @@ TEST(JournalDevices, OneRecordPerGpuTheFirstKeptAndTheReportListsThemByIndex) {
   ASSERT_EQ(r.cases.size(), 1u);
   EXPECT_EQ(r.cases[0].device, 3);
   EXPECT_EQ(r.cases[0].device_uuid, Device(3).uuid);
+  // Every output names the GPUs.
+  EXPECT_NE(RenderSummary(r, /*color=*/false)
+                .find("ran on 2 GPUs: device 1 (NVIDIA H200, GPU-00000001-aaaa-bbbb-cccc-"
+                      "dddddddddddd, 0000:11:00.0); device 3 ("),
+            std::string::npos)
+      << RenderSummary(r, false);
+  EXPECT_NE(RenderReportMarkdown(r).find("2 GPUs (devices 1, 3)"), std::string::npos);
 
   // And the report keeps them through its JSON form.
   auto back = ReportFromJson(ToJson(r));
