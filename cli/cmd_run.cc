@@ -50,6 +50,8 @@ int Run(const Args& a) {
   sa.case_timeout_s = a.Double("case_timeout_s");
   sa.deadline_s = a.Double("deadline_s");
   sa.shard = a.String("shard");
+  sa.devices = a.String("devices");
+  sa.force = a.Bool("force");
   sa.sanitize_tool = a.String("sanitize");
   sa.worker_exe = *worker;
   sa.command_line = a.command_line();
@@ -106,6 +108,9 @@ Command RunCommand() {
       .Add(Flag::String("shard", "K/N",
                         "only shard K of N of the plan (e.g. 2/4); join the reports with "
                         "`flashscope merge`"))
+      .Add(DevicesFlag())
+      .Add(ForceFlag("with --devices: run on GPUs of different models (refused otherwise: their "
+                     "timings do not compare within one report)"))
       .Add(SuitesDirFlag())
       .Add(ColorFlag())
       .Add(Flag::Bool("quiet", "no per-case progress lines"));

@@ -57,6 +57,13 @@ Flag SuitesDirFlag() {
       "where suite files live (default ./suites, else the suites installed with flashscope)");
 }
 
+Flag DevicesFlag() {
+  return Flag::String("devices", "LIST",
+                      "run on these GPUs, one worker pinned to each, cases handed out as GPUs "
+                      "free up: 'all' or indices like 0,2,3 (docs/devices.md; default: CUDA's "
+                      "device 0)");
+}
+
 bool UseColor(const Args& args) {
   const std::string& when = args.String("color");
   if (when == "always") return true;

@@ -20,6 +20,8 @@ Flag AlphaFlag();
 Flag MinEffectFlag();
 // --suites_dir DIR.
 Flag SuitesDirFlag();
+// --devices all|0,2,3: the GPUs a run uses, one worker each (docs/devices.md); run and ab.
+Flag DevicesFlag();
 
 // Colour for stdout: --color=always/never decide; auto colours a terminal unless NO_COLOR is set
 // or TERM is "dumb".

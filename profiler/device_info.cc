@@ -32,6 +32,15 @@ std::string NvmlDriverVersion() {
 
 }  // namespace
 
+std::string FormatGpuUuid(const unsigned char bytes[16]) {
+  std::string out = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    absl::StrAppend(&out, absl::Hex(bytes[i], absl::kZeroPad2));
+  }
+  return out;
+}
+
 absl::StatusOr<int> CountDevices() {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
@@ -64,6 +73,9 @@ absl::StatusOr<DeviceInfo> QueryDevice(int device) {
   info.sm_count = prop.multiProcessorCount;
   info.cc = prop.major * 10 + prop.minor;
   info.l2_bytes = prop.l2CacheSize;
+  info.uuid = FormatGpuUuid(reinterpret_cast<const unsigned char*>(prop.uuid.bytes));
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) info.pci_bus_id = bus;
   info.memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
   // CUDA 13 removed cudaDeviceProp::clockRate / memoryClockRate; the attributes remain (kHz).
   int khz = 0;

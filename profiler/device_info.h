@@ -22,7 +22,14 @@ struct DeviceInfo {
   int memory_bus_bits = 0;      // memory bus width (cudaDevAttrGlobalMemoryBusWidth)
   std::string driver_version;   // "580.95.05" from NVML when available, else "13.0" (CUDA API)
   std::string runtime_version;  // "13.0"
+  // Which GPU this is whatever CUDA_VISIBLE_DEVICES says: what nvidia-smi prints, and what a
+  // worker is pinned by (docs/devices.md).
+  std::string uuid;        // "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6"
+  std::string pci_bus_id;  // "0000:3B:00.0"
 };
+
+// cudaDeviceProp::uuid as nvidia-smi prints it: "GPU-" and the 16 bytes in hex, 8-4-4-4-12.
+std::string FormatGpuUuid(const unsigned char bytes[16]);
 
 // Number of CUDA devices. No GPU or no driver -> FailedPrecondition saying so (never a crash).
 absl::StatusOr<int> CountDevices();

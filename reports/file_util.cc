@@ -1,11 +1,13 @@
 #include "reports/file_util.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <random>
 
 #include "absl/strings/str_cat.h"
@@ -35,7 +37,19 @@ std::string DirectoryOf(const std::string& path) {
   return path.substr(0, slash);
 }
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
+ScopedFileLock::ScopedFileLock(int fd, bool exclusive) : fd_(fd) {
+  int rc;
+  do {
+    rc = ::flock(fd_, exclusive ? LOCK_EX : LOCK_SH);
+  } while (rc != 0 && errno == EINTR);
+  held_ = rc == 0;
+}
+
+ScopedFileLock::~ScopedFileLock() {
+  if (held_) ::flock(fd_, LOCK_UN);
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, ReadLock lock) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
@@ -48,6 +62,8 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
     ::close(fd);
     return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a file"));
   }
+  std::optional<ScopedFileLock> locked;
+  if (lock == ReadLock::kShared) locked.emplace(fd, /*exclusive=*/false);
   std::string data;
   char buf[1 << 16];
   while (true) {
@@ -55,12 +71,14 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       int err = errno;
+      locked.reset();
       ::close(fd);
       return absl::DataLossError(absl::StrCat(path, ": read failed: ", ErrnoText(err)));
     }
     if (n == 0) break;
     data.append(buf, static_cast<size_t>(n));
   }
+  locked.reset();
   ::close(fd);
   return data;
 }

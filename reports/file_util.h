@@ -11,8 +11,30 @@
 
 namespace flashscope::reports {
 
-// NotFound when the file does not exist; other failures name the path and the errno text.
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
+// An advisory flock() of an open file for the life of this object: exclusive for a writer,
+// shared for a reader, so that processes appending to one file (a run's journal) never
+// interleave their lines and a reader never sees a line half written. On a file system that
+// offers no such lock (ENOLCK, EOPNOTSUPP) the file is used unlocked, as before locks: every
+// writer still appends whole lines with one write() to an O_APPEND file, which local file
+// systems keep apart. `held()` says which.
+class ScopedFileLock {
+ public:
+  ScopedFileLock(int fd, bool exclusive);
+  ~ScopedFileLock();
+  ScopedFileLock(const ScopedFileLock&) = delete;
+  ScopedFileLock& operator=(const ScopedFileLock&) = delete;
+  bool held() const { return held_; }
+
+ private:
+  int fd_;
+  bool held_ = false;
+};
+
+enum class ReadLock { kNone, kShared };
+
+// NotFound when the file does not exist; other failures name the path and the errno text. With
+// kShared the file is read under a shared ScopedFileLock (a journal that others append to).
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, ReadLock lock = ReadLock::kNone);
 
 // Writes all of `data` to `fd` (looping over short writes and EINTR). `path` is for messages.
 absl::Status WriteAllToFd(int fd, absl::string_view data, const std::string& path);

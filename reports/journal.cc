@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "nlohmann/json.hpp"
+#include "reports/devices.h"
 #include "reports/file_util.h"
 #include "reports/json_fields.h"
 #include "reports/json_text.h"
@@ -57,14 +58,20 @@ absl::StatusOr<JournalWriter> JournalWriter::Open(const std::string& path, bool 
   }
   JournalWriter writer(fd, path);
   if (append) {
-    absl::StatusOr<bool> clean = EndsWithNewline(fd, path);
-    if (!clean.ok()) return clean.status();
-    if (!*clean) {
-      // A crash cut the last line short; close it so that our first line parses on its own.
-      if (absl::Status s = writer.AppendLine(""); !s.ok()) return s;
-    }
+    if (absl::Status s = writer.CloseCutLine(); !s.ok()) return s;
   }
   return writer;
+}
+
+absl::Status JournalWriter::CloseCutLine() {
+  // Under the lock: a line another process is writing right now is not a cut line.
+  ScopedFileLock lock(fd_, /*exclusive=*/true);
+  absl::StatusOr<bool> clean = EndsWithNewline(fd_, path_);
+  if (!clean.ok()) return clean.status();
+  if (*clean) return absl::OkStatus();
+  // A crash cut the last line short; close it so that our first line parses on its own.
+  if (absl::Status s = WriteAllToFd(fd_, "\n", path_); !s.ok()) return s;
+  return FsyncFd(fd_, path_);
 }
 
 JournalWriter::JournalWriter(JournalWriter&& other) noexcept
@@ -91,8 +98,10 @@ absl::Status JournalWriter::AppendLine(const std::string& line) {
     return absl::FailedPreconditionError("journal writer is closed (moved from)");
   }
   // One write() per line: with O_APPEND the line lands whole at the end (short writes to a
-  // regular file happen only when the disk is full, and WriteAllToFd finishes them).
+  // regular file happen only when the disk is full, and WriteAllToFd finishes them). The lock
+  // keeps other writers' lines out of ours and readers away until it is whole and synced.
   std::string data = line + "\n";
+  ScopedFileLock lock(fd_, /*exclusive=*/true);
   if (absl::Status s = WriteAllToFd(fd_, data, path_); !s.ok()) return s;
   return FsyncFd(fd_, path_);
 }
@@ -111,6 +120,11 @@ absl::Status JournalWriter::WriteHeader(const SuiteRecord& suite, const std::str
 
 absl::Status JournalWriter::WriteEnvironment(const Environment& environment) {
   Json j = {{"type", "environment"}, {"environment", EnvironmentToJson(environment)}};
+  return AppendLine(j.dump());
+}
+
+absl::Status JournalWriter::WriteDevice(const DeviceRecord& device) {
+  Json j = {{"type", "device"}, {"device", DeviceToJson(device)}};
   return AppendLine(j.dump());
 }
 
@@ -168,7 +182,8 @@ absl::Status ReadHeader(jsonio::Fields& f, const absl::Status& st, const std::st
 }  // namespace
 
 absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadWholeFile(path);
+  // Shared lock: appenders (other processes of a run) wait until the snapshot is read.
+  absl::StatusOr<std::string> text = ReadWholeFile(path, ReadLock::kShared);
   if (!text.ok()) return text.status();
   JournalContents out;
   bool have_header = false;
@@ -208,7 +223,16 @@ absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
       if (!env.ok()) {
         return LineError(path, line_no, absl::StrCat("environment.", env.status().message()));
       }
-      out.environment = *env;
+      // The first wins: workers on several GPUs may each write one when they start together.
+      if (!out.environment) out.environment = *env;
+    } else if (type == "device") {
+      const Json* d = f.Object("device", jsonio::Need::kRequired);
+      if (!st.ok()) return LineError(path, line_no, st.message());
+      absl::StatusOr<DeviceRecord> device = DeviceFromJson(*d);
+      if (!device.ok()) {
+        return LineError(path, line_no, absl::StrCat("device.", device.status().message()));
+      }
+      AddDevices({*device}, &out.devices);
     } else if (type == "case_started" || type == "case") {
       int index = -1;
       f.Get("index", &index, jsonio::Need::kRequired);
@@ -291,6 +315,7 @@ Report ReportFromJournal(const JournalContents& journal) {
   r.unreadable_journal_lines = journal.bad_lines;
   r.suite = journal.suite;
   if (journal.environment) r.environment = *journal.environment;
+  AddDevices(journal.devices, &r.environment.devices);
   if (r.environment.command_line.empty()) r.environment.command_line = journal.command_line;
   if (r.environment.started_at.empty()) r.environment.started_at = journal.started_at;
   if (journal.plan) {

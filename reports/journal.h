@@ -2,6 +2,11 @@
 // before the call returns, so that a crash (even SIGKILL, even a power loss) loses nothing that
 // was already measured. A run that died can be turned into a report (complete = false) or
 // resumed from it. Format: docs/report-schema.md, "Journal".
+//
+// Several processes append to one journal at once (the supervisor and one worker per GPU,
+// docs/devices.md): each line is written under an exclusive flock() of the file and read under a
+// shared one, so that lines never interleave (not even on NFS, where O_APPEND alone is not
+// atomic, nor after a short write) and a reader never sees a line that is still being written.
 #pragma once
 
 #include <map>
@@ -38,6 +43,8 @@ class JournalWriter {
                            const std::string& started_at, const PlanRecord* plan = nullptr);
   // {"type":"environment","environment":{...}}
   absl::Status WriteEnvironment(const Environment& environment);
+  // {"type":"device","device":{...}}: a GPU that runs cases, with the peaks measured on it.
+  absl::Status WriteDevice(const DeviceRecord& device);
   // {"type":"case_started","index":i,"key":"KERNEL PROBLEM"}
   absl::Status CaseStarted(int index, const std::string& key);
   // {"type":"case","index":i,"result":{...}}
@@ -48,6 +55,8 @@ class JournalWriter {
  private:
   JournalWriter(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
   absl::Status AppendLine(const std::string& line);
+  // Closes a last line that a crash cut short with a newline, so that new lines parse.
+  absl::Status CloseCutLine();
 
   int fd_ = -1;
   std::string path_;
@@ -56,7 +65,8 @@ class JournalWriter {
 struct JournalContents {
   SuiteRecord suite;
   std::string command_line, started_at;
-  std::optional<Environment> environment;
+  std::optional<Environment> environment;   // the first environment line's
+  std::vector<DeviceRecord> devices;        // device lines, one per GPU (reports/devices.h)
   std::map<int, CaseResult> finished;       // by case index; the last line for an index wins
   std::set<int> started_unfinished;         // started, never finished: the run died in these
   std::map<int, std::string> started_keys;  // index -> key of its latest case_started line

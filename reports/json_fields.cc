@@ -216,6 +216,13 @@ void Fields::Get(absl::string_view key, int* out, Need need) {
   *out = static_cast<int>(wide);
 }
 
+void Fields::Get(absl::string_view key, std::optional<int>* out, Need need) {
+  if (Find(key, need) == nullptr) return;
+  int value = 0;
+  Get(key, &value, need);
+  if (ok()) *out = value;
+}
+
 void Fields::Get(absl::string_view key, uint64_t* out, Need need) {
   const Json* v = Find(key, need);
   if (v == nullptr) return;

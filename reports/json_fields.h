@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 #include "absl/strings/string_view.h"
@@ -54,6 +55,8 @@ class Fields {
   void Get(absl::string_view key, std::string* out, Need need = Need::kOptional);
   void Get(absl::string_view key, double* out, Need need = Need::kOptional);
   void Get(absl::string_view key, int* out, Need need = Need::kOptional);
+  // Set only when the key is present (and not null).
+  void Get(absl::string_view key, std::optional<int>* out, Need need = Need::kOptional);
   void Get(absl::string_view key, int64_t* out, Need need = Need::kOptional);
   void Get(absl::string_view key, uint64_t* out, Need need = Need::kOptional);
   void Get(absl::string_view key, bool* out, Need need = Need::kOptional);

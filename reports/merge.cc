@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "reports/devices.h"
 
 namespace flashscope::reports {
 namespace {
@@ -135,6 +136,7 @@ absl::StatusOr<MergeResult> MergeReports(const std::vector<MergeInput>& inputs,
     if (e.finished_at > merged.environment.finished_at) {
       merged.environment.finished_at = e.finished_at;
     }
+    AddDevices(e.devices, &merged.environment.devices);  // every GPU that ran a merged case
   }
   std::vector<std::string> hosts;
   for (const auto& in : inputs) {

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "reports/devices.h"
 #include "reports/provenance.h"
 #include "reports/render_util.h"
 #include "reports/text_safety.h"
@@ -159,6 +160,12 @@ std::string RenderSummary(const Report& report, bool color) {
         absl::StrFormat("measured peaks: fp16 %.1f TFLOPS, bf16 %.1f TFLOPS, copy "
                         "%.0f GB/s\n",
                         e.peaks.matmul_fp16_tflops, e.peaks.matmul_bf16_tflops, e.peaks.copy_gbps));
+  }
+  if (!e.devices.empty()) {
+    std::vector<std::string> devices;
+    for (const DeviceRecord& d : e.devices) devices.push_back(DeviceText(d));
+    absl::StrAppend(&out, "ran on ", e.devices.size(), e.devices.size() == 1 ? " GPU: " : " GPUs: ",
+                    text::TerminalSafe(absl::StrJoin(devices, "; ")), "\n");
   }
   if (!e.git_revision.empty() || !e.started_at.empty()) {
     absl::StrAppend(

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "reports/render_terminal.h"
 
 namespace flashscope::reports::render {
@@ -38,6 +39,12 @@ std::string EnvironmentLine(const Environment& e) {
   std::string s = e.gpu_name.empty() ? "no GPU named" : e.gpu_name;
   if (e.sm_count > 0) absl::StrAppend(&s, ", ", e.sm_count, " SMs");
   if (e.compute_capability > 0) absl::StrAppend(&s, ", sm_", e.compute_capability);
+  if (e.devices.size() > 1) {
+    std::vector<int> indices;
+    for (const DeviceRecord& d : e.devices) indices.push_back(d.index);
+    absl::StrAppend(&s, ", ", e.devices.size(), " GPUs (devices ", absl::StrJoin(indices, ", "),
+                    ")");
+  }
   if (!e.driver_version.empty()) absl::StrAppend(&s, ", driver ", e.driver_version);
   if (!e.cuda_runtime_version.empty()) absl::StrAppend(&s, ", CUDA ", e.cuda_runtime_version);
   if (!e.git_revision.empty()) absl::StrAppend(&s, ", flashscope ", e.git_revision);

@@ -24,6 +24,22 @@ struct MeasuredPeaks {
   std::string copy_source;
 };
 
+// One GPU that ran cases of the run (`flashscope run --devices`, docs/devices.md): which one it
+// is, the facts that say whether two GPUs are the same model, and the peaks measured on it (the
+// cases it ran compare against these).
+struct DeviceRecord {
+  int index = 0;           // CUDA device ordinal as flashscope saw it: what --devices names
+  std::string uuid;        // "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6", as nvidia-smi prints it
+  std::string pci_bus_id;  // "0000:3B:00.0"
+  std::string name;
+  int compute_capability = 0;
+  int sm_count = 0;
+  int64_t memory_bytes = 0;
+  int sm_clock_mhz = 0;
+  std::string driver_version;
+  MeasuredPeaks peaks;
+};
+
 struct Environment {
   std::string gpu_name;  // "" when no GPU was used (e.g. a merged or synthetic report)
   // True for reports made up by hand or by tests (reports/testdata/): never a GPU measurement.
@@ -45,6 +61,9 @@ struct Environment {
   std::string finished_at;
   std::string flashscope_version;
   std::string command_line;
+  // Every GPU that ran a case, by index (the fields above describe the first). Empty in reports
+  // written before `--devices` existed.
+  std::vector<DeviceRecord> devices;
 };
 
 struct TimingPolicyRecord {
@@ -229,6 +248,10 @@ struct CaseResult {
   std::optional<TrustRecord> trust;      // the trust checks (absent in reports made before them)
   std::optional<PrepareRecord> prepare;  // only for kernels with a prepare() callback
   double wall_s = 0;                     // wall time spent on the case, all phases
+  // The GPU it ran on: DeviceRecord::index and ::uuid of environment.devices. Absent in reports
+  // written before `--devices` existed, and for a case recorded without running (a planned error).
+  std::optional<int> device;
+  std::string device_uuid;
 
   std::string Key() const { return kernel_id + " " + problem_key; }
 };

@@ -29,6 +29,20 @@ void ReadPeaks(const Json& j, const std::string& path, absl::Status* st, Measure
   f.Get("copy_source", &p->copy_source);
 }
 
+void ReadDevice(const Json& j, const std::string& path, absl::Status* st, DeviceRecord* d) {
+  Fields f(j, path, st);
+  f.Get("index", &d->index);
+  f.Get("uuid", &d->uuid);
+  f.Get("pci_bus_id", &d->pci_bus_id);
+  f.Get("name", &d->name);
+  f.Get("compute_capability", &d->compute_capability);
+  f.Get("sm_count", &d->sm_count);
+  f.Get("memory_bytes", &d->memory_bytes);
+  f.Get("sm_clock_mhz", &d->sm_clock_mhz);
+  f.Get("driver_version", &d->driver_version);
+  if (const Json* p = f.Object("peaks")) ReadPeaks(*p, f.PathOf("peaks"), st, &d->peaks);
+}
+
 void ReadEnvironment(const Json& j, const std::string& path, absl::Status* st, Environment* e) {
   Fields f(j, path, st);
   f.Get("gpu_name", &e->gpu_name);
@@ -49,6 +63,11 @@ void ReadEnvironment(const Json& j, const std::string& path, absl::Status* st, E
   f.Get("finished_at", &e->finished_at);
   f.Get("flashscope_version", &e->flashscope_version);
   f.Get("command_line", &e->command_line);
+  if (const Json* a = f.Array("devices")) {
+    for (size_t i = 0; i < a->size() && st->ok(); ++i) {
+      ReadDevice((*a)[i], IndexPath(f.PathOf("devices"), i), st, &e->devices.emplace_back());
+    }
+  }
 }
 
 void ReadTimingPolicy(const Json& j, const std::string& path, absl::Status* st,
@@ -299,6 +318,8 @@ void ReadCase(const Json& j, const std::string& path, absl::Status* st, CaseResu
     pf.Get("wall_s", &prepare.wall_s, Need::kRequired);
     pf.Get("note", &prepare.note);
   }
+  f.Get("device", &c->device);
+  f.Get("device_uuid", &c->device_uuid);
 }
 
 // Names the JSON that is not a flashscope report when it is recognisably something else.
@@ -394,6 +415,14 @@ absl::StatusOr<Environment> EnvironmentFromJson(const Json& j) {
   ReadEnvironment(j, "", &st, &e);
   if (!st.ok()) return st;
   return e;
+}
+
+absl::StatusOr<DeviceRecord> DeviceFromJson(const Json& j) {
+  DeviceRecord d;
+  absl::Status st;
+  ReadDevice(j, "", &st, &d);
+  if (!st.ok()) return st;
+  return d;
 }
 
 absl::StatusOr<SuiteRecord> SuiteFromJson(const Json& j) {

@@ -25,6 +25,8 @@ nlohmann::json CaseToJson(const CaseResult& c);
 absl::StatusOr<CaseResult> CaseFromJson(const nlohmann::json& j);
 nlohmann::json EnvironmentToJson(const Environment& e);
 absl::StatusOr<Environment> EnvironmentFromJson(const nlohmann::json& j);
+nlohmann::json DeviceToJson(const DeviceRecord& d);
+absl::StatusOr<DeviceRecord> DeviceFromJson(const nlohmann::json& j);
 nlohmann::json SuiteToJson(const SuiteRecord& s);
 absl::StatusOr<SuiteRecord> SuiteFromJson(const nlohmann::json& j);
 

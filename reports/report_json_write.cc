@@ -183,28 +183,49 @@ Json CaseToJson(const CaseResult& c) {
   if (c.trust) j["trust"] = TrustToJson(*c.trust);
   if (c.provenance) j["provenance"] = ProvenanceToJson(*c.provenance);
   if (c.prepare) j["prepare"] = {{"wall_s", c.prepare->wall_s}, {"note", c.prepare->note}};
+  if (c.device) j["device"] = *c.device;
+  if (!c.device_uuid.empty()) j["device_uuid"] = c.device_uuid;
   return j;
 }
 
+Json DeviceToJson(const DeviceRecord& d) {
+  return {{"index", d.index},
+          {"uuid", d.uuid},
+          {"pci_bus_id", d.pci_bus_id},
+          {"name", d.name},
+          {"compute_capability", d.compute_capability},
+          {"sm_count", d.sm_count},
+          {"memory_bytes", d.memory_bytes},
+          {"sm_clock_mhz", d.sm_clock_mhz},
+          {"driver_version", d.driver_version},
+          {"peaks", PeaksToJson(d.peaks)}};
+}
+
 Json EnvironmentToJson(const Environment& e) {
-  return {{"gpu_name", e.gpu_name},
-          {"synthetic", e.synthetic},
-          {"sm_count", e.sm_count},
-          {"compute_capability", e.compute_capability},
-          {"l2_bytes", e.l2_bytes},
-          {"memory_bytes", e.memory_bytes},
-          {"sm_clock_mhz", e.sm_clock_mhz},
-          {"memory_clock_mhz", e.memory_clock_mhz},
-          {"memory_bus_bits", e.memory_bus_bits},
-          {"driver_version", e.driver_version},
-          {"cuda_runtime_version", e.cuda_runtime_version},
-          {"peaks", PeaksToJson(e.peaks)},
-          {"git_revision", e.git_revision},
-          {"host", e.host},
-          {"started_at", e.started_at},
-          {"finished_at", e.finished_at},
-          {"flashscope_version", e.flashscope_version},
-          {"command_line", e.command_line}};
+  Json j = {{"gpu_name", e.gpu_name},
+            {"synthetic", e.synthetic},
+            {"sm_count", e.sm_count},
+            {"compute_capability", e.compute_capability},
+            {"l2_bytes", e.l2_bytes},
+            {"memory_bytes", e.memory_bytes},
+            {"sm_clock_mhz", e.sm_clock_mhz},
+            {"memory_clock_mhz", e.memory_clock_mhz},
+            {"memory_bus_bits", e.memory_bus_bits},
+            {"driver_version", e.driver_version},
+            {"cuda_runtime_version", e.cuda_runtime_version},
+            {"peaks", PeaksToJson(e.peaks)},
+            {"git_revision", e.git_revision},
+            {"host", e.host},
+            {"started_at", e.started_at},
+            {"finished_at", e.finished_at},
+            {"flashscope_version", e.flashscope_version},
+            {"command_line", e.command_line}};
+  if (!e.devices.empty()) {
+    Json devices = Json::array();
+    for (const DeviceRecord& d : e.devices) devices.push_back(DeviceToJson(d));
+    j["devices"] = std::move(devices);
+  }
+  return j;
 }
 
 Json SuiteToJson(const SuiteRecord& s) {

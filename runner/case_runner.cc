@@ -177,6 +177,12 @@ reports::Environment CaseRunner::DescribeEnvironment(bool measure_peaks) {
   return env;
 }
 
+reports::DeviceRecord CaseRunner::DescribeDevice(int index) const {
+  reports::DeviceRecord d = ToDevice(state_->device, index);
+  d.peaks = peaks_;
+  return d;
+}
+
 void CaseRunner::Enter(const char* phase) {
   if (observer_) observer_(phase);
 }

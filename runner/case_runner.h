@@ -45,6 +45,9 @@ class CaseRunner {
 
   // Device description; with `measure_peaks` also the measured matmul and copy peaks.
   reports::Environment DescribeEnvironment(bool measure_peaks);
+  // This process's GPU as the run's device list holds it (supervisor's `index`), with the peaks
+  // in use.
+  reports::DeviceRecord DescribeDevice(int index) const;
   // Peaks for % of peak; taken from a journal when a later worker resumes a run.
   void SetPeaks(const reports::MeasuredPeaks& peaks) { peaks_ = peaks; }
   void SetPhaseObserver(PhaseObserver observer) { observer_ = std::move(observer); }

@@ -20,6 +20,20 @@ reports::Environment ToEnvironment(const profiler::DeviceInfo& d) {
   return e;
 }
 
+reports::DeviceRecord ToDevice(const profiler::DeviceInfo& d, int index) {
+  reports::DeviceRecord r;
+  r.index = index;
+  r.uuid = d.uuid;
+  r.pci_bus_id = d.pci_bus_id;
+  r.name = d.name;
+  r.compute_capability = d.cc;
+  r.sm_count = d.sm_count;
+  r.memory_bytes = d.memory_bytes;
+  r.sm_clock_mhz = d.sm_clock_mhz;
+  r.driver_version = d.driver_version;
+  return r;
+}
+
 reports::MeasuredPeaks ToPeaks(const profiler::MeasuredPeaks& p) {
   reports::MeasuredPeaks m;
   m.matmul_fp16_tflops = p.matmul_fp16_tflops;

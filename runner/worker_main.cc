@@ -21,6 +21,7 @@
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
 #include "profiler/device_info.h"
+#include "runner/record_conversions.h"
 #include "runner/worker_run.h"
 #endif
 
@@ -29,21 +30,28 @@ namespace {
 
 namespace protocol = suites::protocol;
 
-protocol::DeviceRecord ProbeDevice() {
-  protocol::DeviceRecord d;
+// CUDA's device 0 (a run without --devices uses it) and every GPU this process can see, for the
+// supervisor to choose from (suites/device_selection.h). Reads properties only: no context.
+void ProbeDevices(protocol::PlanningResult* result) {
+  protocol::DeviceRecord& d = result->device;
 #if defined(FLASHSCOPE_HAVE_CUDA)
-  auto device = profiler::QueryDevice(0);
-  if (device.ok()) {
-    d.usable = true;
-    d.name = device->name;
-    d.cc = device->cc;
-  } else {
-    d.reason = std::string(device.status().message());
+  auto count = profiler::CountDevices();
+  if (!count.ok()) {
+    d.reason = std::string(count.status().message());
+    return;
+  }
+  for (int i = 0; i < *count; ++i) {
+    auto device = profiler::QueryDevice(i);
+    if (!device.ok()) {
+      if (i == 0) d.reason = std::string(device.status().message());
+      continue;
+    }
+    if (i == 0) d.usable = true, d.name = device->name, d.cc = device->cc;
+    result->devices.push_back(ToDevice(*device, i));
   }
 #else
   d.reason = "this flashscope was built without CUDA (no nvcc, or -DFLASHSCOPE_CUDA=OFF)";
 #endif
-  return d;
 }
 
 int Plan(const protocol::WorkerRequest& r) {
@@ -58,7 +66,8 @@ int Plan(const protocol::WorkerRequest& r) {
   PlanInputs in{&*suite, *sha, &kernels, r.kernels_filter, r.shard, r.lost_plugins};
   auto plan = MakePlan(in);
   if (!plan.ok()) return protocol::TellFatal(r.progress_fd, std::string(plan.status().message()));
-  protocol::PlanningResult result{*std::move(plan), ProbeDevice()};
+  protocol::PlanningResult result{*std::move(plan), {}, {}};
+  ProbeDevices(&result);
   std::ofstream out(r.plan_out, std::ios::binary | std::ios::trunc);
   out << protocol::PlanningResultToText(result);
   out.close();
@@ -84,9 +93,11 @@ int Metrics(const protocol::WorkerRequest& r) {
   int cc = r.cc;
   std::string source = "--cc";
   if (cc == 0) {
-    if (protocol::DeviceRecord d = ProbeDevice(); d.usable) {
-      cc = d.cc;
-      source = d.name;
+    protocol::PlanningResult probe;
+    ProbeDevices(&probe);
+    if (probe.device.usable) {
+      cc = probe.device.cc;
+      source = probe.device.name;
     }
   }
   if (cc == 0) {

@@ -3,11 +3,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "plugins/sha256.h"
+#include "reports/devices.h"
 #include "reports/journal.h"
 #include "runner/case_runner.h"
 #include "runner/kernel_loading.h"
@@ -47,6 +50,80 @@ void ForSanitizer(suites::Suite* suite, RunOptions* options) {
   options->dump_dir.clear();
 }
 
+// The peaks this worker's cases compare against: its GPU's, from the journal when a worker on it
+// measured them before; else measured now and recorded (a device line, and the environment line
+// when the run has none). The sanitizer's reruns measure nothing (their timings mean nothing
+// under the tool) and journals of runs before device lines lend their environment's peaks.
+absl::Status SetUpPeaks(const suites::protocol::WorkerRequest& request,
+                        const reports::JournalContents& journal, CaseRunner& runner,
+                        reports::JournalWriter& writer) {
+  const reports::DeviceRecord mine = runner.DescribeDevice(request.device);
+  if (const reports::DeviceRecord* known = reports::FindDevice(journal.devices, mine.uuid)) {
+    runner.SetPeaks(known->peaks);
+    return absl::OkStatus();
+  }
+  if (request.sanitize_rerun || (journal.environment && journal.devices.empty())) {
+    if (journal.environment) runner.SetPeaks(journal.environment->peaks);
+    if (request.sanitize_rerun) return absl::OkStatus();
+    return writer.WriteDevice(runner.DescribeDevice(request.device));
+  }
+  Tell(request.progress_fd, {Event::kNote, "", "", "measuring device peaks"});
+  const reports::Environment env = runner.DescribeEnvironment(/*measure_peaks=*/true);
+  if (absl::Status s = writer.WriteDevice(runner.DescribeDevice(request.device)); !s.ok()) {
+    return s;
+  }
+  return journal.environment ? absl::OkStatus() : writer.WriteEnvironment(env);
+}
+
+// Runs one case and records it. Returns false when the worker must stop (the journal cannot be
+// written); exits at once when the case left the CUDA context unusable.
+bool RunOne(const suites::protocol::WorkerRequest& request, const reports::PlanRecord& plan,
+            const suites::Suite& suite, const BoundCase& b, CaseRunner& runner,
+            reports::JournalWriter& writer) {
+  const int fd = request.progress_fd;
+  const reports::PlannedCaseRecord& c = *b.planned;
+  Tell(fd, {Event::kCaseStarted, c.key, "", ""});
+  if (auto s = writer.CaseStarted(c.index, c.key); !s.ok()) {
+    protocol::TellFatal(fd, std::string(s.message()));
+    return false;
+  }
+  const CaseToRun run{c.index, c.key, b.kernel, c.problem, suites::NewCaseResult(plan, c, suite)};
+  reports::CaseResult r = runner.Run(run);
+  r.device = request.device;
+  r.device_uuid = runner.DescribeDevice(request.device).uuid;
+  if (auto s = writer.CaseFinished(c.index, r); !s.ok()) {
+    protocol::TellFatal(fd, std::string(s.message()));
+    return false;
+  }
+  Tell(fd, {Event::kCaseFinished, c.key, reports::CaseStatusName(r.status), ""});
+  if (runner.context_lost()) {
+    // Leave without touching CUDA again: the context would only return the same error.
+    _exit(suites::protocol::kExitContextLost);
+  }
+  return true;
+}
+
+// The cases the supervisor hands out, one RUN line at a time, until it closes the channel.
+int RunCommanded(const suites::protocol::WorkerRequest& request, const reports::PlanRecord& plan,
+                 const suites::Suite& suite, const std::vector<BoundCase>& bound,
+                 CaseRunner& runner, reports::JournalWriter& writer) {
+  std::map<std::string, const BoundCase*> by_key;
+  for (const BoundCase& b : bound) by_key[b.planned->key] = &b;
+  suites::protocol::CommandReader commands(request.command_fd);
+  while (std::optional<std::string> key = commands.Next()) {
+    auto it = by_key.find(*key);
+    if (it == by_key.end() || it->second->kernel == nullptr) {
+      return protocol::TellFatal(
+          request.progress_fd,
+          absl::StrCat("asked to run case '", *key,
+                       "', which the journal's plan does not hold as a runnable case (a "
+                       "flashscope defect; please report it)"));
+    }
+    if (!RunOne(request, plan, suite, *it->second, runner, writer)) return protocol::kExitFatal;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int RunCases(const suites::protocol::WorkerRequest& request) {
@@ -79,41 +156,23 @@ int RunCases(const suites::protocol::WorkerRequest& request) {
   if (!runner.ok()) return protocol::TellFatal(fd, std::string(runner.status().message()));
   auto writer = reports::JournalWriter::Open(request.journal_path, /*append=*/true);
   if (!writer.ok()) return protocol::TellFatal(fd, std::string(writer.status().message()));
-  // The first worker of a run measures the environment; later ones reuse its peaks.
-  if (journal->environment) {
-    (*runner)->SetPeaks(journal->environment->peaks);
-  } else {
-    Tell(fd, {Event::kNote, "", "", "measuring device peaks"});
-    if (auto s = writer->WriteEnvironment((*runner)->DescribeEnvironment(/*measure_peaks=*/true));
-        !s.ok()) {
-      return protocol::TellFatal(fd, std::string(s.message()));
-    }
+  if (absl::Status s = SetUpPeaks(request, *journal, **runner, *writer); !s.ok()) {
+    return protocol::TellFatal(fd, std::string(s.message()));
   }
   (*runner)->SetPhaseObserver([fd](const char* phase) {
     Tell(fd, {Event::kPhase, "", "", phase});
   });
-
+  if (request.command_fd >= 0) {
+    return RunCommanded(request, plan, *suite, *bound, **runner, *writer);
+  }
+  // Without a supervisor handing cases out (the sanitizer's reruns): the plan's, in order.
   const auto done = journal->FinishedByKey();
   const std::set<std::string> only(request.only_keys.begin(), request.only_keys.end());
   for (const BoundCase& b : *bound) {
     const reports::PlannedCaseRecord& c = *b.planned;
     if (b.kernel == nullptr || done.count(c.key)) continue;  // planned errors: the supervisor's
     if (!only.empty() && !only.count(c.key)) continue;
-    Tell(fd, {Event::kCaseStarted, c.key, "", ""});
-    if (auto s = writer->CaseStarted(c.index, c.key); !s.ok()) {
-      return protocol::TellFatal(fd, std::string(s.message()));
-    }
-    const CaseToRun run{c.index, c.key, b.kernel, c.problem,
-                        suites::NewCaseResult(plan, c, *suite)};
-    reports::CaseResult r = (*runner)->Run(run);
-    if (auto s = writer->CaseFinished(c.index, r); !s.ok()) {
-      return protocol::TellFatal(fd, std::string(s.message()));
-    }
-    Tell(fd, {Event::kCaseFinished, c.key, reports::CaseStatusName(r.status), ""});
-    if ((*runner)->context_lost()) {
-      // Leave without touching CUDA again: the context would only return the same error.
-      _exit(suites::protocol::kExitContextLost);
-    }
+    if (!RunOne(request, plan, *suite, b, **runner, *writer)) return protocol::kExitFatal;
   }
   return 0;
 }

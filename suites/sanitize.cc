@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "reports/journal.h"
 #include "suites/sanitizer_output.h"
+#include "suites/worker_process.h"
 #include "suites/worker_protocol.h"
 
 namespace flashscope::suites {
@@ -33,7 +34,12 @@ std::string ReadWholeFile(const std::string& path) {
 
 // Starts argv[0] with argv in its own process group (so that a kill reaches the worker that
 // compute-sanitizer starts below it), its stdout and stderr into `output_path`.
-absl::StatusOr<pid_t> Start(const std::vector<std::string>& argv, const std::string& output_path) {
+absl::StatusOr<pid_t> Start(const std::vector<std::string>& argv, const std::string& output_path,
+                            const std::vector<std::pair<std::string, std::string>>& environment) {
+  std::vector<std::string> env = ChildEnvironment(environment);
+  std::vector<char*> cenv;
+  for (auto& e : env) cenv.push_back(e.data());
+  cenv.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
   if (pid == 0) {
@@ -45,7 +51,7 @@ absl::StatusOr<pid_t> Start(const std::vector<std::string>& argv, const std::str
     std::vector<char*> cargv;
     for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
     cargv.push_back(nullptr);
-    execv(argv[0].c_str(), cargv.data());
+    execve(argv[0].c_str(), cargv.data(), cenv.data());
     std::fprintf(stderr, "cannot start %s: %s\n", argv[0].c_str(), std::strerror(errno));
     _exit(127);
   }
@@ -124,6 +130,10 @@ reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::Journ
                                              run.plan ? &*run.plan : nullptr)
                             : w.status();
     if (s.ok()) s = w->WriteEnvironment(run.environment.value_or(reports::Environment{}));
+    // The GPUs' peaks: the rerun's worker finds its own and measures nothing.
+    for (const auto& d : run.devices) {
+      if (s.ok()) s = w->WriteDevice(d);
+    }
     if (!s.ok()) {
       failed.note = absl::StrCat("cannot write the scratch journal: ", s.message());
       return failed;
@@ -131,7 +141,7 @@ reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::Journ
   }
   std::filesystem::remove(log);
   const std::vector<std::string> argv = SanitizeRerunArgv(args, journal, log, key);
-  auto pid = Start(argv, output);
+  auto pid = Start(argv, output, args.environment);
   if (!pid.ok()) {
     failed.note = std::string(pid.status().message());
     return failed;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -20,6 +21,8 @@ struct SanitizeArgs {
   std::string journal_path;    // the run's journal: findings are appended as later case lines
   double case_limit_s = 300;   // the normal case limit; a rerun gets SanitizeLimitS() of it
   bool quiet = false;
+  // Set in each rerun's environment (CUDA_VISIBLE_DEVICES: the run's first GPU with --devices).
+  std::vector<std::pair<std::string, std::string>> environment;
 };
 
 // The command line of one case's rerun: compute-sanitizer with the tool, then flashscope-worker

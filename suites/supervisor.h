@@ -1,8 +1,9 @@
 // The parent of a run (`flashscope run`): resolves the plugins, has a worker plan the suite
-// (suites/planning.h), writes the plan into the journal (or checks it against the journal being
-// resumed), starts worker processes and replaces one that faults or hangs (suites/
-// worker_session.h), prints progress, and writes the final report atomically. It never touches
-// CUDA nor loads plugin code, so a kernel's or a plugin's crash cannot take it down.
+// (suites/planning.h), chooses the GPUs (suites/device_selection.h), writes the plan into the
+// journal (or checks it against the journal being resumed), runs the cases on one worker per GPU
+// and replaces one that faults or hangs (suites/device_scheduler.h), prints progress, and writes
+// the final report atomically. It never touches CUDA nor loads plugin code, so a kernel's or a
+// plugin's crash cannot take it down.
 #pragma once
 
 #include <string>
@@ -27,6 +28,8 @@ struct SuperviseArgs {
   // --sanitize=TOOL: after the run, rerun the cases under compute-sanitizer (suites/sanitize.h).
   std::string sanitize_tool;
   std::string shard;       // --shard K/N: only that part of the plan (suites/shard.h); "" = all
+  std::string devices;     // --devices all|0,2,3 (suites/device_selection.h); "" = CUDA's device 0
+  bool force = false;      // --force: run on GPUs of different models
   std::string worker_exe;  // flashscope-worker (suites/worker_process.h, FindWorker)
   std::string command_line;
   bool quiet = false;    // no per-case progress lines

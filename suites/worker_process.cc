@@ -1,8 +1,10 @@
 #include "suites/worker_process.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,44 +55,108 @@ absl::StatusOr<std::string> FindWorker() {
   return path;
 }
 
+namespace {
+
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  for (auto& s : strings) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+void CloseBoth(int fds[2]) {
+  if (fds[0] >= 0) close(fds[0]);
+  if (fds[1] >= 0) close(fds[1]);
+}
+
+}  // namespace
+
+std::vector<std::string> ChildEnvironment(
+    const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const auto& o : overrides) replaced |= o.first == name;
+    if (!replaced) env.push_back(entry);
+  }
+  for (const auto& [name, value] : overrides) env.push_back(name + "=" + value);
+  return env;
+}
+
 absl::StatusOr<WorkerProcess> WorkerProcess::Start(const std::string& worker_exe,
-                                                   protocol::WorkerRequest request) {
-  int fds[2];
-  if (pipe(fds) != 0) return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
-  request.progress_fd = fds[1];
+                                                   protocol::WorkerRequest request,
+                                                   const WorkerStartOptions& options) {
+  // Close-on-exec everywhere: a worker started later must not hold this one's pipe open.
+  int progress[2] = {-1, -1}, commands[2] = {-1, -1};
+  if (pipe2(progress, O_CLOEXEC) != 0) {
+    return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  }
+  // A socket rather than a pipe: send(MSG_NOSIGNAL) to a worker that died is an error, not a
+  // SIGPIPE that would end the supervisor.
+  if (options.commands && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, commands) != 0) {
+    CloseBoth(progress);
+    return absl::InternalError(absl::StrCat("socketpair: ", std::strerror(errno)));
+  }
+  request.progress_fd = progress[1];
+  request.command_fd = commands[1];
   std::vector<std::string> argv = protocol::WorkerArgv(worker_exe, request);
+  std::vector<std::string> env = ChildEnvironment(options.environment);
+  std::vector<char*> cargv = Pointers(argv), cenv = Pointers(env);
   pid_t pid = fork();
   if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
+    CloseBoth(progress);
+    CloseBoth(commands);
     return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
   }
   if (pid == 0) {
-    close(fds[0]);
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    execv(worker_exe.c_str(), cargv.data());
+    // The child keeps its own two ends across exec; everything else closes there.
+    fcntl(progress[1], F_SETFD, 0);
+    if (commands[1] >= 0) fcntl(commands[1], F_SETFD, 0);
+    execve(worker_exe.c_str(), cargv.data(), cenv.data());
     std::fprintf(stderr, "flashscope: cannot start %s: %s\n", worker_exe.c_str(),
                  std::strerror(errno));
     _exit(127);
   }
-  close(fds[1]);
-  return WorkerProcess(pid, fds[0]);
+  close(progress[1]);
+  if (commands[1] >= 0) close(commands[1]);
+  return WorkerProcess(pid, progress[0], commands[0]);
+}
+
+bool WorkerProcess::Send(const std::string& line) {
+  if (command_fd_ < 0) return false;
+  const std::string data = line + "\n";
+  size_t sent = 0;
+  while (sent < data.size()) {
+    const ssize_t n = send(command_fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    sent += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+void WorkerProcess::CloseCommands() {
+  if (command_fd_ >= 0) close(command_fd_);
+  command_fd_ = -1;
 }
 
 WorkerProcess::WorkerProcess(WorkerProcess&& other) noexcept
     : pid_(other.pid_),
       fd_(other.fd_),
+      command_fd_(other.command_fd_),
       reaped_(other.reaped_),
       status_(other.status_),
       buffer_(std::move(other.buffer_)) {
   other.pid_ = -1;
   other.fd_ = -1;
+  other.command_fd_ = -1;
 }
 
 WorkerProcess::~WorkerProcess() {
   if (fd_ >= 0) close(fd_);
+  CloseCommands();
   if (pid_ > 0 && !reaped_) {
     Kill();
     Wait();
@@ -110,10 +176,14 @@ WorkerProcess::Read WorkerProcess::Next(double limit_s, protocol::Message* out) 
     }
     if (fd_ < 0) return Read::kEnded;
     const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-    if (left <= 0) return Read::kTimedOut;
+    // With no time left, one look without waiting: Next(0) takes what has already arrived.
     pollfd p{fd_, POLLIN, 0};
-    const int n = poll(&p, 1, static_cast<int>(std::min(left, 3600.0) * 1000) + 1);
-    if (n <= 0) continue;  // EINTR or the limit: the loop decides
+    const int n = poll(&p, 1, left <= 0 ? 0 : static_cast<int>(std::min(left, 3600.0) * 1000) + 1);
+    if (n < 0) continue;  // EINTR
+    if (n == 0) {
+      if (left <= 0) return Read::kTimedOut;
+      continue;  // the limit: the loop decides
+    }
     char buf[4096];
     const ssize_t got = read(fd_, buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;

@@ -2,12 +2,14 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <map>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "reports/report_json.h"
 
 namespace flashscope::suites::protocol {
 namespace {
@@ -99,6 +101,8 @@ std::vector<std::string> WorkerArgv(const std::string& worker_exe, const WorkerR
       break;
     case Command::kRun:
       add("journal", r.journal_path);
+      if (r.command_fd >= 0) add("command_fd", std::to_string(r.command_fd));
+      add("device", std::to_string(r.device));
       add("metrics", r.metrics);
       add("dump", r.dump_dir);
       for (const auto& k : r.only_keys) add("only", k);
@@ -133,10 +137,12 @@ absl::StatusOr<WorkerRequest> ParseWorkerArgv(const std::vector<std::string>& ar
     if (arg.rfind("--", 0) != 0 || eq == std::string::npos) return BadArg(arg, "not --flag=value");
     const std::string flag = arg.substr(2, eq - 2);
     const std::string value = arg.substr(eq + 1);
-    if (flag == "progress_fd" || flag == "cc") {
-      int n = 0;
-      if (!absl::SimpleAtoi(value, &n)) return BadArg(arg, "not an integer");
-      (flag == "cc" ? r.cc : r.progress_fd) = n;
+    const std::map<std::string, int*> integers = {{"progress_fd", &r.progress_fd},
+                                                  {"cc", &r.cc},
+                                                  {"command_fd", &r.command_fd},
+                                                  {"device", &r.device}};
+    if (auto integer = integers.find(flag); integer != integers.end()) {
+      if (!absl::SimpleAtoi(value, integer->second)) return BadArg(arg, "not an integer");
     } else if (flag == "plugin") {
       r.plugins.push_back(value);
     } else if (flag == "lost") {
@@ -193,6 +199,31 @@ std::optional<Message> ParseMessage(std::string_view line) {
   return std::nullopt;
 }
 
+std::string FormatRunCommand(const std::string& key) { return "RUN " + Escape(key); }
+
+std::optional<std::string> ParseRunCommand(std::string_view line) {
+  constexpr std::string_view kTag = "RUN ";
+  if (line.substr(0, kTag.size()) != kTag) return std::nullopt;
+  return Unescape(line.substr(kTag.size()));
+}
+
+std::optional<std::string> CommandReader::Next() {
+  while (true) {
+    if (const size_t nl = buffer_.find('\n'); nl != std::string::npos) {
+      const std::string line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      std::optional<std::string> key = ParseRunCommand(line);
+      if (!key) std::fprintf(stderr, "flashscope-worker: not a command: '%s'\n", line.c_str());
+      return key;
+    }
+    char buf[4096];
+    const ssize_t got = read(fd_, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return std::nullopt;  // the supervisor closed the channel (or died)
+    buffer_.append(buf, static_cast<size_t>(got));
+  }
+}
+
 void Tell(int fd, const Message& m) {
   if (fd < 0) return;
   const std::string line = FormatMessage(m) + "\n";
@@ -236,7 +267,10 @@ std::string PlanningResultToText(const PlanningResult& r) {
                  {"name", r.device.name},
                  {"cc", r.device.cc},
                  {"reason", r.device.reason}};
-  return Json({{"plan", reports::PlanToJson(r.plan)}, {"device", device}}).dump();
+  Json devices = Json::array();
+  for (const reports::DeviceRecord& d : r.devices) devices.push_back(reports::DeviceToJson(d));
+  return Json({{"plan", reports::PlanToJson(r.plan)}, {"device", device}, {"devices", devices}})
+      .dump();
 }
 
 absl::StatusOr<PlanningResult> PlanningResultFromText(const std::string& text) {
@@ -264,6 +298,16 @@ absl::StatusOr<PlanningResult> PlanningResultFromText(const std::string& text) {
   r.device.name = d["name"].get<std::string>();
   r.device.cc = d["cc"].get<int>();
   r.device.reason = d["reason"].get<std::string>();
+  if (j.contains("devices") && j["devices"].is_array()) {
+    for (const Json& one : j["devices"]) {
+      absl::StatusOr<reports::DeviceRecord> device = reports::DeviceFromJson(one);
+      if (!device.ok()) {
+        return absl::DataLossError(
+            absl::StrCat("the worker's planning result: devices: ", device.status().message()));
+      }
+      r.devices.push_back(*std::move(device));
+    }
+  }
   return r;
 }
 

@@ -11,6 +11,11 @@
 //   F <status> <key>       case finished with this status
 //   NOTE <text>            something worth a line on the terminal
 //   FATAL <text>           the worker cannot go on (no GPU, a bad journal): do not restart it
+//
+// Commands, supervisor to worker, on the run's command channel (--command_fd), one per line:
+//   RUN <key>              run this case of the journal's plan next; end of input: exit
+// so that the supervisor hands cases out one at a time to the workers of several GPUs
+// (suites/device_scheduler.h).
 #pragma once
 
 #include <optional>
@@ -50,6 +55,8 @@ struct WorkerRequest {
   bool all = false;  // test-only kernels too
   // run: the plan is the journal header's
   std::string journal_path;
+  int command_fd = -1;  // RUN lines come from here (see above); -1: the plan's cases, in order
+  int device = 0;       // the GPU's index as the supervisor names it, recorded in each result
   std::string metrics;
   std::string dump_dir;
   std::vector<std::string> only_keys;  // run only these cases (the sanitizer's one-case reruns)
@@ -81,6 +88,25 @@ void Tell(int fd, const Message& m);
 // The worker gives up: a FATAL line (the supervisor prints it), or the message on stderr when no
 // one listens (fd < 0). Returns `exit_code`, for `return TellFatal(...)`.
 int TellFatal(int fd, const std::string& message, int exit_code = kExitFatal);
+
+// ---- commands (RUN lines) ----
+
+std::string FormatRunCommand(const std::string& key);  // one line, without the newline
+// The key of a RUN line; nullopt for anything else.
+std::optional<std::string> ParseRunCommand(std::string_view line);
+
+// The worker's end of the command channel: the keys of the RUN lines, in order.
+class CommandReader {
+ public:
+  explicit CommandReader(int fd) : fd_(fd) {}
+  // The next case to run; nullopt at the end of input (the supervisor has no more for us) or
+  // on a line that is not a command (after saying so on stderr).
+  std::optional<std::string> Next();
+
+ private:
+  int fd_;
+  std::string buffer_;
+};
 
 // ---- phases of a case (P lines) ----
 
@@ -114,7 +140,9 @@ struct DeviceRecord {
 
 struct PlanningResult {
   reports::PlanRecord plan;
-  DeviceRecord device;
+  DeviceRecord device;  // CUDA's device 0 (the one a run without --devices uses), or why none
+  // Every GPU the planning worker could see, by index, without peaks (docs/devices.md).
+  std::vector<reports::DeviceRecord> devices;
 };
 
 std::string PlanningResultToText(const PlanningResult& result);

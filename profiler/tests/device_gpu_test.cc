@@ -29,10 +29,15 @@ TEST_F(DeviceGpuTest, QueryDeviceIsPlausible) {
   EXPECT_GT(info->memory_clock_mhz, 500);
   EXPECT_FALSE(info->driver_version.empty());
   EXPECT_EQ(info->runtime_version.rfind("13.", 0), 0u) << info->runtime_version;
-  std::printf("device: %s, %d SMs, sm_%d, L2 %lld MiB, %d MHz, driver %s, runtime %s\n",
+  // What pins a worker to it (docs/devices.md), in nvidia-smi's form, and where it sits.
+  EXPECT_EQ(info->uuid.size(), 40u) << info->uuid;
+  EXPECT_EQ(info->uuid.rfind("GPU-", 0), 0u) << info->uuid;
+  EXPECT_EQ(info->pci_bus_id.size(), 12u) << info->pci_bus_id;  // 0000:3B:00.0
+  std::printf("device: %s, %d SMs, sm_%d, L2 %lld MiB, %d MHz, driver %s, runtime %s, %s at %s\n",
               info->name.c_str(), info->sm_count, info->cc,
               static_cast<long long>(info->l2_bytes >> 20), info->sm_clock_mhz,
-              info->driver_version.c_str(), info->runtime_version.c_str());
+              info->driver_version.c_str(), info->runtime_version.c_str(), info->uuid.c_str(),
+              info->pci_bus_id.c_str());
 }
 
 TEST_F(DeviceGpuTest, BadDeviceIndexIsAnError) {

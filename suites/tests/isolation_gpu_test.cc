@@ -19,16 +19,15 @@
 
 #include "reports/journal.h"
 #include "reports/report_json.h"
+#include "suites/tests/gpu_run_paths.h"
 
 namespace flashscope {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Flashscope() { return std::string(FLASHSCOPE_BINARY_DIR) + "/cli/flashscope"; }
-std::string FaultSuite() {
-  return std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/testing/faults.json";
-}
+using testing::FaultSuite;
+using testing::Flashscope;
 
 std::map<std::string, reports::CaseStatus> StatusByKernel(const reports::Report& r,
                                                           const std::string& problem_part) {

@@ -14,6 +14,7 @@
 
 #include "reports/journal.h"
 #include "reports/report_json.h"
+#include "suites/tests/supervisor_fixture.h"
 
 namespace flashscope::suites {
 namespace {
@@ -23,72 +24,10 @@ namespace fs = std::filesystem;
 constexpr char kSuite[] = R"({"name": "fake", "kernels": ["fake.a", "fake.b", "plug.c"],
   "problems": [{"family": "attention_fwd", "axes": {"seq": [17, 64]}}], "case_timeout_s": 30})";
 
-class SupervisorTest : public ::testing::Test {
+class SupervisorTest : public testing::SupervisorFixture {
  protected:
-  void SetUp() override {
-    for (const char* v :
-         {"FAKE_NO_GPU", "FAKE_CRASH_LOADING", "FAKE_CRASH_LOADING_IN_RUN", "FAKE_CRASH_KEY",
-          "FAKE_CRASH_PHASE", "FAKE_HANG_KEY", "FAKE_FATAL_AFTER", "FLASHSCOPE_PLUGINS"}) {
-      unsetenv(v);
-    }
-    dir_ = fs::temp_directory_path() /
-           ("flashscope_supervisor_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    suite_ = (dir_ / "fake.json").string();
-    std::ofstream(suite_) << kSuite;
-    plugin_ = (dir_ / "libfake_plugin.so").string();
-    std::ofstream(plugin_) << "not really a shared library: the fake worker only hashes it";
-    out_ = (dir_ / "run.json").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  SuperviseArgs Args() const {
-    SuperviseArgs a;
-    a.suite_path = suite_;
-    a.plugins = {plugin_};
-    a.out_path = out_;
-    a.worker_exe = FLASHSCOPE_FAKE_WORKER;
-    a.command_line = "flashscope run fake.json";
-    a.quiet = true;
-    return a;
-  }
-  std::string Journal() const { return out_ + ".journal.jsonl"; }
-  std::string Key(const std::string& kernel, int seq) const {
-    return kernel + " attention_fwd{B=1,H=1,S=" + std::to_string(seq) + ",D=64,fp16}";
-  }
-  // Runs the supervisor, keeping what it printed on stderr.
-  SuperviseResult Run(const SuperviseArgs& a) {
-    ::testing::internal::CaptureStderr();
-    SuperviseResult r = Supervise(a);
-    stderr_ = ::testing::internal::GetCapturedStderr();
-    return r;
-  }
-  // An incomplete run: the worker gives up (FATAL) after two cases; the journal stays.
-  void InterruptedRun() {
-    setenv("FAKE_FATAL_AFTER", "2", 1);
-    SuperviseResult r = Run(Args());
-    unsetenv("FAKE_FATAL_AFTER");
-    ASSERT_EQ(r.exit_code, 2) << stderr_;
-    ASSERT_TRUE(fs::exists(Journal()));
-    auto j = reports::ReadJournal(Journal());
-    ASSERT_TRUE(j.ok()) << j.status();
-    ASSERT_EQ(j->finished.size(), 2u);
-  }
-  std::string JournalBytes() const {
-    std::ifstream in(Journal(), std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  }
-
-  fs::path dir_;
-  std::string suite_, plugin_, out_, stderr_;
+  SupervisorTest() : SupervisorFixture(kSuite) {}
 };
-
-#define EXPECT_HAS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 TEST_F(SupervisorTest, DryRunPrintsThePlanWithProvenanceAndNeedsNoGpu) {
   setenv("FAKE_NO_GPU", "1", 1);

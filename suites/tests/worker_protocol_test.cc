@@ -3,6 +3,7 @@
 #include "suites/worker_protocol.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 namespace flashscope::suites::protocol {
 namespace {
@@ -44,7 +45,11 @@ TEST(WorkerProtocol, RunListAndMetricsRequestsRoundTrip) {
   run.dump_dir = "/tmp/d";
   run.only_keys = {"attn.a01_scalar attention_fwd{B=1,H=1,S=17,D=64,fp16}"};
   run.sanitize_rerun = true;
+  run.command_fd = 9;
+  run.device = 3;
   const WorkerRequest r = RoundTrip(run);
+  EXPECT_EQ(r.command_fd, 9);
+  EXPECT_EQ(r.device, 3);
   EXPECT_EQ(r.command, Command::kRun);
   EXPECT_EQ(r.journal_path, run.journal_path);
   EXPECT_EQ(r.metrics, "basic");
@@ -98,6 +103,26 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
   EXPECT_FALSE(ParseMessage("F passed").has_value());
 }
 
+TEST(WorkerProtocol, RunCommandsRoundTripThroughTheChannel) {
+  const std::string key = "my.k attention_fwd{B=1,H=1,S=17,D=64,fp16} 100%\nodd";
+  EXPECT_EQ(ParseRunCommand(FormatRunCommand(key)), key);
+  EXPECT_EQ(FormatRunCommand(key).find('\n'), std::string::npos);
+  EXPECT_FALSE(ParseRunCommand("S some key").has_value());
+  // The worker's reader: keys in order, in pieces as a socket delivers them, then the end.
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const std::string lines = FormatRunCommand("a b") + "\n" + FormatRunCommand(key) + "\n";
+  ASSERT_EQ(write(fds[1], lines.data(), 5), 5);
+  ASSERT_EQ(write(fds[1], lines.data() + 5, lines.size() - 5),
+            static_cast<ssize_t>(lines.size() - 5));
+  close(fds[1]);
+  CommandReader reader(fds[0]);
+  EXPECT_EQ(reader.Next(), "a b");
+  EXPECT_EQ(reader.Next(), key);
+  EXPECT_EQ(reader.Next(), std::nullopt) << "the supervisor closed the channel: no more cases";
+  close(fds[0]);
+}
+
 TEST(WorkerProtocol, CrashReasonsNameThePluginAndThePhase) {
   reports::ProvenanceRecord plugin{false, "foo", "1.2", "/x/libfoo.so", "ab"};
   EXPECT_EQ(CrashReason(phase::kSupports, &plugin, "signal 11 (Segmentation fault)"),
@@ -128,12 +153,22 @@ TEST(WorkerProtocol, PlanningResultRoundTrips) {
   c.error = "plugin /x crashed while loading: signal 11 (Segmentation fault)";
   r.plan.cases.push_back(c);
   r.device = {false, "", 0, "cudaErrorNoDevice: no CUDA-capable device is detected"};
+  reports::DeviceRecord gpu;
+  gpu.index = 1;
+  gpu.uuid = "GPU-8932f937-d72c-4106-c12f-20bd9faed9f6";
+  gpu.pci_bus_id = "0000:3B:00.0";
+  gpu.name = "NVIDIA H200";
+  r.devices = {gpu};
   auto back = PlanningResultFromText(PlanningResultToText(r));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(reports::PlanDifference(r.plan, back->plan), "");
   EXPECT_EQ(back->plan.cases[0].error, c.error);
   EXPECT_FALSE(back->device.usable);
   EXPECT_EQ(back->device.reason, r.device.reason);
+  ASSERT_EQ(back->devices.size(), 1u);
+  EXPECT_EQ(back->devices[0].index, 1);
+  EXPECT_EQ(back->devices[0].uuid, gpu.uuid);
+  EXPECT_EQ(back->devices[0].pci_bus_id, gpu.pci_bus_id);
   EXPECT_FALSE(PlanningResultFromText("{}").ok());
   EXPECT_FALSE(PlanningResultFromText("not json").ok());
 }

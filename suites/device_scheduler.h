@@ -1,0 +1,68 @@
+// Runs a plan's cases on the GPUs of a run (docs/devices.md): one flashscope-worker per GPU,
+// pinned to it when the run names devices (suites/device_selection.h), each fed one case at a
+// time from one problem-major queue (suites/case_queue.h) over its command channel, so that
+// every GPU stays busy and each problem's inputs and reference are made once per GPU that takes
+// it. A worker that faults, crashes or hangs costs the case it was running (recorded through
+// `record`, with the phase and, for a plugin's kernel, the plugin) and is replaced on its own GPU;
+// the other GPUs go on. A GPU whose worker says FATAL, or dies twice before starting a case, is
+// taken out of the run; the run fails only when no GPU is left. `flashscope run` schedules
+// through this; `flashscope ab` can too, with its own requests and recorders.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "reports/plan.h"
+#include "suites/device_selection.h"
+#include "suites/worker_protocol.h"
+
+namespace flashscope::suites {
+
+// A case that ended, for progress lines.
+struct CaseEnded {
+  const reports::PlannedCaseRecord* planned = nullptr;
+  const DeviceSlot* device = nullptr;
+  std::string status;  // as recorded: passed, failed, skipped, error, timeout
+  std::string reason;  // set for a case recorded here (its worker died or hung in it)
+  double wall_s = 0;   // from its start to its end, as seen by the supervisor
+};
+
+struct ScheduleJob {
+  std::string worker_exe;
+  const reports::PlanRecord* plan = nullptr;
+  std::vector<const reports::PlannedCaseRecord*> cases;  // to run, in plan order
+  std::vector<DeviceSlot> devices;
+  double case_limit_s = 300;
+  double deadline_s = 0;  // counted from `start`; 0 = none
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  // The request of a worker on `device` (its command, journal, options); the scheduler adds the
+  // command channel and the device index, and pins the process.
+  std::function<protocol::WorkerRequest(const DeviceSlot& device)> request;
+  // Records a case its worker could not: it died or hung in it, or a plugin crashed the worker
+  // while loading.
+  std::function<absl::Status(const reports::PlannedCaseRecord& c, const DeviceSlot& device,
+                             reports::CaseStatus status, const std::string& reason, double wall_s)>
+      record;
+  // Told of every case that ended, whoever recorded it.
+  std::function<void(const CaseEnded& ended)> ended;
+  // A line for the terminal: a worker's NOTE, a GPU taken out of the run.
+  std::function<void(const DeviceSlot& device, const std::string& text)> note;
+};
+
+struct ScheduleResult {
+  bool stopped_by_deadline = false;  // the cases in flight were killed, unrecorded
+  // Why the run could not go on, "" when it ran every case: no GPU is left (the last one's
+  // reason), or a case could not be recorded.
+  std::string failure;
+};
+
+ScheduleResult RunOnDevices(const ScheduleJob& job);
+
+// The time limit for a worker's first case: it covers the process's start, loading plugins and
+// measuring the GPU's peaks.
+inline constexpr double kWorkerStartupLimitS = 900;
+
+}  // namespace flashscope::suites
