@@ -11,6 +11,7 @@
 #include "reports/file_util.h"
 #include "reports/gate.h"
 #include "reports/render.h"
+#include "reports/render_terminal.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
 

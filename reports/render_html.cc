@@ -6,8 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reports/comparison_summary.h"
 #include "reports/render_junit.h"
-#include "reports/render_util.h"
+#include "reports/summary.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -33,10 +34,10 @@ std::string Page(const std::string& title, const std::string& body) {
                       body, "</body></html>\n");
 }
 
-std::string Warnings(const std::vector<std::string>& warnings) {
+std::string Warnings(const std::vector<Warning>& warnings) {
   std::string out;
-  for (const std::string& w : warnings)
-    absl::StrAppend(&out, "<div class=\"warn\">", Esc(w), "</div>\n");
+  for (const Warning& w : warnings)
+    absl::StrAppend(&out, "<div class=\"warn\">", Esc(w.text), "</div>\n");
   return out;
 }
 
@@ -235,31 +236,32 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
   return out;
 }
 
-std::string CaseTable(const Report& r) {
-  std::string out =
-      "<table class=\"cases\"><tr><th>kernel</th><th>problem</th><th>status</th><th>median ms</th>"
-      "<th>TFLOPS</th><th>% peak</th><th>max err</th><th>tensor %</th><th>reason</th></tr>\n";
-  for (const CaseResult& c : r.cases) {
-    const bool bad = c.status == CaseStatus::kFailed || c.status == CaseStatus::kError ||
-                     c.status == CaseStatus::kTimeout;
-    absl::StrAppend(
-        &out, bad ? "<tr class=\"bad\">" : "<tr>", "<td>", Esc(c.kernel_id), "</td><td>",
-        Esc(c.problem_key), "</td><td>", CaseStatusName(c.status), "</td><td class=\"n\">",
-        text::Ms(render::MedianMs(c)), "</td><td class=\"n\">",
-        c.throughput ? text::Fixed(c.throughput->tflops, 1) : "-", "</td><td class=\"n\">",
-        c.throughput ? text::Fixed(c.throughput->pct_peak_flops, 1) : "-", "</td><td class=\"n\">",
-        c.verification && c.verification->ran ? text::Sci(c.verification->stats.max_abs) : "-",
-        "</td><td class=\"n\">", text::Fixed(render::TensorPct(c), 1), "</td><td>",
-        Esc(render::CaseReason(c)), "</td></tr>\n");
+// The compact columns of the summary model; each header's tooltip is the value's description.
+std::string CaseTable(const ReportSummary& summary) {
+  const std::vector<size_t> columns = HeadlineColumns(summary);
+  std::string out = "<table class=\"cases\"><tr><th>kernel</th><th>problem</th><th>status</th>";
+  for (size_t k : columns) {
+    const ValueSpec& spec = summary.columns[k];
+    absl::StrAppend(&out, "<th title=\"", Esc(spec.description), "\">", Esc(spec.label), "</th>");
+  }
+  out += "<th>reason</th></tr>\n";
+  for (const CaseSummary& c : summary.cases) {
+    absl::StrAppend(&out, c.bad ? "<tr class=\"bad\">" : "<tr>", "<td>", Esc(c.kernel_id),
+                    "</td><td>", Esc(c.problem_key), "</td><td>", CaseStatusName(c.status),
+                    "</td>");
+    for (size_t k : columns) {
+      absl::StrAppend(&out, "<td class=\"n\">", Esc(FormatValue(c.values[k])), "</td>");
+    }
+    absl::StrAppend(&out, "<td>", Esc(c.reason), "</td></tr>\n");
   }
   return out + "</table>\n";
 }
 
 // Bars of the median change, centred on 0, for the most-changed timed pairs.
-std::string DeltaChart(const Comparison& c, int max_bars) {
+std::string DeltaChart(const ComparisonSummary& s, int max_bars) {
   std::vector<const CaseDelta*> timed;
-  for (const CaseDelta& d : c.paired) {
-    if (!std::isnan(d.delta_pct)) timed.push_back(&d);
+  for (const PairSummary& p : s.pairs) {
+    if (!std::isnan(p.delta_pct.value)) timed.push_back(p.delta);
   }
   if (timed.empty()) return "<p>No pairs timed on both sides.</p>\n";
   std::stable_sort(timed.begin(), timed.end(), [](const CaseDelta* a, const CaseDelta* b) {
@@ -297,82 +299,83 @@ std::string DeltaChart(const Comparison& c, int max_bars) {
 }  // namespace
 
 std::string RenderReportHtml(const Report& r, const HtmlLimits& limits) {
-  const render::StatusCounts n = render::CountStatuses(r);
-  std::string body = Warnings(render::ReportWarnings(r));
-  absl::StrAppend(&body, "<p>", Esc(render::EnvironmentLine(r.environment)), "</p>\n<p><b>",
-                  n.total(), " cases</b>: ", n.passed, " passed, ", n.failed, " failed, ", n.error,
-                  " error, ", n.timeout, " timeout, ", n.skipped, " skipped</p>\n");
+  const ReportSummary summary = SummarizeReport(r);
+  const StatusCounts& n = summary.counts;
+  std::string body = Warnings(summary.warnings);
+  absl::StrAppend(&body, "<p>", Esc(summary.environment_line), "</p>\n<p><b>", n.total(),
+                  " cases</b>: ", n.passed, " passed, ", n.failed, " failed, ", n.error, " error, ",
+                  n.timeout, " timeout, ", n.skipped, " skipped</p>\n");
   absl::StrAppend(&body, "<h2>Ladder: TFLOPS per kernel</h2>\n",
                   LadderCharts(r, limits.ladder_problems));
   absl::StrAppend(&body, "<h2>Roofline</h2>\n", Roofline(r));
   absl::StrAppend(&body, "<h2>Error heatmaps</h2>\n", Heatmaps(r, limits.heatmaps));
-  absl::StrAppend(&body, "<h2>Cases</h2>\n", CaseTable(r));
+  absl::StrAppend(&body, "<h2>Cases</h2>\n", CaseTable(summary));
   return Page(absl::StrCat("flashscope report: ", r.suite.name), body);
 }
 
+namespace {
+
+std::string GateBanner(const GateResult& gate) {
+  std::string out = absl::StrCat(gate.passed ? "<div class=\"pass\">" : "<div class=\"fail\">",
+                                 Esc(GateHeadline(gate) + GateNotes(gate)),
+                                 " (policy: ", Esc(gate.policy_source), ")</div>\n<ul>\n");
+  for (const GateFailure& f : gate.failures) {
+    absl::StrAppend(&out, "<li><b>", Esc(f.rule), "</b> ", Esc(f.key), ": ", Esc(f.message),
+                    "</li>\n");
+  }
+  return out + "</ul>\n";
+}
+
+std::string PairRow(const PairSummary& p) {
+  const char* cls = p.tone == Tone::kFailure  ? " class=\"bad\""
+                    : p.tone == Tone::kSlower ? " class=\"slow\""
+                    : p.tone == Tone::kFaster ? " class=\"fast\""
+                                              : "";
+  std::string gate_text;
+  if (p.gate == GateMark::kFail) gate_text = p.failure;
+  return absl::StrCat("<tr", cls, "><td>", Esc(p.kernel_id), "</td><td>", Esc(p.problem_key),
+                      "</td><td>", Esc(p.StatusText(" → ")), "</td><td class=\"n\">",
+                      FormatValue(p.base_median), "</td><td class=\"n\">",
+                      FormatValue(p.next_median), "</td><td class=\"n\">",
+                      text::SignedPct(p.delta_pct.value), "</td><td class=\"n\">",
+                      FormatValue(p.p_value), "</td><td>",
+                      Esc(absl::StrCat(VerdictName(p.verdict),
+                                       p.verdict_reason.empty() ? "" : ": " + p.verdict_reason)),
+                      "</td><td>", Esc(gate_text), "</td></tr>\n");
+}
+
+}  // namespace
+
 std::string RenderComparisonHtml(const Comparison& c, const GateResult* gate,
                                  const HtmlLimits& limits) {
-  std::string body = Warnings(render::ComparisonWarnings(c));
-  const auto failures = render::FailuresByKey(gate);
-  if (gate != nullptr) {
-    absl::StrAppend(
-        &body,
-        gate->passed ? "<div class=\"pass\">GATE PASSED: " : "<div class=\"fail\">GATE FAILED: ",
-        gate->passed ? absl::StrCat(gate->cases_gated, " cases gated")
-                     : absl::StrCat(gate->failures.size(), " failures in ", gate->cases_gated,
-                                    " cases gated"),
-        " (policy: ", Esc(gate->policy_source), ")</div>\n<ul>\n");
-    for (const GateFailure& f : gate->failures)
-      absl::StrAppend(&body, "<li><b>", Esc(f.rule), "</b> ", Esc(f.key), ": ", Esc(f.message),
-                      "</li>\n");
-    body += "</ul>\n";
-  }
-  absl::StrAppend(&body, "<p>",
-                  Esc(absl::StrFormat(
-                      "Mann-Whitney U on raw samples, alpha %g, minimum effect %g%%: %d slower, %d "
-                      "faster, %d same, %d ambiguous, %d not timed; %d correctness regressions; %d "
-                      "only in base, %d only in next.",
-                      c.options.alpha, c.options.min_effect * 100, c.CountVerdict(Verdict::kSlower),
-                      c.CountVerdict(Verdict::kFaster), c.CountVerdict(Verdict::kSame),
-                      c.CountVerdict(Verdict::kAmbiguous), c.CountVerdict(Verdict::kNotTimed),
-                      c.CorrectnessRegressions(), c.only_base.size(), c.only_next.size())),
-                  "</p>\n<h2>Median change (most changed first)</h2>\n",
-                  DeltaChart(c, limits.delta_bars));
+  const ComparisonSummary s = SummarizeComparison(c, gate);
+  std::string body = Warnings(s.warnings);
+  if (gate != nullptr) body += GateBanner(*gate);
+  absl::StrAppend(
+      &body, "<p>",
+      Esc(absl::StrCat(
+          s.method, ": ",
+          absl::StrFormat("%d slower, %d faster, %d same, %d ambiguous, %d not timed; "
+                          "%d correctness regressions; %d only in base, %d only in "
+                          "next.",
+                          s.counts.slower, s.counts.faster, s.counts.same, s.counts.ambiguous,
+                          s.counts.not_timed, s.counts.correctness_regressions, s.only_base.size(),
+                          s.only_next.size()))),
+      "</p>\n<h2>Median change (most changed first)</h2>\n", DeltaChart(s, limits.delta_bars));
   body +=
       "<h2>Pairs</h2>\n<table "
       "class=\"pairs\"><tr><th>kernel</th><th>problem</th><th>status</th><th>base ms</th><th>next "
       "ms</th><th>delta</th><th>p</th><th>verdict</th><th>gate</th></tr>\n";
-  for (const CaseDelta& d : c.paired) {
-    const bool failed = failures.count(d.key) > 0 || d.IsCorrectnessRegression();
-    const char* cls = failed                          ? " class=\"bad\""
-                      : d.verdict == Verdict::kSlower ? " class=\"slow\""
-                      : d.verdict == Verdict::kFaster ? " class=\"fast\""
-                                                      : "";
-    std::string gate_text;
-    if (auto it = failures.find(d.key); it != failures.end()) {
-      for (const GateFailure* f : it->second)
-        absl::StrAppend(&gate_text, gate_text.empty() ? "" : "; ", f->rule, ": ", f->message);
-    }
-    absl::StrAppend(
-        &body, "<tr", cls, "><td>", Esc(d.kernel_id), "</td><td>", Esc(d.problem_key), "</td><td>",
-        d.StatusChanged()
-            ? absl::StrCat(CaseStatusName(d.base->status), " → ", CaseStatusName(d.next->status))
-            : CaseStatusName(d.next->status),
-        "</td><td class=\"n\">", text::Ms(d.base_median_ms), "</td><td class=\"n\">",
-        text::Ms(d.next_median_ms), "</td><td class=\"n\">", text::SignedPct(d.delta_pct),
-        "</td><td class=\"n\">", std::isnan(d.PValue()) ? "-" : absl::StrFormat("%.2g", d.PValue()),
-        "</td><td>",
-        Esc(absl::StrCat(VerdictName(d.verdict),
-                         d.verdict_reason.empty() ? "" : ": " + d.verdict_reason)),
-        "</td><td>", Esc(gate_text), "</td></tr>\n");
-  }
+  for (const PairSummary& p : s.pairs) body += PairRow(p);
   body += "</table>\n";
-  for (const auto& [title, cases] : {std::make_pair("Only in base", &c.only_base),
-                                     std::make_pair("Only in next", &c.only_next)}) {
+  for (const auto& [title, cases] : {std::make_pair("Only in base", &s.only_base),
+                                     std::make_pair("Only in next", &s.only_next)}) {
     if (cases->empty()) continue;
     absl::StrAppend(&body, "<h2>", title, " (", cases->size(), ")</h2><ul>\n");
-    for (const CaseResult* x : *cases)
-      absl::StrAppend(&body, "<li>", Esc(x->Key()), " (", CaseStatusName(x->status), ")</li>\n");
+    for (const PairSummary& x : *cases) {
+      const CaseResult* one = x.base != nullptr ? x.base : x.next;
+      absl::StrAppend(&body, "<li>", Esc(x.key), " (", CaseStatusName(one->status), ")</li>\n");
+    }
     body += "</ul>\n";
   }
   return Page(gate ? "flashscope gate" : "flashscope compare", body);

@@ -85,6 +85,10 @@ struct MetricRecord {
   std::string hw_name;  // hardware metric ("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_...")
   std::string unit;     // "%", "bytes", "count", ...
   double value = 0;
+  // What the metric means, in plain words (the catalogue's, common/metric_catalogue.h). Empty in
+  // reports written before it was recorded: readers fall back to the catalogue
+  // (reports::MetricDescription).
+  std::string description;
 };
 
 struct ProfileRecord {

@@ -177,6 +177,7 @@ void ReadProfile(const Json& j, const std::string& path, absl::Status* st, Profi
       m.Get("hw_name", &r.hw_name);
       m.Get("unit", &r.unit);
       m.Get("value", &r.value, Need::kRequired);
+      m.Get("description", &r.description);
       p->metrics.push_back(std::move(r));
     }
   }

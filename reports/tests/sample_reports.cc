@@ -90,6 +90,7 @@ void ExpectSameProfile(const ProfileRecord& a, const ProfileRecord& b) {
     FS_EQ(metrics[i].hw_name);
     FS_EQ(metrics[i].unit);
     FS_DEQ(metrics[i].value);
+    FS_EQ(metrics[i].description);
   }
 }
 
@@ -318,7 +319,7 @@ Report FullReport() {
   p.unavailable_reason = "";
   p.metrics = {
       {"tensor_pipe_pct", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-       "%", 42.5},
+       "%", 42.5, "tensor pipe busy, as the runner described it"},
       {"shared_pct", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
        "%", 17.4}};
   p.passes = 9;
