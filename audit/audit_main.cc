@@ -84,7 +84,7 @@ int RunCuobjdump(const std::string& tool, const std::string& input, std::string*
 
 std::vector<KernelDescriptor> RegistryKernels() {
   std::vector<KernelDescriptor> out;
-  for (const auto& e : flashscope::kernels::AllKernels(/*include_test_only=*/true)) {
+  for (const auto& e : flashscope::kernels::AllKernels()) {
     out.push_back({e.info.id, std::string(flashscope::FamilyName(e.info.family)), e.info.revision,
                    e.info.is_peer, e.info.test_only, e.info.exact_sm, e.info.required_sass});
   }

@@ -15,7 +15,10 @@ cli::Command BenchCommand() {
       "docs/bench.md)";
   c.Add(cli::Flag::String("suite", "SUITE", "suite name in suites/ or a path (default smoke)"))
       .Add(cli::Flag::String("kernels", "GLOB", "comma list of kernel ids or globs"))
-      .Add(cli::Flag::String("suites_dir", "DIR", "where suite files live"));
+      .Add(cli::Flag::String("suites_dir", "DIR", "where suite files live"))
+      .Add(cli::Flag::List("plugin", "FILE",
+                           "a plugin whose kernels the suite may name (repeatable; "
+                           "docs/plugins.md)"));
   return c;
 }
 
@@ -40,6 +43,7 @@ BenchArgs ParseBenchArgs(const std::vector<std::string>& words) {
   if (p.args.Given("suite")) out.suite = p.args.String("suite");
   out.kernels = p.args.String("kernels");
   out.suites_dir = p.args.String("suites_dir");
+  out.plugins = p.args.List("plugin");
   return out;
 }
 

@@ -1,5 +1,6 @@
 // flashscope-bench's own flags (Google Benchmark removes its --benchmark_* flags first): the suite,
-// a kernel filter and the suites folder, parsed by the CLI's framework (cli/args.h) so that
+// a kernel filter, plugins and the suites folder, parsed by the CLI's framework (cli/args.h) so
+// that
 // `--suite ladder` works like `--suite=ladder` and an unknown flag is an error, not ignored.
 #pragma once
 
@@ -11,9 +12,10 @@ namespace flashscope::bench {
 struct BenchArgs {
   std::string suite = "smoke";
   std::string kernels;
-  std::string suites_dir;  // "" = the source tree's suites/
-  bool help = false;       // print HelpText() and exit 0
-  std::string error;       // non-empty: print it and exit 2
+  std::string suites_dir;            // "" = the source tree's suites/
+  std::vector<std::string> plugins;  // --plugin FILE, repeatable (docs/plugins.md)
+  bool help = false;                 // print HelpText() and exit 0
+  std::string error;                 // non-empty: print it and exit 2
 };
 
 // `words`: what benchmark::Initialize left of argv, without the program name.

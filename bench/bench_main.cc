@@ -2,10 +2,14 @@
 // users get what they expect: --benchmark_filter, --benchmark_repetitions, its console and JSON
 // output (--benchmark_out=x.json --benchmark_out_format=json) and its tools/compare.py.
 //
-//   flashscope-bench --suite=ladder [--kernels='attn.a1*'] [--benchmark_filter=...] ...
+//   flashscope-bench --suite=ladder [--kernels='attn.a1*'] [--plugin=FILE]...
+//   [--benchmark_filter=...]
 //
 // One benchmark per supported case, named "<kernel id>/<problem key>" (spaces in the key become
-// '/'). Each iteration is one launch timed with a CUDA event pair and reported with
+// '/'). Kernels are planned and bound exactly as `flashscope run` does (runner/planner.h,
+// runner/case_binding.h), so a plugin's kernels (--plugin FILE, the suite's "plugins",
+// FLASHSCOPE_PLUGINS) are benchmarked like the built-in ones; the plugins' provenance goes into
+// the JSON context. Each iteration is one launch timed with a CUDA event pair and reported with
 // SetIterationTime (UseManualTime); with the suite's cold policy L2 is flushed before each
 // iteration, outside the timed span, as `flashscope run` does. Before timing, a case is launched
 // once on a poisoned output and verified against the reference; a case that fails is skipped with
@@ -19,25 +23,27 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_replace.h"
 #include "bench/bench_args.h"
-#include "kernels/registry.h"
+#include "common/install_layout.h"
+#include "plugins/sha256.h"
 #include "profiler/device_info.h"
 #include "profiler/timing.h"
-#include "suites/plan.h"
+#include "runner/case_binding.h"
+#include "runner/kernel_loading.h"
+#include "runner/planner.h"
+#include "suites/plugin_paths.h"
 #include "suites/suite.h"
+#include "suites/worker_process.h"
 #include "verify/input_kind.h"
 #include "verify/problem_costs.h"
 #include "verify/tolerance.h"
-#include "verify/workspace.h"
 
 namespace flashscope::bench {
 namespace {
@@ -48,74 +54,36 @@ struct Context {
   cudaStream_t stream = nullptr;
   std::unique_ptr<profiler::Timer> timer;
   cudaEvent_t start = nullptr, stop = nullptr;
-  std::string workspace_key;
-  std::unique_ptr<verify::Workspace> workspace;
-  std::string workspace_error;
+  runner::ProblemWorkspaces workspaces;
+  runner::WorkspaceSpec spec;
 };
 Context* g_ctx = nullptr;
 
-verify::Workspace* WorkspaceFor(const Problem& problem, std::string* error) {
+void RunCase(benchmark::State& state, const runner::BoundCase& bc) {
   Context& c = *g_ctx;
-  const std::string key = ProblemKey(problem);
-  if (c.workspace_key != key) {
-    c.workspace.reset();
-    c.workspace_key = key;
-    c.workspace_error.clear();
-    verify::WorkspaceOptions wo;
-    wo.input = verify::ParseInputKind(c.suite.input_kind).value_or(verify::InputKind::kNormal);
-    wo.seed = c.suite.seed;
-    auto ws = verify::Workspace::Create(problem, wo, c.stream);
-    if (ws.ok()) {
-      c.workspace = *std::move(ws);
-    } else {
-      c.workspace_error = std::string(ws.status().message());
-    }
-  }
-  *error = c.workspace_error;
-  return c.workspace.get();
-}
-
-void RunCase(benchmark::State& state, const suites::PlannedCase& pc) {
-  Context& c = *g_ctx;
-  std::string error;
-  verify::Workspace* ws = WorkspaceFor(pc.problem, &error);
-  if (ws == nullptr) {
-    state.SkipWithError(("inputs/reference: " + error).c_str());
+  const Problem& problem = bc.planned->problem;
+  auto ws = c.workspaces.For(problem, c.spec, c.stream);
+  if (!ws.ok()) {
+    state.SkipWithError(("inputs/reference: " + std::string(ws.status().message())).c_str());
     return;
   }
-  kernels::AttentionArgs aa;
-  kernels::GemmArgs ga;
-  if (const auto* a = std::get_if<AttentionProblem>(&pc.problem)) {
-    aa = {ws->input(0),
-          ws->input(1),
-          ws->input(2),
-          ws->output(),
-          a->want_lse ? ws->lse() : nullptr,
-          static_cast<float>(1.0 / std::sqrt(static_cast<double>(a->head_dim)))};
-  } else {
-    ga = {ws->input(0), ws->input(1), static_cast<float*>(ws->output())};
-  }
-  auto launch = [&]() -> cudaError_t {
-    if (const auto* a = std::get_if<AttentionProblem>(&pc.problem)) {
-      return pc.kernel->attention_launch(*a, aa, c.stream);
-    }
-    return pc.kernel->gemm_launch(std::get<GemmProblem>(pc.problem), ga, c.stream);
-  };
+  const runner::BoundLaunch launch(*bc.kernel, problem, **ws);
   // Verify once before timing: a fast wrong kernel must not produce a benchmark number.
-  if (auto s = ws->PoisonOutputs(c.stream); !s.ok()) {
+  if (auto s = (*ws)->PoisonOutputs(c.stream); !s.ok()) {
     state.SkipWithError(std::string(s.message()).c_str());
     return;
   }
-  if (cudaError_t e = launch();
-      e != cudaSuccess || cudaStreamSynchronize(c.stream) != cudaSuccess) {
-    state.SkipWithError((std::string("launch: ") + cudaGetErrorName(cudaGetLastError())).c_str());
+  cudaError_t e = launch(c.stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(c.stream);
+  if (e != cudaSuccess) {
+    state.SkipWithError(("launch: " + launch.Describe(e)).c_str());
     return;
   }
-  DType dtype = std::visit([](const auto& p) { return p.dtype; }, pc.problem);
+  DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
   verify::HeatmapOptions no_heatmaps;
   no_heatmaps.enabled = false;
   auto verdict =
-      ws->Verify(verify::DefaultTolerance(FamilyOf(pc.problem), dtype), no_heatmaps, c.stream);
+      (*ws)->Verify(verify::DefaultTolerance(FamilyOf(problem), dtype), no_heatmaps, c.stream);
   if (!verdict.ok() || !verdict->verdict.passed) {
     state.SkipWithError(
         ("verification failed: " +
@@ -128,13 +96,13 @@ void RunCase(benchmark::State& state, const suites::PlannedCase& pc) {
   for (auto _ : state) {
     if (c.suite.timing.cold) (void)c.timer->FlushL2();
     cudaEventRecord(c.start, c.stream);
-    cudaError_t e = launch();
+    cudaError_t e = launch(c.stream);
     cudaEventRecord(c.stop, c.stream);
     if (e == cudaSuccess) e = cudaEventSynchronize(c.stop);
     float ms = 0;
     if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, c.start, c.stop);
     if (e != cudaSuccess) {
-      state.SkipWithError((std::string("timing: ") + cudaGetErrorName(e)).c_str());
+      state.SkipWithError(("timing: " + launch.Describe(e)).c_str());
       return;
     }
     state.SetIterationTime(ms * 1e-3);
@@ -143,8 +111,8 @@ void RunCase(benchmark::State& state, const suites::PlannedCase& pc) {
   }
   if (total_s > 0) {
     const double iters = static_cast<double>(state.iterations());
-    state.counters["TFLOPS"] = verify::Flops(pc.problem) * iters / total_s * 1e-12;
-    state.counters["bytes_per_second"] = verify::MinimalBytes(pc.problem) * iters / total_s;
+    state.counters["TFLOPS"] = verify::Flops(problem) * iters / total_s * 1e-12;
+    state.counters["bytes_per_second"] = verify::MinimalBytes(problem) * iters / total_s;
     // `Time` is the mean of the iterations; `flashscope run` reports medians, so a mean pulled up
     // by a few slow iterations would not compare. Both are given.
     std::sort(iteration_ms.begin(), iteration_ms.end());
@@ -156,6 +124,31 @@ void RunCase(benchmark::State& state, const suites::PlannedCase& pc) {
     if (auto mhz = c.timer->MeasureSmClockMhz(); mhz.ok())
       state.counters["sm_clock_mhz_after"] = *mhz;
   }
+}
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "flashscope-bench: %s\n", message.c_str());
+  return 2;
+}
+
+// The suite's plan over the built-in kernels and the plugins (the suite's, --plugin=FILE or
+// FLASHSCOPE_PLUGINS, as for `flashscope run`), bound to the loaded kernels.
+absl::StatusOr<std::vector<runner::BoundCase>> Plan(const suites::Suite& suite,
+                                                    const std::vector<std::string>& plugin_flags,
+                                                    const std::string& kernels,
+                                                    plugins::PluginSet* set,
+                                                    reports::PlanRecord* plan) {
+  // Bare names are looked up beside this program as beside flashscope-worker (same layout).
+  auto paths = suites::ResolvePlugins(
+      suites::PluginSourcesFromEnvironment(suite.plugins, plugin_flags, suites::ThisProgram()));
+  if (!paths.ok()) return paths.status();
+  if (absl::Status s = runner::LoadKernels(*paths, -1, set); !s.ok()) return s;
+  auto sha = plugins::Sha256OfFile(suite.path);
+  if (!sha.ok()) return sha.status();
+  auto made = runner::MakePlan({&suite, *sha, set, kernels, "", {}});
+  if (!made.ok()) return made.status();
+  *plan = *std::move(made);
+  return runner::BindPlan(*plan, *set);
 }
 
 }  // namespace
@@ -179,62 +172,60 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string& kernels = args.kernels;
-  const std::string suites_dir =
-      args.suites_dir.empty() ? FLASHSCOPE_SOURCE_DIR "/suites" : args.suites_dir;
+  const std::string suites_dir = args.suites_dir.empty()
+                                     ? InstalledDataDir(suites::ThisProgram()) + "/suites"
+                                     : args.suites_dir;
   auto path = suites::ResolveSuitePath(args.suite, suites_dir);
-  if (!path.ok()) {
-    std::fprintf(stderr, "flashscope-bench: %s\n", std::string(path.status().message()).c_str());
-    return 2;
-  }
+  if (!path.ok()) return bench::Fail(std::string(path.status().message()));
   auto suite = suites::LoadSuiteFile(*path);
-  if (!suite.ok()) {
-    std::fprintf(stderr, "flashscope-bench: %s\n", std::string(suite.status().message()).c_str());
-    return 2;
-  }
-  auto plan = suites::BuildPlan(*suite, kernels);
-  if (!plan.ok()) {
-    std::fprintf(stderr, "flashscope-bench: %s\n", std::string(plan.status().message()).c_str());
-    return 2;
-  }
+  if (!suite.ok()) return bench::Fail(std::string(suite.status().message()));
+  static plugins::PluginSet kernel_set;  // the benchmarks' kernels live until exit
+  static reports::PlanRecord plan;
+  auto cases = bench::Plan(*suite, args.plugins, kernels, &kernel_set, &plan);
+  if (!cases.ok()) return bench::Fail(std::string(cases.status().message()));
   auto device = profiler::QueryDevice(0);
   if (!device.ok()) {
-    std::fprintf(stderr, "flashscope-bench: no usable GPU: %s\n",
-                 std::string(device.status().message()).c_str());
-    return 2;
+    return bench::Fail("no usable GPU: " + std::string(device.status().message()));
   }
   static bench::Context ctx;
   bench::g_ctx = &ctx;
   ctx.suite = *suite;
+  ctx.spec.options.input =
+      verify::ParseInputKind(suite->input_kind).value_or(verify::InputKind::kNormal);
+  ctx.spec.options.seed = suite->seed;
   cudaStreamCreateWithFlags(&ctx.stream, cudaStreamNonBlocking);
   cudaEventCreate(&ctx.start);
   cudaEventCreate(&ctx.stop);
   auto timer = profiler::Timer::Create(ctx.stream);
-  if (!timer.ok()) {
-    std::fprintf(stderr, "flashscope-bench: %s\n", std::string(timer.status().message()).c_str());
-    return 2;
-  }
+  if (!timer.ok()) return bench::Fail(std::string(timer.status().message()));
   ctx.timer = *std::move(timer);
   benchmark::AddCustomContext("flashscope.suite", suite->name);
   benchmark::AddCustomContext("flashscope.gpu", device->name);
   benchmark::AddCustomContext("flashscope.timing",
                               suite->timing.cold ? "cold (L2 flushed)" : "hot");
+  for (const auto& p : kernel_set.plugins()) {
+    if (!p.builtin) {
+      benchmark::AddCustomContext("flashscope.plugin." + p.name,
+                                  p.version + " " + p.path + " sha256 " + p.sha256);
+    }
+  }
   int skipped = 0;
-  for (const auto& pc : *plan) {
-    if (!pc.kernel->Supports(pc.problem, device->cc).empty()) {
+  for (const runner::BoundCase& bc : *cases) {
+    if (bc.kernel == nullptr || !bc.kernel->Supports(bc.planned->problem, device->cc).empty()) {
       ++skipped;  // unsupported: no benchmark (flashscope run records the reason)
       continue;
     }
-    const std::string name = absl::StrReplaceAll(pc.key, {{" ", "/"}});
+    const std::string name = absl::StrReplaceAll(bc.planned->key, {{" ", "/"}});
     benchmark::RegisterBenchmark(name.c_str(),
-                                 [pc](benchmark::State& st) { bench::RunCase(st, pc); })
+                                 [bc](benchmark::State& st) { bench::RunCase(st, bc); })
         ->UseManualTime()
         ->Unit(benchmark::kMillisecond);
   }
   std::fprintf(stderr,
                "flashscope-bench: suite %s: %zu cases registered, %d unsupported left out\n",
-               suite->name.c_str(), plan->size() - skipped, skipped);
+               suite->name.c_str(), cases->size() - skipped, skipped);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  ctx.workspace.reset();
+  ctx.workspaces.Reset();
   return 0;
 }

@@ -128,7 +128,7 @@ struct Command {
   size_t min_positional = 0, max_positional = 0;
   std::vector<Flag> flags;
   std::function<int(const Args&)> run;
-  bool hidden = false;      // not in the list of commands (__worker)
+  bool hidden = false;      // not in the list of commands
   int usage_exit_code = 2;  // the exit code of a parse error (the worker's tells its parent)
 
   Command& Add(Flag flag);

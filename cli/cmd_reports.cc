@@ -9,13 +9,9 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "profiler/metric_catalogue.h"
+#include "cli/worker_command.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
-
-#if defined(FLASHSCOPE_HAVE_CUDA)
-#include "profiler/device_info.h"
-#endif
 
 namespace flashscope::cli {
 namespace {
@@ -88,30 +84,12 @@ int Show(const Args& a) {
   return 0;
 }
 
+// The catalogue is the profiler's: a worker prints it (this process links no profiler).
 int Metrics(const Args& a) {
-  int cc = a.Int("cc");
-  std::string source = "--cc";
-#if defined(FLASHSCOPE_HAVE_CUDA)
-  if (cc == 0) {
-    if (auto d = profiler::QueryDevice(0); d.ok()) {
-      cc = d->cc;
-      source = d->name;
-    }
-  }
-#endif
-  if (cc == 0) {
-    cc = 90;
-    source = "no GPU here; showing sm_90 (use --cc 80 for Ampere)";
-  }
-  PrintF(
-      "hardware metrics for sm_%d (%s)\nsets: basic, full; any raw metric name with '__' "
-      "is accepted too\n\n",
-      cc, source.c_str());
-  for (const auto& m : profiler::MetricCatalogue(cc)) {
-    PrintF("  %-24s %-6s %s\n      %s\n", m.name.c_str(), m.unit.c_str(), m.description.c_str(),
-           m.hw_name.c_str());
-  }
-  return 0;
+  suites::protocol::WorkerRequest request;
+  request.command = suites::protocol::Command::kMetrics;
+  request.cc = a.Int("cc");
+  return RunWorkerCommand("metrics", request);
 }
 
 std::string ComputeCapabilityProblem(double v) {

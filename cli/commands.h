@@ -11,7 +11,6 @@ namespace flashscope::cli {
 
 Command ListCommand();     // cmd_list.cc
 Command RunCommand();      // cmd_run.cc
-Command WorkerCommand();   // cmd_run.cc (internal: started by run)
 Command MergeCommand();    // cmd_merge.cc
 Command ShowCommand();     // cmd_reports.cc
 Command MetricsCommand();  // cmd_reports.cc

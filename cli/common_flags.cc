@@ -2,8 +2,10 @@
 
 #include <filesystem>
 
+#include "common/install_layout.h"
 #include "reports/gate.h"
 #include "reports/render_terminal.h"
+#include "suites/worker_process.h"
 
 namespace flashscope::cli {
 
@@ -50,7 +52,9 @@ Flag MinEffectFlag() {
 }
 
 Flag SuitesDirFlag() {
-  return Flag::String("suites_dir", "DIR", "where suite files live (default ./suites)");
+  return Flag::String(
+      "suites_dir", "DIR",
+      "where suite files live (default ./suites, else the suites installed with flashscope)");
 }
 
 bool UseColor(const Args& args) {
@@ -64,7 +68,7 @@ std::string SuitesDir(const Args& args) {
   const std::string& flag = args.String("suites_dir");
   if (!flag.empty()) return flag;
   if (std::filesystem::is_directory("suites")) return "suites";
-  return std::string(FLASHSCOPE_SOURCE_DIR) + "/suites";
+  return InstalledDataDir(suites::ThisProgram()) + "/suites";  // <prefix>/share/flashscope/suites
 }
 
 }  // namespace flashscope::cli

@@ -16,8 +16,8 @@
 namespace flashscope::cli {
 
 std::vector<Command> AllCommands() {
-  return {ListCommand(), RunCommand(),    MergeCommand(),   ShowCommand(),  CompareCommand(),
-          GateCommand(), RenderCommand(), MetricsCommand(), WorkerCommand()};
+  return {ListCommand(),    RunCommand(),  MergeCommand(),  ShowCommand(),
+          CompareCommand(), GateCommand(), RenderCommand(), MetricsCommand()};
 }
 
 namespace {
@@ -36,7 +36,9 @@ std::string GlobalHelp(const std::vector<Command>& commands) {
       "\nexit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression\n"
       "(gate); 2 bad input or usage.\n"
       "colour: --color=auto|always|never; auto honours NO_COLOR and TERM=dumb.\n"
-      "docs: README.md, docs/suites.md, docs/report-schema.md, docs/gating.md\n";
+      "plugins: --plugin FILE (repeatable), a suite's \"plugins\", FLASHSCOPE_PLUGINS "
+      "(docs/plugins.md).\n"
+      "docs: README.md, docs/suites.md, docs/plugins.md, docs/report-schema.md, docs/gating.md\n";
   return out;
 }
 

@@ -1,5 +1,6 @@
-// The explicit list of kernel makers; each revision file defines one `Make…()`.
-// Add a line here (declaration and list entry) when adding a revision.
+// The explicit list of built-in kernel makers; each revision file defines one `Make…()`.
+// Add a line here (declaration and list entry) when adding a revision. Test-only kernels are not
+// here: they are the test plugin's (kernels/testing/test_kernel_list.h).
 #pragma once
 
 #include "kernels/registry.h"
@@ -47,14 +48,6 @@ KernelEntry MakeCublasUnfused();
 #ifdef FLASHSCOPE_HAVE_CUDNN
 KernelEntry MakeCudnnSdpa();
 #endif
-// --- test-only ---
-KernelEntry MakeTestOobWrite();
-KernelEntry MakeTestInfiniteLoop();
-KernelEntry MakeTestNanOutput();
-KernelEntry MakeTestHalfOutput();
-KernelEntry MakeTestA10Slow3();  // testing/slowdown_kernels.cu: a10 + 3/5/10 % (gate quality)
-KernelEntry MakeTestA10Slow5();
-KernelEntry MakeTestA10Slow10();
 
 inline constexpr KernelMaker kKernelMakers[] = {
     // attention_fwd ladder
@@ -96,14 +89,6 @@ inline constexpr KernelMaker kKernelMakers[] = {
 #ifdef FLASHSCOPE_HAVE_CUDNN
     &MakeCudnnSdpa,
 #endif
-    // test-only
-    &MakeTestOobWrite,
-    &MakeTestInfiniteLoop,
-    &MakeTestNanOutput,
-    &MakeTestHalfOutput,
-    &MakeTestA10Slow3,
-    &MakeTestA10Slow5,
-    &MakeTestA10Slow10,
 };
 
 }  // namespace flashscope::kernels

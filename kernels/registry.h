@@ -1,7 +1,9 @@
-// The kernel registry: every implementation under test, with what the runner needs to know to
-// plan, launch and explain it. Each revision lives in its own file and contributes one
-// `KernelEntry` through a `Make…()` function listed in registry.cc (an explicit list, not static
-// initialisers, so that a static library never drops a kernel silently).
+// The kernel registry: every built-in implementation under test, with what the runner needs to know
+// to plan, launch and explain it. Each revision lives in its own file and contributes one
+// `KernelEntry` through a `Make…()` function listed in kernel_list.h (an explicit list, not static
+// initialisers, so that a static library never drops a kernel silently). The runner never sees a
+// KernelEntry: kernels/abi_adapter.h offers them through the plugin C ABI, the one path by which
+// every kernel, ours or a user's, reaches the runner.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -11,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/kernel_info.h"
 #include "common/problem.h"
 
 namespace flashscope::kernels {
@@ -31,32 +34,9 @@ struct GemmArgs {
   float* c = nullptr;
 };
 
-// The work one thread block does; attention: block_m query rows × block_n keys per step;
-// gemm: block_m × block_n of C with a k step of block_k. The verifier folds errors onto block_m.
-struct TileShape {
-  int block_m = 1;
-  int block_n = 1;
-  int block_k = 1;
-  int threads = 1;
-};
-
-struct KernelInfo {
-  std::string id;  // stable: "attn.a01_scalar", "gemm.g02_smem_tiled", "peer.cublas_gemm"
-  Family family = Family::kAttentionFwd;
-  int revision = 0;     // order within the family's ladder; peers use 1000+
-  std::string title;    // "Scalar FP32, one thread per query row"
-  std::string changed;  // one line: what this revision changed against the previous one
-  int min_sm = 80;      // minimum compute capability × 10
-  int exact_sm = 0;     // > 0: arch-specific code (sm_90a) that runs on this capability only
-  TileShape tile;
-  bool is_peer = false;    // a library implementation (cuBLAS, cuDNN), not one of our rungs
-  bool idempotent = true;  // relaunching gives the same output and touches only its outputs
-  bool test_only = false;  // deliberately faulty kernels for the runner's own tests
-  // SASS opcodes (base mnemonics, e.g. "UTMALDG") that the rung's technique must compile to; the
-  // static audit (audit/audit_policy.h) fails the rung when one is missing from its functions, so
-  // a rung cannot claim TMA or setmaxnreg that the compiler dropped or never emitted.
-  std::vector<std::string> required_sass;
-};
+// The facts of a kernel live in common/kernel_info.h, shared with the plugin host.
+using ::flashscope::KernelInfo;
+using ::flashscope::TileShape;
 
 // Returns an empty string when the kernel supports the problem, else the reason it does not.
 using AttentionSupports = std::function<std::string(const AttentionProblem&)>;
@@ -89,9 +69,12 @@ struct KernelEntry {
   std::string Supports(const Problem& p, int device_sm = 0) const;
 };
 
-// All kernels in revision order (attention ladder, gemm ladder, peers; test-only kernels last and
-// only when `include_test_only`).
-const std::vector<KernelEntry>& AllKernels(bool include_test_only = false);
+// The built-in kernels (kernels/kernel_list.h) in revision order: attention ladder, gemm ladder,
+// peers. The runner sees them through the built-in plugin (kernels/abi_adapter.h), like any other
+// plugin's; test-only kernels live in the test plugin (kernels/testing/).
+const std::vector<KernelEntry>& AllKernels();
 const KernelEntry* FindKernel(std::string_view id);
+// `entries` in that order (ladders family by family, peers after, test-only kernels last).
+void SortInLadderOrder(std::vector<KernelEntry>* entries);
 
 }  // namespace flashscope::kernels

@@ -1,5 +1,7 @@
 // Resource usage of one __global__ function: registers, shared and local memory, and the
-// theoretical occupancy at a launch configuration (CUDA occupancy API).
+// theoretical occupancy at a launch configuration. Read through the CUDA driver API from the
+// function's CUfunction, so that a plugin's kernels (loaded by the plugin's own CUDA runtime)
+// report theirs exactly as flashscope's own do.
 #pragma once
 
 #include <cstddef>
@@ -19,8 +21,12 @@ struct ResourceUsage {
   double theoretical_occupancy = 0;  // resident warps / the SM's maximum warps, 0..1
 };
 
-// `func` is the __global__ function's address (as passed to cudaLaunchKernel).
-absl::StatusOr<ResourceUsage> QueryResources(const void* func, const std::string& name,
+// `cu_function` is a CUfunction (what a plugin's fs_device_function carries).
+absl::StatusOr<ResourceUsage> QueryResources(void* cu_function, const std::string& name,
                                              int block_threads, size_t dynamic_smem);
+
+// The CUfunction of a __global__ function of this program (its address, as passed to
+// cudaLaunchKernel), through this program's CUDA runtime.
+absl::StatusOr<void*> CuFunctionOf(const void* runtime_function);
 
 }  // namespace flashscope::profiler

@@ -1,7 +1,10 @@
 // The terminal rendering of a comparison (`flashscope compare`) and of the gate's decision, from
 // the comparison's summary model (reports/comparison_summary.h): environment, status changes, the
-// table of pairs with their verdicts, the cases on one side only, the geomean and the counts.
+// table of pairs with their verdicts, the kernels measured from another plugin build, the cases on
+// one side only, the geomean and the counts.
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -142,6 +145,15 @@ void AppendTotals(const ComparisonSummary& s, std::string* out) {
   }
 }
 
+// Kernels measured from another build of their plugin on each side: the deltas compare builds.
+void AppendRebuiltKernels(const ComparisonSummary& s, bool color, std::string* out) {
+  if (s.rebuilt.empty()) return;
+  absl::StrAppend(out, "\n", Paint("kernels from another build:", text::kBold, color), "\n");
+  for (const auto& [kernel, change] : s.rebuilt) {
+    absl::StrAppend(out, TerminalSafe(absl::StrCat("  ", kernel, ": ", change)), "\n");
+  }
+}
+
 }  // namespace
 
 std::string RenderComparison(const Comparison& cmp, bool color) {
@@ -150,6 +162,7 @@ std::string RenderComparison(const Comparison& cmp, bool color) {
   AppendEnvironment(cmp, color, &out);
   AppendStatusChanges(s, color, &out);
   if (!s.pairs.empty()) out += PairTable(s, color);
+  AppendRebuiltKernels(s, color, &out);
   AppendOneSide("only in base", s.only_base, color, &out);
   AppendOneSide("only in next", s.only_next, color, &out);
   AppendTotals(s, &out);

@@ -1,5 +1,6 @@
 #include "reports/comparison_summary.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -7,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "reports/provenance.h"
 
 namespace flashscope::reports {
 namespace {
@@ -209,6 +211,12 @@ ComparisonSummary SummarizeComparison(const Comparison& c, const GateResult* gat
                     &out.counts.not_timed};
     ++*count[static_cast<int>(d.verdict)];
     out.counts.correctness_regressions += d.IsCorrectnessRegression();
+    const std::pair<std::string, std::string> rebuilt(d.kernel_id,
+                                                      ProvenanceChange(*d.base, *d.next));
+    if (!rebuilt.second.empty() &&
+        std::find(out.rebuilt.begin(), out.rebuilt.end(), rebuilt) == out.rebuilt.end()) {
+      out.rebuilt.push_back(rebuilt);
+    }
     if (std::isnan(d.delta_pct)) continue;
     log_sum += std::log(d.next_median_ms / d.base_median_ms);
     ++out.geomean_pairs;

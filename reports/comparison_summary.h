@@ -66,6 +66,9 @@ struct ComparisonSummary {
   VerdictCounts counts;
   std::vector<PairSummary> pairs;  // paired, in the order of the base report
   std::vector<PairSummary> only_base, only_next;
+  // Kernels measured from another build of their plugin on each side (the deltas compare builds):
+  // kernel id and what changed, each once.
+  std::vector<std::pair<std::string, std::string>> rebuilt;
   double geomean = 0;  // of next/base medians over the timed pairs; NaN when none
   int geomean_pairs = 0;
 

@@ -98,13 +98,14 @@ absl::Status JournalWriter::AppendLine(const std::string& line) {
 }
 
 absl::Status JournalWriter::WriteHeader(const SuiteRecord& suite, const std::string& command_line,
-                                        const std::string& started_at) {
+                                        const std::string& started_at, const PlanRecord* plan) {
   Json j = {{"type", "header"},
             {"schema", kJournalSchemaName},
             {"schema_version", kJournalSchemaVersion},
             {"suite", SuiteToJson(suite)},
             {"command_line", command_line},
             {"started_at", started_at}};
+  if (plan != nullptr) j["plan"] = PlanToJson(*plan);
   return AppendLine(j.dump());
 }
 
@@ -122,6 +123,49 @@ absl::Status JournalWriter::CaseFinished(int index, const CaseResult& result) {
   Json j = {{"type", "case"}, {"index", index}, {"result", CaseToJson(result)}};
   return AppendLine(j.dump());
 }
+
+namespace {
+
+// One header line: schema and version checked, suite, command line and plan read. A resumed run
+// appends a second header: the suite and plan follow the latest, the run's start stays the first.
+// `st` is the status `f` reads into.
+absl::Status ReadHeader(jsonio::Fields& f, const absl::Status& st, const std::string& path,
+                        int line_no, bool first, JournalContents* out) {
+  std::string schema;
+  int version = 0;
+  f.Get("schema", &schema, jsonio::Need::kRequired);
+  f.Get("schema_version", &version, jsonio::Need::kRequired);
+  if (st.ok() && schema != kJournalSchemaName) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a flashscope journal (schema \"", schema, "\")"));
+  }
+  if (st.ok() && version != kJournalSchemaVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ":", line_no, ": journal schema_version ", version,
+                     version > kJournalSchemaVersion ? " is newer than" : " is older than",
+                     " this flashscope reads (", kJournalSchemaVersion, ")"));
+  }
+  std::string started_at;
+  f.Get("command_line", &out->command_line);
+  f.Get("started_at", &started_at);
+  if (const Json* s = f.Object("suite", jsonio::Need::kRequired)) {
+    absl::StatusOr<SuiteRecord> suite = SuiteFromJson(*s);
+    if (!suite.ok()) {
+      return LineError(path, line_no, absl::StrCat("suite.", suite.status().message()));
+    }
+    out->suite = *suite;
+  }
+  if (const Json* plan = f.Object("plan")) {
+    absl::StatusOr<PlanRecord> p = PlanFromJson(*plan);
+    if (!p.ok()) return LineError(path, line_no, absl::StrCat("plan.", p.status().message()));
+    out->plan = *std::move(p);
+  }
+  if (!st.ok()) return LineError(path, line_no, st.message());
+  if (first) out->started_at = started_at;
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
   absl::StatusOr<std::string> text = ReadWholeFile(path);
@@ -153,33 +197,9 @@ absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
     }
     if (!st.ok()) return LineError(path, line_no, st.message());
     if (type == "header") {
-      std::string schema;
-      int version = 0;
-      f.Get("schema", &schema, jsonio::Need::kRequired);
-      f.Get("schema_version", &version, jsonio::Need::kRequired);
-      if (st.ok() && schema != kJournalSchemaName) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(path, ": not a flashscope journal (schema \"", schema, "\")"));
+      if (absl::Status h = ReadHeader(f, st, path, line_no, !have_header, &out); !h.ok()) {
+        return h;
       }
-      if (st.ok() && version != kJournalSchemaVersion) {
-        return absl::FailedPreconditionError(
-            absl::StrCat(path, ":", line_no, ": journal schema_version ", version,
-                         version > kJournalSchemaVersion ? " is newer than" : " is older than",
-                         " this flashscope reads (", kJournalSchemaVersion, ")"));
-      }
-      // A resumed run appends a second header: the suite follows the latest, the run's start
-      // stays the first.
-      std::string started_at;
-      f.Get("command_line", &out.command_line);
-      f.Get("started_at", &started_at);
-      if (const Json* s = f.Object("suite", jsonio::Need::kRequired)) {
-        absl::StatusOr<SuiteRecord> suite = SuiteFromJson(*s);
-        if (!suite.ok())
-          return LineError(path, line_no, absl::StrCat("suite.", suite.status().message()));
-        out.suite = *suite;
-      }
-      if (!st.ok()) return LineError(path, line_no, st.message());
-      if (!have_header) out.started_at = started_at;
       have_header = true;
     } else if (type == "environment") {
       const Json* e = f.Object("environment", jsonio::Need::kRequired);
@@ -220,6 +240,51 @@ absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
   return out;
 }
 
+std::map<std::string, const CaseResult*> JournalContents::FinishedByKey() const {
+  std::map<std::string, const CaseResult*> out;
+  for (const auto& [index, c] : finished) out[c.Key()] = &c;
+  return out;
+}
+
+std::vector<std::string> JournalContents::MissingKeys() const {
+  std::vector<std::string> out;
+  if (!plan) return out;
+  const auto done = FinishedByKey();
+  for (const auto& c : plan->cases) {
+    if (!done.count(c.key)) out.push_back(c.key);
+  }
+  return out;
+}
+
+std::vector<std::string> JournalContents::UnplannedKeys() const {
+  std::vector<std::string> out;
+  if (!plan) return out;
+  std::set<std::string> planned;
+  for (const auto& c : plan->cases) planned.insert(c.key);
+  for (const auto& [key, c] : FinishedByKey()) {
+    if (!planned.count(key)) out.push_back(key);
+  }
+  return out;
+}
+
+namespace {
+
+// A case that started and never finished: the run died inside it.
+CaseResult DiedInside(int index, const std::string& key) {
+  CaseResult c;
+  // The key is "KERNEL_ID PROBLEM_KEY" (CaseResult::Key); kernel ids have no spaces.
+  size_t space = key.find(' ');
+  c.kernel_id = key.substr(0, space);
+  if (space != std::string::npos) c.problem_key = key.substr(space + 1);
+  c.status = CaseStatus::kError;
+  c.reason = absl::StrCat("case ", index,
+                          " started but never finished: the run stopped inside it (crash, "
+                          "kill or time limit)");
+  return c;
+}
+
+}  // namespace
+
 Report ReportFromJournal(const JournalContents& journal) {
   Report r;
   r.complete = false;
@@ -228,6 +293,23 @@ Report ReportFromJournal(const JournalContents& journal) {
   if (journal.environment) r.environment = *journal.environment;
   if (r.environment.command_line.empty()) r.environment.command_line = journal.command_line;
   if (r.environment.started_at.empty()) r.environment.started_at = journal.started_at;
+  if (journal.plan) {
+    const auto done = journal.FinishedByKey();
+    std::set<std::string> started;
+    for (int index : journal.started_unfinished) {
+      auto key = journal.started_keys.find(index);
+      if (key != journal.started_keys.end()) started.insert(key->second);
+    }
+    for (const PlannedCaseRecord& c : journal.plan->cases) {
+      auto it = done.find(c.key);
+      if (it != done.end()) {
+        r.cases.push_back(*it->second);
+      } else if (started.count(c.key)) {
+        r.cases.push_back(DiedInside(c.index, c.key));
+      }
+    }
+    return r;
+  }
   std::set<int> indices = journal.started_unfinished;
   for (const auto& [index, c] : journal.finished) indices.insert(index);
   for (int index : indices) {
@@ -236,19 +318,8 @@ Report ReportFromJournal(const JournalContents& journal) {
       r.cases.push_back(it->second);
       continue;
     }
-    CaseResult c;
-    // The key is "KERNEL_ID PROBLEM_KEY" (CaseResult::Key); kernel ids have no spaces.
     auto key = journal.started_keys.find(index);
-    if (key != journal.started_keys.end()) {
-      size_t space = key->second.find(' ');
-      c.kernel_id = key->second.substr(0, space);
-      if (space != std::string::npos) c.problem_key = key->second.substr(space + 1);
-    }
-    c.status = CaseStatus::kError;
-    c.reason = absl::StrCat("case ", index,
-                            " started but never finished: the run stopped inside it (crash, "
-                            "kill or time limit)");
-    r.cases.push_back(std::move(c));
+    r.cases.push_back(DiedInside(index, key != journal.started_keys.end() ? key->second : ""));
   }
   return r;
 }

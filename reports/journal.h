@@ -8,9 +8,11 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "reports/plan.h"
 #include "reports/report.h"
 
 namespace flashscope::reports {
@@ -31,9 +33,9 @@ class JournalWriter {
   ~JournalWriter();
 
   // {"type":"header","schema":"flashscope.journal","schema_version":1,"suite":{...},
-  //  "command_line":...,"started_at":...}
+  //  "command_line":...,"started_at":...[,"plan":{...}]}
   absl::Status WriteHeader(const SuiteRecord& suite, const std::string& command_line,
-                           const std::string& started_at);
+                           const std::string& started_at, const PlanRecord* plan = nullptr);
   // {"type":"environment","environment":{...}}
   absl::Status WriteEnvironment(const Environment& environment);
   // {"type":"case_started","index":i,"key":"KERNEL PROBLEM"}
@@ -59,6 +61,15 @@ struct JournalContents {
   std::set<int> started_unfinished;         // started, never finished: the run died in these
   std::map<int, std::string> started_keys;  // index -> key of its latest case_started line
   int bad_lines = 0;  // lines that are not JSON (a write cut short by a crash)
+  // The run's plan (the latest header's): absent in journals written before plans existed.
+  std::optional<PlanRecord> plan;
+
+  // The latest result of each case, by key (kernel id + " " + problem key).
+  std::map<std::string, const CaseResult*> FinishedByKey() const;
+  // Keys of the plan's cases that have no result yet; empty when there is no plan.
+  std::vector<std::string> MissingKeys() const;
+  // Keys of results that are not cases of the plan (a journal of another plan, or edited).
+  std::vector<std::string> UnplannedKeys() const;
 };
 
 // Reads a journal. A line that is not JSON (typically the last one, cut short by a crash) is
@@ -67,10 +78,11 @@ struct JournalContents {
 // ignored. A file without a header line is refused as "not a flashscope journal".
 absl::StatusOr<JournalContents> ReadJournal(const std::string& path);
 
-// The journal as a report (complete = false), cases in index order: each finished case's last
-// result, and each started-but-unfinished case (without a result) as status "error" with a
-// reason saying that the run stopped inside it. The environment's command_line and started_at
-// come from the header when the environment line is missing them.
+// The journal as a report (complete = false): each finished case's last result, and each
+// started-but-unfinished case (without a result) as status "error" with a reason saying that the
+// run stopped inside it. With a plan, cases follow the plan's order, matched by key (results of
+// keys the plan does not hold are left out); without one, index order. The environment's
+// command_line and started_at come from the header when the environment line is missing them.
 Report ReportFromJournal(const JournalContents& journal);
 
 }  // namespace flashscope::reports

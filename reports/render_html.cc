@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reports/comparison_summary.h"
+#include "reports/provenance.h"
 #include "reports/render_junit.h"
 #include "reports/summary.h"
 #include "reports/text_table.h"
@@ -305,6 +306,14 @@ std::string RenderReportHtml(const Report& r, const HtmlLimits& limits) {
   absl::StrAppend(&body, "<p>", Esc(summary.environment_line), "</p>\n<p><b>", n.total(),
                   " cases</b>: ", n.passed, " passed, ", n.failed, " failed, ", n.error, " error, ",
                   n.timeout, " timeout, ", n.skipped, " skipped</p>\n");
+  if (!summary.plugins.empty()) {
+    body += "<p>Kernels from:</p><ul>\n";
+    for (const PluginUse& u : summary.plugins) {
+      absl::StrAppend(&body, "<li>", Esc(DescribeProvenance(u.provenance, /*full_hash=*/true)),
+                      ": ", u.cases, u.cases == 1 ? " case" : " cases", "</li>\n");
+    }
+    body += "</ul>\n";
+  }
   absl::StrAppend(&body, "<h2>Ladder: TFLOPS per kernel</h2>\n",
                   LadderCharts(r, limits.ladder_problems));
   absl::StrAppend(&body, "<h2>Roofline</h2>\n", Roofline(r));
@@ -368,6 +377,13 @@ std::string RenderComparisonHtml(const Comparison& c, const GateResult* gate,
       "ms</th><th>delta</th><th>p</th><th>verdict</th><th>gate</th></tr>\n";
   for (const PairSummary& p : s.pairs) body += PairRow(p);
   body += "</table>\n";
+  if (!s.rebuilt.empty()) {
+    body += "<h2>Kernels from another build</h2><ul>\n";
+    for (const auto& [kernel, change] : s.rebuilt) {
+      absl::StrAppend(&body, "<li>", Esc(kernel), ": ", Esc(change), "</li>\n");
+    }
+    body += "</ul>\n";
+  }
   for (const auto& [title, cases] : {std::make_pair("Only in base", &s.only_base),
                                      std::make_pair("Only in next", &s.only_next)}) {
     if (cases->empty()) continue;

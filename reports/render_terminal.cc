@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "reports/provenance.h"
 #include "reports/summary.h"
 #include "reports/text_safety.h"
 #include "reports/text_table.h"
@@ -117,6 +118,10 @@ std::string RenderSummary(const Report& report, bool color) {
                                         ", started ", e.started_at.empty() ? "?" : e.started_at,
                                         e.host.empty() ? "" : " on " + e.host)),
         "\n");
+  }
+  for (const PluginUse& u : summary.plugins) {
+    absl::StrAppend(&out, "kernels from ", text::TerminalSafe(DescribeProvenance(u.provenance)),
+                    ": ", u.cases, u.cases == 1 ? " case\n" : " cases\n");
   }
   double case_wall = 0;
   for (const CaseResult& c : report.cases) case_wall += c.wall_s;

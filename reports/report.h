@@ -177,6 +177,23 @@ struct SanitizerRecord {
   double wall_s = 0;                       // the rerun, tool start-up included
 };
 
+// Where a case's kernel came from: one of flashscope's own (built-in, versioned by flashscope's
+// revision) or a plugin file, identified by its path, the SHA-256 of its bytes and the plugin's
+// own name and version string (kept apart from flashscope's revision in `environment`).
+struct ProvenanceRecord {
+  bool builtin = false;
+  std::string plugin;   // the plugin's name; "built-in" for flashscope's own kernels
+  std::string version;  // the plugin's version string; flashscope's revision for built-in ones
+  std::string path;     // the plugin file; "" for built-in
+  std::string sha256;   // of the plugin file's bytes; "" for built-in
+
+  bool operator==(const ProvenanceRecord& o) const {
+    return builtin == o.builtin && plugin == o.plugin && version == o.version && path == o.path &&
+           sha256 == o.sha256;
+  }
+  bool operator!=(const ProvenanceRecord& o) const { return !(*this == o); }
+};
+
 enum class CaseStatus { kPassed, kFailed, kSkipped, kError, kTimeout };
 const char* CaseStatusName(CaseStatus s);
 std::optional<CaseStatus> ParseCaseStatus(const std::string& s);
@@ -201,7 +218,9 @@ struct CaseResult {
   std::optional<ProfileRecord> profile;
   std::vector<ResourceRecord> resources;
   std::optional<SanitizerRecord> sanitizer;  // only with `flashscope run --sanitize`
-  double wall_s = 0;                         // wall time spent on the case, all phases
+  // Absent in reports written before plugins existed (every kernel was built in then).
+  std::optional<ProvenanceRecord> provenance;
+  double wall_s = 0;  // wall time spent on the case, all phases
 
   std::string Key() const { return kernel_id + " " + problem_key; }
 };

@@ -1,3 +1,4 @@
+// Reading the report's JSON form (docs/report-schema.md); writing: report_json_write.cc.
 #include "reports/report_json.h"
 
 #include <cstdint>
@@ -6,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "reports/json_fields.h"
+#include "reports/provenance_json.h"
 
 namespace flashscope::reports {
 namespace {
@@ -285,6 +287,9 @@ void ReadCase(const Json& j, const std::string& path, absl::Status* st, CaseResu
   }
   if (const Json* z = f.Object("sanitizer")) {
     ReadSanitizer(*z, f.PathOf("sanitizer"), st, &c->sanitizer.emplace());
+  }
+  if (const Json* p = f.Object("provenance")) {
+    ReadProvenance(*p, f.PathOf("provenance"), st, &c->provenance.emplace());
   }
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "reports/json_fields.h"
+#include "reports/provenance_json.h"
 
 namespace flashscope::reports {
 namespace {
@@ -182,6 +183,7 @@ Json CaseToJson(const CaseResult& c) {
   for (const ResourceRecord& r : c.resources) resources.push_back(ResourceToJson(r));
   j["resources"] = std::move(resources);
   if (c.sanitizer) j["sanitizer"] = SanitizerToJson(*c.sanitizer);
+  if (c.provenance) j["provenance"] = ProvenanceToJson(*c.provenance);
   return j;
 }
 

@@ -274,6 +274,7 @@ ReportSummary SummarizeReport(const Report& r) {
   out.source = &r;
   out.warnings = Warnings(r);
   out.environment_line = EnvironmentLine(r.environment);
+  out.plugins = PluginsOf(r);
   std::map<std::string, size_t> column_of;
   for (const CaseResult& c : r.cases) {
     CaseSummary s = SummarizeCase(c);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/provenance.h"
 #include "reports/report.h"
 
 namespace flashscope::reports {
@@ -86,6 +87,7 @@ struct ReportSummary {
   std::vector<Warning> warnings;  // synthetic, incomplete, unreadable journal lines
   std::string environment_line;   // "NVIDIA H200, 132 SMs, sm_90, driver ..., CUDA 13.0, ..."
   StatusCounts counts;
+  std::vector<PluginUse> plugins;  // where the kernels came from; empty in reports before plugins
   std::vector<ValueSpec> columns;
   std::vector<CaseSummary> cases;
 };

@@ -22,7 +22,7 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITEC
 echo "test: building in $build (CUDA architectures: $arch, $jobs jobs)"
 cmake --build "$build" -j "$jobs"
 
-root=$PWD  # the repository, for the gate step below
+root=$PWD  # the repository, for the gate and install steps below
 cd "$build"
 gpu_tests=$(ctest -N -L gpu | sed -n 's/^Total Tests: //p')
 set +e
@@ -67,6 +67,13 @@ for baseline in "$root"/reports/baselines/*/*.json; do
 done
 echo "test: gate: $gate_count baselines gated, $gate_failed failed (verdicts in $build/gate-*.json)"
 if ((gate_failed > 0 && rc == 0)); then rc=1; fi
+# The package as a user gets it (docs/plugins.md): installed into a temporary prefix, the examples
+# built against it alone, the example plugin listed and its suite planned by the installed command.
+set +e
+"$root/scripts/test-install.sh" "$PWD"
+install_rc=$?
+set -e
+if ((install_rc != 0)); then rc=1; fi
 # The parsers under libFuzzer (clang, ASan+UBSan, own build folder; FLASHSCOPE_FUZZ=0 skips it).
 fuzz_summary="test: fuzz: skipped (FLASHSCOPE_FUZZ=0)"
 if [[ "${FLASHSCOPE_FUZZ:-1}" != 0 ]]; then

@@ -17,6 +17,7 @@
 #include "absl/strings/str_join.h"
 #include "reports/journal.h"
 #include "suites/sanitizer_output.h"
+#include "suites/worker_protocol.h"
 
 namespace flashscope::suites {
 namespace {
@@ -88,13 +89,19 @@ std::string Summary(const reports::SanitizerRecord& r) {
 }  // namespace
 
 std::vector<std::string> SanitizeRerunArgv(const SanitizeArgs& args, const std::string& journal,
-                                           const std::string& log, int index) {
-  return {args.sanitizer_path, "--tool", args.tool, "--log-file", log,
-          // Our own code's expected API errors (probes that may
-          // fail) are not the kernel's: only device-side findings.
-          "--report-api-errors", "no", "--print-limit", "100", args.worker_exe, "__worker",
-          "--suite=" + args.suite_path, "--journal=" + journal, "--kernels=" + args.kernels_filter,
-          "--shard=" + args.shard, "--only_cases=" + std::to_string(index), "--sanitize_rerun"};
+                                           const std::string& log, const std::string& key) {
+  protocol::WorkerRequest request;
+  request.command = protocol::Command::kRun;
+  request.journal_path = journal;
+  request.only_keys = {key};
+  request.sanitize_rerun = true;
+  // Our own code's expected API errors (probes that may fail) are not the kernel's: only
+  // device-side findings.
+  std::vector<std::string> argv = {
+      args.sanitizer_path,   "--tool", args.tool,       "--log-file", log,
+      "--report-api-errors", "no",     "--print-limit", "100"};
+  for (auto& a : protocol::WorkerArgv(args.worker_exe, request)) argv.push_back(std::move(a));
+  return argv;
 }
 
 namespace {
@@ -102,7 +109,7 @@ namespace {
 // One case under the tool: a scratch journal holding the run's header and environment (so the
 // worker neither measures peaks nor touches the run's journal), the tool's log in a file.
 reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::JournalContents& run,
-                                  int index, const std::string& expected_key,
+                                  int index, const std::string& key,
                                   const std::string& scratch_dir) {
   const auto start = Clock::now();
   reports::SanitizerRecord failed;
@@ -113,7 +120,8 @@ reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::Journ
   const std::string output = stem + ".out";
   {
     auto w = reports::JournalWriter::Open(journal, /*append=*/false);
-    absl::Status s = w.ok() ? w->WriteHeader(run.suite, "flashscope run --sanitize", run.started_at)
+    absl::Status s = w.ok() ? w->WriteHeader(run.suite, "flashscope run --sanitize", run.started_at,
+                                             run.plan ? &*run.plan : nullptr)
                             : w.status();
     if (s.ok()) s = w->WriteEnvironment(run.environment.value_or(reports::Environment{}));
     if (!s.ok()) {
@@ -122,7 +130,7 @@ reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::Journ
     }
   }
   std::filesystem::remove(log);
-  const std::vector<std::string> argv = SanitizeRerunArgv(args, journal, log, index);
+  const std::vector<std::string> argv = SanitizeRerunArgv(args, journal, log, key);
   auto pid = Start(argv, output);
   if (!pid.ok()) {
     failed.note = std::string(pid.status().message());
@@ -134,23 +142,13 @@ reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::Journ
 
   reports::SanitizerRecord r = ParseSanitizerOutput(args.tool, ReadWholeFile(log));
   r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  // The worker runs cases by key: the result, if any, is this case's.
   auto rerun = reports::ReadJournal(journal);
-  if (rerun.ok() && rerun->finished.count(index)) {
-    const reports::CaseResult& c = rerun->finished.at(index);
-    r.case_status = reports::CaseStatusName(c.status);
-    r.case_reason = c.reason;
-    const std::string rerun_key = absl::StrCat(c.kernel_id, " ", c.problem_key);
-    if (rerun_key != expected_key) {
-      // The worker re-plans the suite from its flags; a plan that differs (a flag not passed on)
-      // would attribute another case's findings to this one. Refuse them.
-      r.ran = false;
-      r.errors = 0;
-      r.findings.clear();
-      r.kinds.clear();
-      r.note = absl::StrCat("the rerun ran case '", rerun_key, "' instead of '", expected_key,
-                            "': findings not attributed (a flashscope defect; please report it)");
-      r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-      return r;
+  if (rerun.ok()) {
+    const auto results = rerun->FinishedByKey();
+    if (auto it = results.find(key); it != results.end()) {
+      r.case_status = reports::CaseStatusName(it->second->status);
+      r.case_reason = it->second->reason;
     }
   }
   std::string why;
@@ -174,7 +172,7 @@ reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::Journ
 
 double SanitizeLimitS(double case_limit_s) { return std::max(120.0, 3 * case_limit_s); }
 
-absl::Status RunSanitizePass(const SanitizeArgs& args, const std::vector<PlannedCase>& plan) {
+absl::Status RunSanitizePass(const SanitizeArgs& args, const reports::PlanRecord& plan) {
   auto run = reports::ReadJournal(args.journal_path);
   if (!run.ok()) return run.status();
   auto writer = reports::JournalWriter::Open(args.journal_path, /*append=*/true);
@@ -187,33 +185,37 @@ absl::Status RunSanitizePass(const SanitizeArgs& args, const std::vector<Planned
         absl::StrCat("cannot create ", scratch_dir, " for the sanitizer's logs: ", ec.message()));
   }
 
-  std::vector<int> todo;
-  for (const auto& [index, c] : run->finished) {
-    if (index < 0 || index >= static_cast<int>(plan.size())) continue;
+  // In plan order, by key: only the plan's cases, each once.
+  std::vector<const reports::PlannedCaseRecord*> todo;
+  const auto results = run->FinishedByKey();
+  for (const reports::PlannedCaseRecord& planned : plan.cases) {
+    auto it = results.find(planned.key);
+    if (it == results.end() || !planned.error.empty()) continue;
+    const reports::CaseResult& c = *it->second;
     if (c.status == reports::CaseStatus::kSkipped) continue;
     if (c.sanitizer && c.sanitizer->tool == args.tool) continue;  // done before a --resume
-    todo.push_back(index);
+    todo.push_back(&planned);
   }
   std::fprintf(stderr, "flashscope run: --sanitize=%s: rerunning %zu cases one by one under %s\n",
                args.tool.c_str(), todo.size(), args.sanitizer_path.c_str());
   int done = 0, with_errors = 0;
-  for (int index : todo) {
-    reports::CaseResult c = run->finished.at(index);
+  for (const reports::PlannedCaseRecord* planned : todo) {
+    reports::CaseResult c = *results.at(planned->key);
     reports::SanitizerRecord r;
     if (c.status == reports::CaseStatus::kTimeout) {
       r.tool = args.tool;
       r.note = "not rerun: the case timed out in the normal run and would only hang again, slower";
     } else {
-      r = RerunOne(args, *run, index, absl::StrCat(c.kernel_id, " ", c.problem_key), scratch_dir);
+      r = RerunOne(args, *run, planned->index, planned->key, scratch_dir);
     }
     if (r.errors > 0) ++with_errors;
     ++done;
     if (!args.quiet) {
       std::fprintf(stderr, "[sanitize %d/%zu] %-9s %s: %s\n", done, todo.size(), args.tool.c_str(),
-                   plan[index].key.c_str(), Summary(r).c_str());
+                   planned->key.c_str(), Summary(r).c_str());
     }
     c.sanitizer = std::move(r);
-    if (absl::Status s = writer->CaseFinished(index, c); !s.ok()) return s;
+    if (absl::Status s = writer->CaseFinished(planned->index, c); !s.ok()) return s;
   }
   std::fprintf(stderr, "flashscope run: --sanitize=%s: %d of %d cases with errors; logs in %s\n",
                args.tool.c_str(), with_errors, done, scratch_dir.c_str());

@@ -9,26 +9,24 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "suites/plan.h"
+#include "reports/plan.h"
 
 namespace flashscope::suites {
 
 struct SanitizeArgs {
   std::string tool;            // memcheck | racecheck | initcheck | synccheck
   std::string sanitizer_path;  // FindComputeSanitizer()
-  std::string worker_exe;      // flashscope itself, started as `__worker`
-  std::string suite_path;
-  std::string kernels_filter;
-  std::string shard;          // --shard K/N of the run: case indices are indices within the shard
-  std::string journal_path;   // the run's journal: findings are appended as later case lines
-  double case_limit_s = 300;  // the normal case limit; a rerun gets SanitizeLimitS() of it
+  std::string worker_exe;      // flashscope-worker
+  std::string journal_path;    // the run's journal: findings are appended as later case lines
+  double case_limit_s = 300;   // the normal case limit; a rerun gets SanitizeLimitS() of it
   bool quiet = false;
 };
 
-// The command line of one case's rerun: compute-sanitizer with the tool, then flashscope's worker
-// limited to case `index` of the (sharded, filtered) plan, writing to `journal`.
+// The command line of one case's rerun: compute-sanitizer with the tool, then flashscope-worker
+// running only the case `key` of the plan in `journal` (a scratch journal holding the run's
+// header, plan included).
 std::vector<std::string> SanitizeRerunArgv(const SanitizeArgs& args, const std::string& journal,
-                                           const std::string& log, int index);
+                                           const std::string& log, const std::string& key);
 
 // The tools slow kernels 10-100x and add their own start-up: each rerun may take 3x the case
 // limit, and at least two minutes.
@@ -39,6 +37,6 @@ double SanitizeLimitS(double case_limit_s);
 // get a record saying they were not rerun (they would only hang again, slower); skipped cases get
 // none; a case already holding a record of this tool (a resumed run) is not run again.
 // Fails only when the journal cannot be read or written; a rerun that fails is recorded.
-absl::Status RunSanitizePass(const SanitizeArgs& args, const std::vector<PlannedCase>& plan);
+absl::Status RunSanitizePass(const SanitizeArgs& args, const reports::PlanRecord& plan);
 
 }  // namespace flashscope::suites

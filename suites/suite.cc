@@ -107,6 +107,28 @@ absl::StatusOr<bool> BoolValue(const Json& v, const std::string& path, const std
   return v.get<bool>();
 }
 
+// "plugins": files the suite's kernels come from. A path with a '/' is relative to the suite
+// file's folder (so a suite and its plugin move together); a bare name stays bare, to be looked
+// up where plugins are installed (suites/plugin_paths.h).
+absl::Status ReadPlugins(const Json& j, const std::string& path, std::vector<std::string>* out) {
+  if (!j.contains("plugins")) return absl::OkStatus();
+  const Json& list = j["plugins"];
+  if (!list.is_array()) {
+    return Bad(path, "suite.plugins", "expected a list of plugin files, got " + TypeName(list));
+  }
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (!list[i].is_string() || list[i].get<std::string>().empty()) {
+      return Bad(path, absl::StrCat("suite.plugins[", i, "]"),
+                 "expected a plugin file (a path, or a bare name such as \"fs_test_kernels\")");
+    }
+    const std::string entry = list[i].get<std::string>();
+    const bool bare = entry.find('/') == std::string::npos;
+    out->push_back(bare || entry[0] == '/' ? entry : (folder / entry).lexically_normal().string());
+  }
+  return absl::OkStatus();
+}
+
 // The axes of each family in the order the grid nests them (last varies fastest).
 const std::vector<std::string>& AxisOrder(Family f) {
   static const std::vector<std::string> attention = {
@@ -269,8 +291,8 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
   }
   if (!j.is_object()) return Bad(path, "suite", "expected a JSON object, got " + TypeName(j));
   if (auto s = CheckKeys(j,
-                         {"name", "description", "kernels", "problems", "input", "timing", "verify",
-                          "metrics", "case_timeout_s"},
+                         {"name", "description", "kernels", "plugins", "problems", "input",
+                          "timing", "verify", "metrics", "case_timeout_s"},
                          path, "suite");
       !s.ok()) {
     return s;
@@ -295,6 +317,8 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
     }
     suite.kernel_patterns.push_back(k.get<std::string>());
   }
+
+  if (auto s = ReadPlugins(j, path, &suite.plugins); !s.ok()) return s;
 
   if (!j.contains("problems") || !j["problems"].is_array() || j["problems"].empty()) {
     return Bad(path, "suite.problems", "needs a non-empty list of problem groups");

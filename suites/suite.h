@@ -39,7 +39,10 @@ struct Suite {
   std::string path;
   std::string description;
   std::vector<std::string> kernel_patterns;  // ids or globs ("attn.*")
-  std::vector<Problem> problems;             // the expanded grid, in file order
+  // Plugin files the kernels come from: paths made relative to the suite's folder already, or
+  // bare names (looked up as suites/plugin_paths.h says).
+  std::vector<std::string> plugins;
+  std::vector<Problem> problems;  // the expanded grid, in file order
   std::string input_kind = "normal";
   uint64_t seed = 20261122;
   TimingSpec timing;

@@ -1,9 +1,12 @@
-// The parent of a run: plans the suite, keeps the journal, starts worker processes and replaces
-// one that faults or hangs, prints progress, and writes the final report atomically. It never
-// touches CUDA itself, so a kernel's fault cannot take it down.
+// The parent of a run (`flashscope run`): resolves the plugins, has a worker plan the suite
+// (suites/planning.h), writes the plan into the journal (or checks it against the journal being
+// resumed), starts worker processes and replaces one that faults or hangs (suites/
+// worker_session.h), prints progress, and writes the final report atomically. It never touches
+// CUDA nor loads plugin code, so a kernel's or a plugin's crash cannot take it down.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "reports/report.h"
 
@@ -12,8 +15,9 @@ namespace flashscope::suites {
 struct SuperviseArgs {
   std::string suite_path;
   std::string kernels_filter;
-  std::string out_path;        // final report; "" = reports/runs/<utc time>-<suite>.json
-  std::string resume_journal;  // continue the run this journal belongs to
+  std::vector<std::string> plugins;  // --plugin, in order (suites/plugin_paths.h)
+  std::string out_path;              // final report; "" = reports/runs/<utc time>-<suite>.json
+  std::string resume_journal;        // continue the run this journal belongs to
   std::string metrics;
   std::string dump_dir;
   double case_timeout_s = 0;  // 0 = the suite's own limit
@@ -23,9 +27,10 @@ struct SuperviseArgs {
   // --sanitize=TOOL: after the run, rerun the cases under compute-sanitizer (suites/sanitize.h).
   std::string sanitize_tool;
   std::string shard;       // --shard K/N: only that part of the plan (suites/shard.h); "" = all
-  std::string worker_exe;  // this program's path (re-executed as `__worker`)
+  std::string worker_exe;  // flashscope-worker (suites/worker_process.h, FindWorker)
   std::string command_line;
-  bool quiet = false;  // no per-case progress lines
+  bool quiet = false;    // no per-case progress lines
+  bool dry_run = false;  // print the plan and stop: no GPU needed, no journal written
 };
 
 struct SuperviseResult {

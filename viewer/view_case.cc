@@ -1,11 +1,14 @@
-// The case view: what was measured for one case. Left: status, verification statistics with the
+// The case view: what was measured for one case, and where its kernel came from (built in, or a
+// plugin file with its version and hash). Left: status, verification statistics with the
 // verdict and the rule that decided it, resource usage, metrics as bars out of 100 %. Right: the
 // error heatmap (see heatmap_widget.cc) and the histogram of the raw timing samples.
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
+#include "reports/provenance.h"
 #include "viewer/chart_model.h"
 #include "viewer/heatmap_widget.h"
 #include "viewer/plot_helpers.h"
@@ -161,6 +164,11 @@ void DrawCaseView(ViewerState& s) {
   if (!c->reason.empty()) ImGui::TextWrapped("reason: %s", c->reason.c_str());
   ImGui::TextDisabled("inputs %s, seed %llu, wall %.2f s", c->input_kind.c_str(),
                       (unsigned long long)c->seed, c->wall_s);
+  if (c->provenance) {
+    // The whole hash: it is what identifies the plugin build.
+    const std::string from = reports::DescribeProvenance(*c->provenance, /*full_hash=*/true);
+    ImGui::TextDisabled("kernel from %s", from.c_str());
+  }
 
   ImVec2 avail = ImGui::GetContentRegionAvail();
   float left_w = std::min(480.f, avail.x * 0.4f);

@@ -14,6 +14,8 @@ TEST(BenchArgs, SpaceAndEqualsFormsBothSetTheSuite) {
   EXPECT_EQ(ParseBenchArgs({"--suite=ladder", "--kernels", "attn.a1*"}).kernels, "attn.a1*");
   EXPECT_EQ(ParseBenchArgs({}).suite, "smoke");
   EXPECT_EQ(ParseBenchArgs({"--suites_dir", "/x"}).suites_dir, "/x");
+  EXPECT_EQ(ParseBenchArgs({"--plugin", "a.so", "--plugin=b.so"}).plugins,
+            (std::vector<std::string>{"a.so", "b.so"}));
 }
 
 TEST(BenchArgs, UnknownFlagsAndStrayWordsAreErrors) {

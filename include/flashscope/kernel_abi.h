@@ -18,6 +18,10 @@
  *    refuses a plugin whose `abi_version` differs from its own, naming both numbers.
  *  - Structs flashscope reads (fs_plugin, fs_kernel) begin with `struct_size`; fields are only
  *    ever appended, so a host reads what a plugin built against an older header filled in.
+ *  - The structs that cross the other way, or that are written into arrays flashscope owns
+ *    (fs_problem, fs_buffers, fs_device_function) and fs_tile (embedded in fs_kernel), carry no
+ *    size: their layout is frozen for an ABI version, and changing it changes
+ *    FLASHSCOPE_ABI_VERSION.
  *  - Every enum starts at 1: a zeroed field is always invalid and caught at load.
  */
 #ifndef FLASHSCOPE_KERNEL_ABI_H_
@@ -69,7 +73,8 @@ typedef struct fs_gemm_problem {
   int32_t reserved; /* 0 */
 } fs_gemm_problem;
 
-/* One problem: `family` says which member is meaningful (the other is zeroed). */
+/* One problem: `family` says which member is meaningful (the other is zeroed). flashscope asks a
+ * kernel only about problems of its own family. */
 typedef struct fs_problem {
   int32_t family;   /* fs_family */
   int32_t reserved; /* 0 */
@@ -192,6 +197,9 @@ typedef struct fs_plugin {
    * beside the plugin file's content hash, apart from flashscope's own revision. */
   const char* version;
   int32_t kernel_count;
+  /* `kernel_count` entries, each `kernels[0].struct_size` bytes apart: flashscope steps through
+   * the array by the plugin's own sizeof(fs_kernel), so every entry must carry the same
+   * struct_size (they do when the table is a plain C array of fs_kernel). */
   const fs_kernel* kernels;
 } fs_plugin;
 

@@ -15,6 +15,7 @@
 
 #include "kernels/attention/attention_common.cuh"
 #include "kernels/kernel_list.h"
+#include "kernels/testing/test_kernel_list.h"
 
 namespace flashscope::kernels {
 namespace {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernels/registry.h"
+#include "kernels/testing/test_kernel_list.h"
 #include "kernels/tests/cpu_reference.h"
 
 namespace flashscope::kernels {
@@ -347,6 +348,17 @@ TEST_F(KernelsGpu, GemmFallsBackOnMisalignedPointers) {
 
 // ---------------------------------------------------------------- faulty kernels
 
+// The test plugin's kernels (kernels/testing/), linked in directly: this test is about what they
+// compute, not about how a plugin is loaded.
+const KernelEntry* TestKernel(const std::string& id) {
+  static const std::vector<KernelEntry> all = TestKernels();
+  for (const auto& e : all) {
+    if (e.info.id == id) return &e;
+  }
+  ADD_FAILURE() << id << " is not a test kernel (kernels/testing/test_kernel_list.h)";
+  std::abort();
+}
+
 AttentionProblem SmallProblem(DType t) {
   AttentionProblem p;
   p.batch = 2;
@@ -363,7 +375,7 @@ TEST_F(KernelsGpu, NanOutputWritesNanEverywhere) {
   for (DType t : {DType::kF16, DType::kBF16}) {
     const AttentionCase c = MakeAttentionCase(SmallProblem(t), 3);
     AttentionOutput out;
-    RunAttention(*FindKernel("test.nan_output"), c, &out);
+    RunAttention(*TestKernel("test.nan_output"), c, &out);
     if (HasFatalFailure()) return;
     int64_t non_nan = 0;
     for (int64_t i = 0; i < c.p.QElements(); ++i) {
@@ -381,7 +393,7 @@ TEST_F(KernelsGpu, NanOutputWritesNanEverywhere) {
 TEST_F(KernelsGpu, HalfOutputWritesOnlyTheFirstHalfCorrectly) {
   const AttentionCase c = MakeAttentionCase(SmallProblem(DType::kBF16), 4);
   AttentionOutput out;
-  RunAttention(*FindKernel("test.half_output"), c, &out);
+  RunAttention(*TestKernel("test.half_output"), c, &out);
   if (HasFatalFailure()) return;
   const int64_t rows = c.p.LseElements();
   const int64_t half = rows / 2;
@@ -410,7 +422,7 @@ TEST_F(KernelsGpu, HalfOutputWritesOnlyTheFirstHalfCorrectly) {
     std::_Exit(2);
   }
   AttentionArgs args{q, q, q, o, static_cast<float*>(lse), 0.125f};
-  cudaError_t err = FindKernel(id)->attention_launch(p, args, nullptr);
+  cudaError_t err = TestKernel(id)->attention_launch(p, args, nullptr);
   if (err != cudaSuccess) {
     std::fprintf(stderr, "launch failed: %s\n", cudaGetErrorName(err));
     std::_Exit(3);

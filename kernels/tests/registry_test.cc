@@ -17,8 +17,6 @@ const char* const kOurAttention[] = {"attn.a01_scalar", "attn.a02_smem_tiled", "
                                      "attn.a04_vectorized"};
 const char* const kOurGemm[] = {"gemm.g01_naive", "gemm.g02_smem_tiled", "gemm.g03_register_tiled",
                                 "peer.cublas_gemm"};
-const char* const kTestOnly[] = {"test.oob_write", "test.infinite_loop", "test.nan_output",
-                                 "test.half_output"};
 
 AttentionProblem Attn(int64_t d, DType t = DType::kF16) {
   AttentionProblem p;
@@ -41,7 +39,7 @@ const KernelEntry& Get(const char* id) {
 
 TEST(Registry, IdsAreUniqueAndNonEmpty) {
   std::set<std::string> seen;
-  for (const auto& e : AllKernels(/*include_test_only=*/true)) {
+  for (const auto& e : AllKernels()) {
     EXPECT_FALSE(e.info.id.empty());
     EXPECT_TRUE(seen.insert(e.info.id).second) << "duplicate kernel id " << e.info.id;
     EXPECT_FALSE(e.info.title.empty()) << e.info.id;
@@ -54,7 +52,6 @@ TEST(Registry, IdsAreUniqueAndNonEmpty) {
 TEST(Registry, OurKernelsAreListed) {
   for (const char* id : kOurAttention) EXPECT_NE(FindKernel(id), nullptr) << id;
   for (const char* id : kOurGemm) EXPECT_NE(FindKernel(id), nullptr) << id;
-  for (const char* id : kTestOnly) EXPECT_NE(FindKernel(id), nullptr) << id;
 }
 
 // The rung number in a ladder id ("attn.a07_direct_rescale" -> 7), or -1 when the id has none.
@@ -93,26 +90,16 @@ TEST(Registry, RevisionsFollowTheLadderOrder) {
   EXPECT_EQ(Get("gemm.g03_register_tiled").info.revision, 3);
 }
 
-TEST(Registry, TestOnlyKernelsAreHiddenByDefaultAndListedLast) {
-  for (const auto& e : AllKernels()) EXPECT_FALSE(e.info.test_only) << e.info.id;
-  const auto& all = AllKernels(/*include_test_only=*/true);
-  bool seen_test = false;
-  for (const auto& e : all) {
-    if (e.info.test_only) seen_test = true;
-    if (seen_test) EXPECT_TRUE(e.info.test_only) << e.info.id << " comes after a test-only entry";
+TEST(Registry, TestOnlyKernelsAreNotBuiltIn) {
+  // They live in the test plugin (kernels/testing/), which a run loads only when asked.
+  for (const auto& e : AllKernels()) {
+    EXPECT_FALSE(e.info.test_only) << e.info.id;
+    EXPECT_NE(e.info.id.rfind("test.", 0), 0u) << e.info.id;
   }
-  for (const char* id : kTestOnly) {
-    EXPECT_TRUE(Get(id).info.test_only) << id;
-    EXPECT_EQ(Get(id).info.family, Family::kAttentionFwd) << id;
-  }
-  size_t test_only = 0;
-  for (const auto& e : all) test_only += e.info.test_only ? 1 : 0;
-  EXPECT_GE(test_only, 4u);
-  EXPECT_EQ(AllKernels().size() + test_only, all.size());
 }
 
 TEST(Registry, EveryEntryHasTheEntryPointsOfItsFamily) {
-  for (const auto& e : AllKernels(/*include_test_only=*/true)) {
+  for (const auto& e : AllKernels()) {
     if (e.info.family == Family::kAttentionFwd) {
       EXPECT_TRUE(e.attention_supports) << e.info.id;
       EXPECT_TRUE(e.attention_launch) << e.info.id;
@@ -143,7 +130,7 @@ TEST(Registry, AttentionRungsSupportTheirProblemsAndExplainTheRest) {
     EXPECT_NE(e.Supports(huge).find("65535"), std::string::npos) << id;
   }
   // Every non-peer attention rung (including later rungs) explains D=96 rather than accepting it.
-  for (const auto& e : AllKernels(/*include_test_only=*/true)) {
+  for (const auto& e : AllKernels()) {
     if (e.info.family != Family::kAttentionFwd || e.info.is_peer) continue;
     EXPECT_NE(e.Supports(Attn(96)), "") << e.info.id << " claims head_dim 96";
   }

@@ -59,15 +59,24 @@ TEST_F(DeviceGpuTest, MeasuredPeaksAreBelowDatasheetMaxima) {
 }
 
 TEST_F(DeviceGpuTest, ResourcesOfCalibrationKernels) {
-  auto mma = QueryResources(CalibrationFunction(CalibrationKernel::kMmaLoop), "mma_loop",
-                            kCalibrationBlockThreads, 0);
+  auto mma_function = CuFunctionOf(CalibrationFunction(CalibrationKernel::kMmaLoop));
+  ASSERT_TRUE(mma_function.ok()) << mma_function.status();
+  auto mma = QueryResources(*mma_function, "mma_loop", kCalibrationBlockThreads, 0);
   ASSERT_TRUE(mma.ok()) << mma.status();
   EXPECT_GT(mma->registers, 16);
   EXPECT_EQ(mma->local_bytes, 0);
   EXPECT_GT(mma->theoretical_occupancy, 0);
   EXPECT_LE(mma->theoretical_occupancy, 1.0);
-  auto shared = QueryResources(CalibrationFunction(CalibrationKernel::kSharedLoop), "shared_loop",
-                               kCalibrationBlockThreads, 0);
+  // The driver route (what a plugin's CUfunction takes) agrees with the runtime's own view.
+  cudaFuncAttributes runtime{};
+  ASSERT_EQ(cudaFuncGetAttributes(&runtime, CalibrationFunction(CalibrationKernel::kMmaLoop)),
+            cudaSuccess);
+  EXPECT_EQ(mma->registers, runtime.numRegs);
+  EXPECT_EQ(mma->static_smem_bytes, static_cast<int>(runtime.sharedSizeBytes));
+  EXPECT_EQ(mma->local_bytes, static_cast<int>(runtime.localSizeBytes));
+  auto shared_function = CuFunctionOf(CalibrationFunction(CalibrationKernel::kSharedLoop));
+  ASSERT_TRUE(shared_function.ok()) << shared_function.status();
+  auto shared = QueryResources(*shared_function, "shared_loop", kCalibrationBlockThreads, 0);
   ASSERT_TRUE(shared.ok()) << shared.status();
   EXPECT_EQ(shared->static_smem_bytes, 32768);
   // 32 KiB per block bounds residency: at most 7 blocks of 4 warps on a 228 KiB sm_90 SM.

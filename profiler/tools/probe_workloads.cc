@@ -1,13 +1,13 @@
 #include "profiler/tools/probe_workloads.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/registry.h"
 #include "profiler/calibration_kernels.h"
+#include "runner/case_binding.h"
+#include "runner/kernel_loading.h"
 
 namespace flashscope::profiler {
 namespace {
@@ -53,7 +53,7 @@ absl::Status ValidateWorkloadNames(const std::vector<std::string>& names) {
         return absl::InvalidArgumentError(absl::StrCat("unknown calibration workload '", name,
                                                        "'; known: ", absl::StrJoin(calib, ", ")));
       }
-    } else if (kernels::FindKernel(name) == nullptr) {
+    } else if (runner::BuiltinKernels().Find(name) == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown workload '", name, "': neither a calibration workload (",
                        absl::StrJoin(calib, ", "), ") nor a kernel id of `flashscope list`"));
@@ -139,14 +139,15 @@ absl::Status WorkloadSet::AddCalibration(const std::string& name, const DeviceIn
 
 absl::Status WorkloadSet::AddKernel(const std::string& name, const ProbeProblems& problems,
                                     const DeviceInfo& device, cudaStream_t stream) {
-  const kernels::KernelEntry* kernel = kernels::FindKernel(name);
+  const plugins::Kernel* kernel = runner::BuiltinKernels().Find(name);
   if (kernel == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "unknown workload '", name, "': neither a calibration workload (",
         absl::StrJoin(CalibrationWorkloadNames(), ", "), ") nor a kernel id of `flashscope list`"));
   }
-  const Problem problem = kernel->info.family == Family::kAttentionFwd ? Problem(problems.attention)
-                                                                       : Problem(problems.gemm);
+  const Problem problem = kernel->info().family == Family::kAttentionFwd
+                              ? Problem(problems.attention)
+                              : Problem(problems.gemm);
   if (std::string why = kernel->Supports(problem, device.cc); !why.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, " cannot run ", ProblemKey(problem), ": ", why));
@@ -163,25 +164,11 @@ absl::Status WorkloadSet::AddKernel(const std::string& name, const ProbeProblems
     }
     it = workspaces_.emplace(key, *std::move(ws)).first;
   }
-  verify::Workspace& ws = *it->second;
   Workload w;
   w.name = name;
-  w.description = absl::StrCat(kernel->info.title, " on ", key);
-  if (const auto* a = std::get_if<AttentionProblem>(&problem)) {
-    const kernels::AttentionArgs args = {
-        ws.input(0),
-        ws.input(1),
-        ws.input(2),
-        ws.output(),
-        a->want_lse ? ws.lse() : nullptr,
-        static_cast<float>(1.0 / std::sqrt(static_cast<double>(a->head_dim)))};
-    const AttentionProblem p = *a;
-    w.launch = [kernel, p, args](cudaStream_t s) { return kernel->attention_launch(p, args, s); };
-  } else {
-    const kernels::GemmArgs args = {ws.input(0), ws.input(1), static_cast<float*>(ws.output())};
-    const GemmProblem p = std::get<GemmProblem>(problem);
-    w.launch = [kernel, p, args](cudaStream_t s) { return kernel->gemm_launch(p, args, s); };
-  }
+  w.description = absl::StrCat(kernel->info().title, " on ", key);
+  // Bound as the runner binds it (runner/case_binding.h): the same buffers and arguments.
+  w.launch = runner::BoundLaunch(*kernel, problem, *it->second).AsFunction();
   workloads_.push_back(std::move(w));
   return absl::OkStatus();
 }

@@ -1,8 +1,9 @@
 // The named workloads of flashscope-metric-probe: the four calibration kernels of
 // profiler/calibration_kernels.h (sized as in profiler/tests/calibration_gpu_test.cc) and any
-// registered kernel (kernels/registry.h) on one attention or GEMM problem with seeded inputs from
-// verify::Workspace. Each workload is a launch closure over buffers the set owns, so the same
-// launch runs under our range profiler (--mode ours) and under Nsight Compute (--mode plain).
+// built-in kernel (through the plugin host, bound by runner/case_binding.h like every case) on one
+// attention or GEMM problem with seeded inputs from verify::Workspace. Each workload is a launch
+// closure over buffers the set owns, so the same launch runs under our range profiler (--mode ours)
+// and under Nsight Compute (--mode plain).
 #pragma once
 
 #include <cuda_runtime_api.h>

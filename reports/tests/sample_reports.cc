@@ -134,6 +134,14 @@ void ExpectSameCase(const CaseResult& a, const CaseResult& b) {
     FS_EQ(resources[i].block_threads);
     FS_DEQ(resources[i].theoretical_occupancy);
   }
+  ASSERT_EQ(a.provenance.has_value(), b.provenance.has_value());
+  if (a.provenance) {
+    FS_EQ(provenance->builtin);
+    FS_EQ(provenance->plugin);
+    FS_EQ(provenance->version);
+    FS_EQ(provenance->path);
+    FS_EQ(provenance->sha256);
+  }
 }
 
 void ExpectSameReport(const Report& a, const Report& b) {
@@ -327,6 +335,8 @@ Report FullReport() {
   p.kernel_durations_ms = {{"attn_a02_kernel", 0.0121}, {"flush_l2", 0.002}};
   c.profile = p;
   c.resources = {{"attn_a02_kernel", 96, 16384, 32768, 8, 128, 0.5}};
+  c.provenance = ProvenanceRecord{false, "my-attention", "3f2c1ab-dirty", "/opt/k/libmy.so",
+                                  std::string(64, 'a')};
   r.cases.push_back(c);
 
   r.cases.push_back(

@@ -1,7 +1,10 @@
 // The runner survives its subjects (issue 7): a suite mixing deliberately faulty kernels with good
 // ones, run through the real `flashscope run` (supervisor + worker processes). Every good case must
 // pass and every bad one must carry the right status; a run killed with SIGKILL keeps every
-// finished case and `--resume` completes it.
+// finished case and `--resume` completes it. The faulty kernels come from the test plugin
+// (kernels/testing/, loaded by the suite's "plugins"), so these runs also take the path of a
+// user's plugin: dlopen, its own CUDA runtime, provenance; and plugins that crash in supports()
+// or at launch cost their own cases only (issue 12).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -69,6 +73,72 @@ TEST(IsolationGpuTest, FaultsAndHangsCostOneCaseEach) {
       EXPECT_GT(c.verification->stats.nan, 0);
     }
   }
+}
+
+TEST(IsolationGpuTest, PluginKernelsCarryProvenanceAndReportTheirResources) {
+  const std::string out = (fs::temp_directory_path() / "flashscope_plugin_kernel.json").string();
+  fs::remove(out);
+  const std::string cmd = Flashscope() + " run " + FaultSuite() +
+                          " --kernels 'test.nan_output,attn.a01_scalar' --out " + out + " --quiet";
+  int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  auto report = reports::ReadReportFile(out);
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const auto& c : report->cases) {
+    ASSERT_TRUE(c.provenance.has_value()) << c.Key();
+    if (c.kernel_id == "attn.a01_scalar") {
+      EXPECT_TRUE(c.provenance->builtin);
+      EXPECT_EQ(c.status, reports::CaseStatus::kPassed);
+      continue;
+    }
+    EXPECT_FALSE(c.provenance->builtin);
+    EXPECT_EQ(c.provenance->plugin, "flashscope-test-kernels");
+    EXPECT_NE(c.provenance->path.find("libfs_test_kernels.so"), std::string::npos);
+    EXPECT_EQ(c.provenance->sha256.size(), 64u);
+    EXPECT_EQ(c.status, reports::CaseStatus::kFailed);
+    // The plugin's kernels are its own CUDA runtime's; the driver reads their resources anyway.
+    ASSERT_FALSE(c.resources.empty()) << c.Key();
+    EXPECT_GT(c.resources[0].registers, 0);
+    EXPECT_GT(c.resources[0].theoretical_occupancy, 0);
+  }
+}
+
+TEST(IsolationGpuTest, PluginsThatCrashInSupportsOrAtLaunchCostTheirCases) {
+  const fs::path dir = fs::temp_directory_path() / "flashscope_crashing_plugins";
+  fs::create_directories(dir);
+  const std::string suite = (dir / "crashing.json").string();
+  const std::string plugins = FLASHSCOPE_TEST_PLUGIN_DIR;
+  std::ofstream(suite) << R"({"name": "crashing", "plugins": [")" << plugins
+                       << R"(/libtest_plugin_crash_supports.so", ")" << plugins
+                       << R"(/libtest_plugin_crash_launch.so"],
+      "kernels": ["attn.a01_scalar", "crashy.attn_v1", "launchy.attn_v1"],
+      "problems": [{"family": "attention_fwd", "axes": {"seq": [17, 64]}}],
+      "timing": {"warmup": 1, "min_samples": 3, "max_samples": 5, "time_cap_s": 0.1}})";
+  const std::string out = (dir / "report.json").string();
+  fs::remove(out);
+  int rc = std::system((Flashscope() + " run " + suite + " --out " + out + " --quiet").c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 1);
+  auto report = reports::ReadReportFile(out);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->complete);
+  ASSERT_EQ(report->cases.size(), 6u);
+  for (const auto& c : report->cases) {
+    if (c.kernel_id == "attn.a01_scalar") {
+      EXPECT_EQ(c.status, reports::CaseStatus::kPassed) << c.Key();
+    } else if (c.kernel_id == "crashy.attn_v1") {
+      EXPECT_EQ(c.status, reports::CaseStatus::kError);
+      EXPECT_NE(c.reason.find("crashed in supports(): signal 11 (Segmentation fault)"),
+                std::string::npos)
+          << c.reason;
+    } else {
+      EXPECT_EQ(c.status, reports::CaseStatus::kError);
+      EXPECT_NE(c.reason.find("crashed at launch: signal 11 (Segmentation fault)"),
+                std::string::npos)
+          << c.reason;
+    }
+  }
+  fs::remove_all(dir);
 }
 
 TEST(IsolationGpuTest, SigkillLosesNothingAndResumeCompletes) {

@@ -21,6 +21,22 @@ std::string ErrorOf(const std::string& text) {
   return s.ok() ? "" : std::string(s.status().message());
 }
 
+TEST(SuiteTest, PluginsAreRelativeToTheSuiteFileUnlessBare) {
+  auto s = ParseSuite(Minimal(R"(, "plugins": ["./libmine.so", "../lib/x.so", "/abs/y.so",
+                                               "fs_test_kernels"])"),
+                      "suites/mine/suite.json");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->plugins, (std::vector<std::string>{"suites/mine/libmine.so", "suites/lib/x.so",
+                                                  "/abs/y.so", "fs_test_kernels"}));
+  EXPECT_NE(ErrorOf(Minimal(R"(, "plugins": "x.so")")).find("suite.plugins: expected a list"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Minimal(R"(, "plugins": [""])")).find("suite.plugins[0]"), std::string::npos);
+  auto faults =
+      LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/testing/faults.json");
+  ASSERT_TRUE(faults.ok()) << faults.status();
+  EXPECT_EQ(faults->plugins, std::vector<std::string>{"fs_test_kernels"});
+}
+
 TEST(SuiteTest, CommittedSuitesParseWithExpectedGrids) {
   auto smoke = LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/smoke.json");
   ASSERT_TRUE(smoke.ok()) << smoke.status();

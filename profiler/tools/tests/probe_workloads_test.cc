@@ -1,8 +1,8 @@
 // Workload names of flashscope-metric-probe, checked without a GPU (the registry is static data).
 #include <gtest/gtest.h>
 
-#include "kernels/registry.h"
 #include "profiler/tools/probe_workloads.h"
+#include "runner/kernel_loading.h"
 
 namespace flashscope::profiler {
 namespace {
@@ -16,7 +16,7 @@ TEST(ProbeWorkloadsTest, DefaultListIsCalibrationThenThreeLadderRungs) {
   EXPECT_EQ(names[6], "attn.a10_fa2");
   EXPECT_TRUE(ValidateWorkloadNames(names).ok()) << ValidateWorkloadNames(names);
   for (size_t i = 4; i < names.size(); ++i) {
-    EXPECT_NE(kernels::FindKernel(names[i]), nullptr) << names[i] << " left the registry";
+    EXPECT_NE(runner::BuiltinKernels().Find(names[i]), nullptr) << names[i] << " left the registry";
   }
 }
 

@@ -1,9 +1,9 @@
-#include "suites/record_conversions.h"
+#include "runner/record_conversions.h"
 
 #include "absl/strings/str_cat.h"
 #include "verify/problem_costs.h"
 
-namespace flashscope::suites {
+namespace flashscope::runner {
 
 reports::Environment ToEnvironment(const profiler::DeviceInfo& d) {
   reports::Environment e;
@@ -27,41 +27,6 @@ reports::MeasuredPeaks ToPeaks(const profiler::MeasuredPeaks& p) {
   m.matmul_source = p.matmul_source;
   m.copy_source = p.copy_source;
   return m;
-}
-
-std::map<std::string, std::string> ProblemParams(const Problem& p) {
-  std::map<std::string, std::string> m;
-  if (const auto* a = std::get_if<AttentionProblem>(&p)) {
-    m["B"] = std::to_string(a->batch);
-    m["H"] = std::to_string(a->heads);
-    m["Sq"] = std::to_string(a->seq_q);
-    m["Sk"] = std::to_string(a->seq_k);
-    m["D"] = std::to_string(a->head_dim);
-    m["dtype"] = std::string(DTypeName(a->dtype));
-    m["causal"] = a->causal ? "true" : "false";
-    m["lse"] = a->want_lse ? "true" : "false";
-  } else {
-    const auto& g = std::get<GemmProblem>(p);
-    m["M"] = std::to_string(g.m);
-    m["N"] = std::to_string(g.n);
-    m["K"] = std::to_string(g.k);
-    m["dtype"] = std::string(DTypeName(g.dtype));
-  }
-  return m;
-}
-
-reports::CaseResult NewCaseResult(const PlannedCase& c, const Suite& suite) {
-  reports::CaseResult r;
-  r.kernel_id = c.kernel->info.id;
-  r.kernel_revision = c.kernel->info.revision;
-  r.kernel_title = c.kernel->info.title;
-  r.kernel_changed = c.kernel->info.changed;
-  r.family = std::string(FamilyName(FamilyOf(c.problem)));
-  r.problem_key = ProblemKey(c.problem);
-  r.params = ProblemParams(c.problem);
-  r.input_kind = suite.input_kind;
-  r.seed = suite.seed;
-  return r;
 }
 
 namespace {
@@ -173,12 +138,12 @@ reports::ProfileRecord ToProfileRecord(const profiler::ProfileResult& p) {
   return r;
 }
 
-std::string CaseDirName(const PlannedCase& c) {
-  std::string name = absl::StrCat(c.index, "_", c.key);
+std::string CaseDirName(int index, const std::string& key) {
+  std::string name = absl::StrCat(index, "_", key);
   for (char& ch : name) {
     if (!(isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_' || ch == '-')) ch = '_';
   }
   return name;
 }
 
-}  // namespace flashscope::suites
+}  // namespace flashscope::runner

@@ -9,16 +9,12 @@
 #include "profiler/resources.h"
 #include "profiler/timing.h"
 #include "reports/report.h"
-#include "suites/plan.h"
 #include "verify/workspace.h"
 
-namespace flashscope::suites {
+namespace flashscope::runner {
 
 reports::Environment ToEnvironment(const profiler::DeviceInfo& d);
 reports::MeasuredPeaks ToPeaks(const profiler::MeasuredPeaks& p);
-// The case's identity: kernel, problem key and axes, input kind and seed; status still unset.
-reports::CaseResult NewCaseResult(const PlannedCase& c, const Suite& suite);
-std::map<std::string, std::string> ProblemParams(const Problem& p);
 reports::VerificationRecord ToVerificationRecord(const verify::VerificationResult& v);
 reports::TimingRecord ToTimingRecord(const profiler::TimingResult& t);
 // TFLOPS and GB/s at the median time, and the share of the measured peaks (0 when the problem's
@@ -28,6 +24,6 @@ reports::ThroughputRecord ToThroughput(const Problem& p, double median_ms,
 reports::ResourceRecord ToResourceRecord(const profiler::ResourceUsage& u);
 reports::ProfileRecord ToProfileRecord(const profiler::ProfileResult& p);
 // A file-system-safe folder name for a case's .npy dump.
-std::string CaseDirName(const PlannedCase& c);
+std::string CaseDirName(int index, const std::string& key);
 
-}  // namespace flashscope::suites
+}  // namespace flashscope::runner

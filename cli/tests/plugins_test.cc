@@ -1,0 +1,176 @@
+// `flashscope list --plugin` and `flashscope run --dry_run` end to end, on the CPU: the real
+// flashscope and flashscope-worker with the small C plugins of plugins/tests (good, refused and
+// crashing ones). Each refusal and crash must give the message docs/plugins.md promises.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace flashscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string Plugin(const std::string& variant) {
+  return fs::canonical(std::string(FLASHSCOPE_TEST_PLUGIN_DIR) + "/libtest_plugin_" + variant +
+                       ".so")
+      .string();
+}
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class CliPlugins : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("flashscope_cli_plugins_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // `flashscope ARGS` with the environment `env` ("A=b C=d "), from the test's folder.
+  Result Flashscope(const std::string& args, const std::string& env = "") {
+    const std::string cmd = "cd '" + dir_.string() + "' && env -u FLASHSCOPE_PLUGINS " + env +
+                            " CUDA_VISIBLE_DEVICES= '" + FLASHSCOPE_BIN_DIR + "/flashscope' " +
+                            args + " > out.txt 2> err.txt";
+    const int rc = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+    r.out = Slurp(dir_ / "out.txt");
+    r.err = Slurp(dir_ / "err.txt");
+    return r;
+  }
+  std::string Suite(const std::string& kernels, const std::string& plugins = "") {
+    const fs::path p = dir_ / "suite.json";
+    std::ofstream(p) << R"({"name": "e2e", "kernels": [)" << kernels << "]"
+                     << (plugins.empty() ? "" : R"(, "plugins": [)" + plugins + "]")
+                     << R"(, "problems": [{"family": "attention_fwd", "axes": {"seq": [17, 64]}},
+                           {"family": "gemm", "axes": {"size": 8, "dtype": "fp16"}}]})";
+    return p.string();
+  }
+
+  fs::path dir_;
+};
+
+#define EXPECT_HAS(text, part) \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
+
+TEST_F(CliPlugins, ListShowsAPluginsKernelsWithProvenance) {
+  Result r = Flashscope("list --plugin " + Plugin("good"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_HAS(r.out, "test-good");
+  EXPECT_HAS(r.out, "version 1.2.3");
+  EXPECT_HAS(r.out, "file " + Plugin("good"));
+  EXPECT_HAS(r.out, "good.attn_v1");
+  EXPECT_HAS(r.out, "[test-good]");
+  EXPECT_HAS(r.out, "e.g. refused: head_dim 32 not supported: 64 and 128 only");
+}
+
+TEST_F(CliPlugins, RefusedPluginsSayWhichFileAndHowToFixIt) {
+  Result r = Flashscope("list --plugin " + Plugin("no_entry"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.err, Plugin("no_entry") + " does not export flashscope_plugin_v1");
+  r = Flashscope("list --plugin " + Plugin("abi2"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.err, "built for plugin ABI version 2, but this flashscope speaks ABI version 1");
+  r = Flashscope("list --plugin " + Plugin("good") + " --plugin " + Plugin("dup"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.err, "\"good.attn_v1\" is offered by both plugin " + Plugin("good") +
+                        " and plugin " + Plugin("dup"));
+  r = Flashscope("list --plugin " + Plugin("bad_family"));
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.err, "family 7 is not a family");
+  r = Flashscope("list --plugin /nonexistent/libx.so");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.err, "/nonexistent/libx.so (--plugin): no such file");
+  std::ofstream(dir_ / "libjunk.so") << "junk";
+  r = Flashscope("list --plugin ./libjunk.so");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.err, "libjunk.so cannot be loaded");
+}
+
+TEST_F(CliPlugins, PluginsThatCrashAreNamed) {
+  Result r = Flashscope("list --plugin " + Plugin("crash_load_segv"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_HAS(r.err, "plugin " + Plugin("crash_load_segv") +
+                        " crashed while loading: signal 11 (Segmentation fault)");
+  r = Flashscope("list --plugin " + Plugin("crash_load_abort"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_HAS(r.err, "crashed while loading: signal 6 (Aborted)");
+  r = Flashscope("list --plugin " + Plugin("crash_supports"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_HAS(r.err, "signal 11 (Segmentation fault)) in supports() of crashy.attn_v1 (plugin " +
+                        Plugin("crash_supports") + ")");
+}
+
+TEST_F(CliPlugins, DryRunPlansAPluginsCasesWithoutAGpu) {
+  Result r = Flashscope("run " + Suite(R"("good.*")") + " --dry_run --plugin " + Plugin("good"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_HAS(r.out, "plan: 3 cases");
+  EXPECT_HAS(r.out, "good.attn_v1 attention_fwd{B=1,H=1,S=17,D=64,fp16}  [test-good]");
+  EXPECT_HAS(r.out, "good.gemm_v1 gemm{M=8,N=8,K=8,fp16}  [test-good]");
+  EXPECT_HAS(r.out, "file " + Plugin("good"));
+  EXPECT_HAS(r.out, "device: none usable");
+  EXPECT_FALSE(fs::exists(dir_ / "reports")) << "a dry run writes nothing";
+}
+
+TEST_F(CliPlugins, SuitePluginsAreRelativeToTheSuiteAndBareNamesAreLookedUp) {
+  fs::copy_file(Plugin("good"), dir_ / "libmine.so");
+  Result r = Flashscope("run " + Suite(R"("good.*")", R"("./libmine.so")") + " --dry_run");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_HAS(r.out, "file " + fs::canonical(dir_ / "libmine.so").string());
+  r = Flashscope("run " + Suite(R"("good.*")", R"("test_plugin_good")") + " --dry_run",
+                 std::string("FLASHSCOPE_PLUGIN_PATH=") + FLASHSCOPE_TEST_PLUGIN_DIR);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_HAS(r.out, "file " + Plugin("good"));
+  r = Flashscope("run " + Suite(R"("good.*")") + " --dry_run",
+                 "FLASHSCOPE_PLUGINS=" + Plugin("good"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_HAS(r.out, "plan: 3 cases");
+}
+
+TEST_F(CliPlugins, DryRunPlansAroundAPluginThatCrashesWhileLoading) {
+  Result r = Flashscope("run " + Suite(R"("other.*", "good.attn_v1")") + " --dry_run --plugin " +
+                        Plugin("other") + " --plugin " + Plugin("crash_load_segv"));
+  EXPECT_EQ(r.code, 1) << r.err;
+  const std::string reason = "plugin " + Plugin("crash_load_segv") +
+                             " crashed while loading: signal 11 (Segmentation fault)";
+  EXPECT_HAS(r.err, reason);
+  EXPECT_HAS(r.out, "other.attn_v1 attention_fwd{B=1,H=1,S=17,D=64,fp16}  [test-other]");
+  EXPECT_HAS(r.out, "good.attn_v1 attention_fwd{B=1,H=1,S=17,D=64,fp16}  ERROR: " + reason);
+  EXPECT_HAS(r.out, "good.attn_v1 gemm{M=8,N=8,K=8,fp16}  ERROR: " + reason);
+}
+
+TEST_F(CliPlugins, RunWithoutAGpuFailsCleanlyAndLeavesNoJournal) {
+  Result r = Flashscope("run " + Suite(R"("good.*")") + " --plugin " + Plugin("good") +
+                        " --out runs/x.json");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_HAS(r.err, "no usable GPU");
+  EXPECT_FALSE(fs::exists(dir_ / "runs")) << "nothing written";
+}
+
+TEST_F(CliPlugins, MetricsComeFromTheWorker) {
+  Result r = Flashscope("metrics --cc 90");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_HAS(r.out, "hardware metrics for sm_90");
+  EXPECT_HAS(r.out, "tensor_pipe_pct");
+}
+
+}  // namespace
+}  // namespace flashscope

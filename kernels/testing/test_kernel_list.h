@@ -1,0 +1,21 @@
+// The test-only kernels (deliberately faulty, or slowed by a known fraction): the subjects of
+// flashscope's own tests. They are not part of the production kernels: they form the test plugin
+// `fs_test_kernels` (testing/test_plugin.cc), which suites/testing/*.json and the GPU tests load.
+#pragma once
+
+#include "kernels/registry.h"
+
+namespace flashscope::kernels {
+
+KernelEntry MakeTestOobWrite();  // testing/faulty_kernels.cu
+KernelEntry MakeTestInfiniteLoop();
+KernelEntry MakeTestNanOutput();
+KernelEntry MakeTestHalfOutput();
+KernelEntry MakeTestA10Slow3();  // testing/slowdown_kernels.cu: a10 + 3/5/10 % (gate quality)
+KernelEntry MakeTestA10Slow5();
+KernelEntry MakeTestA10Slow10();
+
+// All of them, in ladder order.
+std::vector<KernelEntry> TestKernels();
+
+}  // namespace flashscope::kernels

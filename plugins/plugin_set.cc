@@ -1,0 +1,120 @@
+#include "plugins/plugin_set.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "plugins/sha256.h"
+#include "plugins/validate.h"
+
+namespace flashscope::plugins {
+namespace {
+
+// Ladder order within one plugin: its ladder by family and revision, peers after, test-only last
+// (the order kernels/registry.h gives our own).
+void SortInLadderOrder(std::vector<const Kernel*>* kernels) {
+  std::stable_sort(kernels->begin(), kernels->end(), [](const Kernel* a, const Kernel* b) {
+    auto rank = [](const Kernel* k) {
+      const KernelInfo& i = k->info();
+      return std::make_tuple(i.test_only, i.is_peer, static_cast<int>(i.family), i.revision);
+    };
+    return rank(a) < rank(b);
+  });
+}
+
+std::string Describe(const Provenance& p) {
+  return p.builtin ? "the built-in kernels" : absl::StrCat("plugin ", p.path);
+}
+
+}  // namespace
+
+absl::Status PluginSet::Load(const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string where = absl::StrCat("plugin ", path);
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    return absl::NotFoundError(absl::StrCat(
+        where,
+        ": no such file (give the path of the plugin's .so; docs/plugins.md says where "
+        "flashscope looks for a bare name)"));
+  }
+  const std::string canonical = fs::canonical(path, ec).string();
+  if (loaded_files_.count(canonical)) return absl::OkStatus();
+  auto sha256 = Sha256OfFile(path);
+  if (!sha256.ok()) return sha256.status();
+
+  void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* err = dlerror();
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, " cannot be loaded: ", err != nullptr ? err : "dlopen failed",
+                     " (is it a shared library for this machine, with the libraries it needs on "
+                     "LD_LIBRARY_PATH? `ldd ",
+                     path, "` shows what is missing)"));
+  }
+  dlerror();
+  void* symbol = dlsym(handle, FLASHSCOPE_PLUGIN_ENTRY_NAME);
+  if (symbol == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        where, " does not export ", FLASHSCOPE_PLUGIN_ENTRY_NAME,
+        ": define `extern \"C\" FLASHSCOPE_PLUGIN_EXPORT const fs_plugin* ",
+        FLASHSCOPE_PLUGIN_ENTRY_NAME,
+        "(uint32_t)` as docs/plugins.md shows (`nm -D --defined-only` lists what the file "
+        "exports)"));
+  }
+  Provenance provenance;
+  provenance.path = canonical;
+  provenance.sha256 = *sha256;
+  auto entry = reinterpret_cast<fs_plugin_entry_fn>(symbol);
+  if (absl::Status s = Add(entry(FLASHSCOPE_ABI_VERSION), std::move(provenance), where); !s.ok()) {
+    return s;
+  }
+  loaded_files_[canonical] = path;
+  return absl::OkStatus();
+}
+
+absl::Status PluginSet::AddLinked(fs_plugin_entry_fn entry) {
+  Provenance provenance;
+  provenance.builtin = true;
+  return Add(entry(FLASHSCOPE_ABI_VERSION), std::move(provenance), "the built-in kernels");
+}
+
+absl::Status PluginSet::Add(const fs_plugin* table, Provenance provenance,
+                            const std::string& where) {
+  auto validated = ValidateTable(table, where);
+  if (!validated.ok()) return validated.status();
+  for (const fs_kernel& k : validated->kernels) {
+    auto clash = by_id_.find(k.id);
+    if (clash != by_id_.end()) {
+      return absl::AlreadyExistsError(absl::StrCat(
+          "kernel id \"", k.id, "\" is offered by both ", Describe(clash->second->provenance()),
+          " and ", Describe(provenance),
+          ": ids must be unique across the plugins of a run (rename one of them, or load only "
+          "one of the two files)"));
+    }
+  }
+  provenance.name = validated->plugin.name;
+  provenance.version = validated->plugin.version;
+  plugins_.push_back(std::move(provenance));
+  std::vector<const Kernel*> added;
+  for (const fs_kernel& k : validated->kernels) {
+    storage_.emplace_back(k, &plugins_.back());
+    added.push_back(&storage_.back());
+  }
+  SortInLadderOrder(&added);
+  for (const Kernel* k : added) {
+    kernels_.push_back(k);
+    by_id_.emplace(k->info().id, k);
+  }
+  return absl::OkStatus();
+}
+
+const Kernel* PluginSet::Find(std::string_view id) const {
+  auto it = by_id_.find(id);
+  return it == by_id_.end() ? nullptr : it->second;
+}
+
+}  // namespace flashscope::plugins

@@ -1,0 +1,52 @@
+// The plugin host: loads plugins (shared libraries exporting `flashscope_plugin_v1`, or a table
+// linked into the program such as our own kernels), checks and validates each, and holds every
+// kernel they offer under an id unique across all of them. Lives in flashscope-worker only: the
+// supervisor never loads plugin code, so a plugin that crashes costs a worker, never a run.
+//
+// Plugins are never unloaded: their kernels may have live CUDA state (modules, scratch memory)
+// until the process exits.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "flashscope/kernel_abi.h"
+#include "plugins/kernel.h"
+
+namespace flashscope::plugins {
+
+class PluginSet {
+ public:
+  PluginSet() = default;
+  PluginSet(const PluginSet&) = delete;
+  PluginSet& operator=(const PluginSet&) = delete;
+
+  // Loads the shared library at `path` (dlopen with RTLD_NOW | RTLD_LOCAL: every undefined
+  // symbol is resolved now, and nothing of the plugin leaks into other plugins), calls its entry
+  // with this flashscope's ABI version, validates the table and adds its kernels. A file already
+  // loaded (the same file under another name included) is not loaded twice. Every error names
+  // the file and the fix; nothing is added when the plugin is refused.
+  absl::Status Load(const std::string& path);
+  // Adds a plugin linked into this program (the built-in kernels), through the same checks.
+  absl::Status AddLinked(fs_plugin_entry_fn entry);
+
+  // Every kernel: plugins in the order added, each plugin's kernels in ladder order.
+  const std::vector<const Kernel*>& kernels() const { return kernels_; }
+  const Kernel* Find(std::string_view id) const;
+  const std::deque<Provenance>& plugins() const { return plugins_; }
+
+ private:
+  absl::Status Add(const fs_plugin* table, Provenance provenance, const std::string& where);
+
+  std::deque<Provenance> plugins_;  // deques: kernels keep pointers to their plugin's provenance
+  std::deque<Kernel> storage_;
+  std::vector<const Kernel*> kernels_;
+  std::map<std::string, const Kernel*, std::less<>> by_id_;
+  std::map<std::string, std::string> loaded_files_;  // canonical path -> path as given
+};
+
+}  // namespace flashscope::plugins

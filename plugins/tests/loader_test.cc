@@ -1,0 +1,162 @@
+// The plugin host against small C plugins built in the tree, one defect each
+// (tests/test_plugins/test_plugin.c): every refusal is a message that names the file and the fix,
+// and a refused plugin adds nothing. Crashing plugins are tested end to end (cli/tests/), where
+// the process that loads them is a worker the supervisor watches.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "plugins/plugin_set.h"
+#include "plugins/sha256.h"
+#include "plugins/validate.h"
+
+namespace flashscope::plugins {
+namespace {
+
+std::string PluginPath(const std::string& variant) {
+  return std::string(FLASHSCOPE_TEST_PLUGIN_DIR) + "/libtest_plugin_" + variant + ".so";
+}
+
+// The message of loading `variant` into a fresh set, which must fail and stay empty.
+std::string Refusal(const std::string& variant) {
+  PluginSet set;
+  absl::Status s = set.Load(PluginPath(variant));
+  EXPECT_FALSE(s.ok()) << variant << " was accepted";
+  EXPECT_TRUE(set.kernels().empty()) << variant;
+  EXPECT_TRUE(set.plugins().empty()) << variant;
+  const std::string m(s.message());
+  EXPECT_NE(m.find(PluginPath(variant)), std::string::npos) << "message must name the file: " << m;
+  return m;
+}
+
+#define EXPECT_HAS(text, part) \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
+
+TEST(PluginLoader, GoodPluginOffersItsKernelsWithProvenance) {
+  PluginSet set;
+  ASSERT_TRUE(set.Load(PluginPath("good")).ok());
+  ASSERT_EQ(set.kernels().size(), 2u);
+  const Kernel* attn = set.Find("good.attn_v1");
+  ASSERT_NE(attn, nullptr);
+  EXPECT_EQ(attn->info().family, Family::kAttentionFwd);
+  EXPECT_EQ(attn->info().title, "Test attention kernel");
+  EXPECT_EQ(attn->info().tile.block_m, 64);
+  EXPECT_TRUE(attn->info().idempotent);
+  const Kernel* gemm = set.Find("good.gemm_v1");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_FALSE(gemm->info().idempotent);
+  EXPECT_EQ(gemm->info().exact_sm, 90);
+  EXPECT_EQ(gemm->info().changed, "");
+
+  const Provenance& p = attn->provenance();
+  EXPECT_FALSE(p.builtin);
+  EXPECT_EQ(p.name, "test-good");
+  EXPECT_EQ(p.version, "1.2.3");
+  EXPECT_EQ(p.path, std::filesystem::canonical(PluginPath("good")).string());
+  EXPECT_EQ(p.sha256, *Sha256OfFile(PluginPath("good")));
+  EXPECT_EQ(&gemm->provenance(), &p) << "one provenance per plugin";
+}
+
+TEST(PluginLoader, HostViewAsksThePluginAndChecksFamilyAndArchitectureItself) {
+  PluginSet set;
+  ASSERT_TRUE(set.Load(PluginPath("good")).ok());
+  const Kernel* attn = set.Find("good.attn_v1");
+  AttentionProblem a;
+  a.head_dim = 64;
+  EXPECT_EQ(attn->Supports(a), "");
+  a.head_dim = 96;
+  EXPECT_EQ(attn->Supports(a), "head_dim 96 not supported: 64 and 128 only");
+  EXPECT_HAS(attn->Supports(Problem{GemmProblem{8, 8, 8, DType::kF16}}), "attention_fwd");
+  const Kernel* gemm = set.Find("good.gemm_v1");
+  const Problem g{GemmProblem{8, 8, 8, DType::kF16}};
+  EXPECT_EQ(gemm->Supports(g, 90), "");
+  EXPECT_HAS(gemm->Supports(g, 100), "sm_90a only");
+  EXPECT_EQ(gemm->Supports(Problem{GemmProblem{8, 8, 8, DType::kF32}}), "fp16 only");
+  const LaunchOutcome launch = gemm->Launch(fs_problem{}, fs_buffers{}, nullptr);
+  EXPECT_EQ(launch.code, FS_LAUNCH_PLUGIN_ERROR);
+  EXPECT_HAS(launch.plugin_error, "no last_error callback") << "gemm_v1 has no last_error";
+  EXPECT_EQ(attn->Launch(fs_problem{}, fs_buffers{}, nullptr).plugin_error,
+            "this test plugin has no GPU code");
+  EXPECT_FALSE(attn->reports_device_functions());
+  auto none = attn->DeviceFunctions(a);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(PluginLoader, SameFileTwiceLoadsOnceAndOtherIdsAddUp) {
+  PluginSet set;
+  ASSERT_TRUE(set.Load(PluginPath("good")).ok());
+  ASSERT_TRUE(set.Load(PluginPath("good")).ok());
+  const std::string via_dotdot =
+      std::string(FLASHSCOPE_TEST_PLUGIN_DIR) + "/../test_plugins/libtest_plugin_good.so";
+  ASSERT_TRUE(set.Load(via_dotdot).ok());
+  EXPECT_EQ(set.kernels().size(), 2u);
+  ASSERT_TRUE(set.Load(PluginPath("other")).ok());
+  EXPECT_EQ(set.kernels().size(), 4u);
+  EXPECT_EQ(set.plugins().size(), 2u);
+  EXPECT_EQ(set.kernels()[2]->info().id.rfind("other.", 0), 0u) << "plugins in load order";
+}
+
+TEST(PluginLoader, DuplicateIdsNameBothFiles) {
+  PluginSet set;
+  ASSERT_TRUE(set.Load(PluginPath("good")).ok());
+  absl::Status s = set.Load(PluginPath("dup"));
+  ASSERT_FALSE(s.ok());
+  const std::string m(s.message());
+  EXPECT_HAS(m, "\"good.attn_v1\" is offered by both");
+  EXPECT_HAS(m, std::filesystem::canonical(PluginPath("good")).string());
+  EXPECT_HAS(m, std::filesystem::canonical(PluginPath("dup")).string());
+  EXPECT_HAS(m, "rename one");
+  EXPECT_EQ(set.kernels().size(), 2u) << "the refused plugin added nothing";
+  EXPECT_EQ(set.plugins().size(), 1u);
+}
+
+TEST(PluginLoader, MissingEntrySymbol) {
+  const std::string m = Refusal("no_entry");
+  EXPECT_HAS(m, "does not export flashscope_plugin_v1");
+  EXPECT_HAS(m, "FLASHSCOPE_PLUGIN_EXPORT");
+}
+
+TEST(PluginLoader, WrongAbiVersionNamesBothNumbers) {
+  const std::string m = Refusal("abi2");
+  EXPECT_HAS(m, "ABI version 2");
+  EXPECT_HAS(m, "speaks ABI version 1");
+  EXPECT_HAS(m, "rebuild the plugin");
+}
+
+TEST(PluginLoader, BadFieldsAreNamed) {
+  EXPECT_HAS(Refusal("bad_id"), "kernels[0]: id \"good.attn v1\" holds ' ' at position 9");
+  EXPECT_HAS(Refusal("bad_family"), "family 7 is not a family");
+  EXPECT_HAS(Refusal("bad_struct_size"), "kernels[0].struct_size is 12");
+  EXPECT_HAS(Refusal("null_launch"), "launch is NULL");
+  EXPECT_HAS(Refusal("sneaky_test_id"), "\"test.\" is reserved for kernels flagged");
+}
+
+TEST(PluginLoader, UnloadableAndMissingFiles) {
+  const auto junk = std::filesystem::temp_directory_path() / "libflashscope_not_a_plugin.so";
+  std::ofstream(junk) << "not an ELF file\n";
+  PluginSet set;
+  absl::Status s = set.Load(junk.string());
+  ASSERT_FALSE(s.ok());
+  EXPECT_HAS(s.message(), "cannot be loaded");
+  EXPECT_HAS(s.message(), junk.string());
+  EXPECT_HAS(s.message(), "ldd");
+  std::filesystem::remove(junk);
+  absl::Status missing = set.Load("/nonexistent/libnothing.so");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_HAS(missing.message(), "/nonexistent/libnothing.so: no such file");
+}
+
+TEST(PluginLoader, IdRules) {
+  EXPECT_EQ(BadIdReason("my.attn_v2-b"), "");
+  EXPECT_HAS(BadIdReason(""), "empty");
+  EXPECT_HAS(BadIdReason(nullptr), "NULL");
+  EXPECT_HAS(BadIdReason("a/b"), "'/'");
+  EXPECT_HAS(BadIdReason("a\x1b[2J"), "0x1b");
+  EXPECT_HAS(BadIdReason(std::string(129, 'a').c_str()), "longer than 128");
+}
+
+}  // namespace
+}  // namespace flashscope::plugins

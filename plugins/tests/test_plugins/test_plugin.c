@@ -1,0 +1,148 @@
+/* Small plugins for the host's tests, in plain C (which also proves the SDK header is C). One
+ * source, built several times with one defect macro each (plugins/CMakeLists.txt):
+ *   (none)                 a good plugin: two kernels, ids PREFIX "attn_v1" and PREFIX "gemm_v1"
+ *   FS_TEST_NO_ENTRY       exports the entry under another name
+ *   FS_TEST_ABI_VERSION=N  claims ABI version N
+ *   FS_TEST_BAD_ID         an id with a space
+ *   FS_TEST_BAD_FAMILY     family 7
+ *   FS_TEST_BAD_STRUCT_SIZE  fs_kernel.struct_size 12
+ *   FS_TEST_NULL_LAUNCH    launch is NULL
+ *   FS_TEST_SNEAKY_TEST_ID an id "test.sneaky" without FS_KERNEL_TEST_ONLY
+ *   FS_TEST_CRASH_LOAD_SEGV / FS_TEST_CRASH_LOAD_ABORT   the entry function crashes
+ *   FS_TEST_CRASH_SUPPORTS supports() crashes
+ *   FS_TEST_CRASH_LAUNCH   launch() crashes (reached on a GPU only: after inputs are made)
+ *   FS_TEST_TEST_ONLY      both kernels flagged FS_KERNEL_TEST_ONLY (use with FS_TEST_PREFIX
+ * "test.") They have no GPU code: launch() reports a plugin error, which CPU tests never reach. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "flashscope/kernel_abi.h"
+
+#ifndef FS_TEST_PREFIX
+#define FS_TEST_PREFIX "good."
+#endif
+#ifndef FS_TEST_NAME
+#define FS_TEST_NAME "test-plugin"
+#endif
+#ifndef FS_TEST_ABI_VERSION
+#define FS_TEST_ABI_VERSION FLASHSCOPE_ABI_VERSION
+#endif
+
+static char reason[128];
+
+static void CrashHere(void) {
+  volatile int* nowhere = (volatile int*)0;
+  *nowhere = 1; /* SIGSEGV */
+}
+
+static const char* AttentionSupports(void* user, const fs_problem* p) {
+  (void)user;
+#ifdef FS_TEST_CRASH_SUPPORTS
+  CrashHere();
+#endif
+  if (p->attention.head_dim != 64 && p->attention.head_dim != 128) {
+    snprintf(reason, sizeof reason, "head_dim %lld not supported: 64 and 128 only",
+             (long long)p->attention.head_dim);
+    return reason;
+  }
+  return NULL;
+}
+
+static const char* GemmSupports(void* user, const fs_problem* p) {
+  (void)user;
+  return p->gemm.dtype == FS_DTYPE_F16 ? NULL : "fp16 only";
+}
+
+static int32_t Launch(void* user, const fs_problem* p, const fs_buffers* b, void* stream) {
+  (void)user, (void)p, (void)b, (void)stream;
+#ifdef FS_TEST_CRASH_LAUNCH
+  CrashHere();
+#endif
+  return FS_LAUNCH_PLUGIN_ERROR;
+}
+
+static const char* LastError(void* user) {
+  (void)user;
+  return "this test plugin has no GPU code";
+}
+
+#ifdef FS_TEST_BAD_ID
+#define FS_TEST_ATTN_ID FS_TEST_PREFIX "attn v1"
+#elif defined(FS_TEST_SNEAKY_TEST_ID)
+#define FS_TEST_ATTN_ID "test.sneaky"
+#else
+#define FS_TEST_ATTN_ID FS_TEST_PREFIX "attn_v1"
+#endif
+#ifdef FS_TEST_BAD_FAMILY
+#define FS_TEST_ATTN_FAMILY 7
+#else
+#define FS_TEST_ATTN_FAMILY FS_FAMILY_ATTENTION_FWD
+#endif
+#ifdef FS_TEST_BAD_STRUCT_SIZE
+#define FS_TEST_KERNEL_SIZE 12
+#else
+#define FS_TEST_KERNEL_SIZE sizeof(fs_kernel)
+#endif
+#ifdef FS_TEST_TEST_ONLY
+#define FS_TEST_FLAGS FS_KERNEL_TEST_ONLY
+#else
+#define FS_TEST_FLAGS 0
+#endif
+#ifdef FS_TEST_NULL_LAUNCH
+#define FS_TEST_LAUNCH NULL
+#else
+#define FS_TEST_LAUNCH Launch
+#endif
+
+static const fs_kernel kKernels[] = {
+    {FS_TEST_KERNEL_SIZE,
+     FS_TEST_FLAGS,
+     FS_TEST_ATTN_ID,
+     "Test attention kernel",
+     "first revision",
+     FS_TEST_ATTN_FAMILY,
+     1,
+     80,
+     0,
+     {64, 64, 1, 128},
+     NULL,
+     AttentionSupports,
+     FS_TEST_LAUNCH,
+     NULL,
+     LastError},
+    {FS_TEST_KERNEL_SIZE,
+     FS_KERNEL_NOT_IDEMPOTENT | FS_TEST_FLAGS,
+     FS_TEST_PREFIX "gemm_v1",
+     "Test gemm kernel",
+     "",
+     FS_FAMILY_GEMM,
+     1,
+     90,
+     90,
+     {128, 128, 32, 256},
+     NULL,
+     GemmSupports,
+     Launch,
+     NULL,
+     NULL},
+};
+
+static const fs_plugin kPlugin = {sizeof(fs_plugin), FS_TEST_ABI_VERSION, FS_TEST_NAME, "1.2.3", 2,
+                                  kKernels};
+
+#ifdef FS_TEST_NO_ENTRY
+#define FS_TEST_ENTRY flashscope_plugin_v0
+#else
+#define FS_TEST_ENTRY flashscope_plugin_v1
+#endif
+
+FLASHSCOPE_PLUGIN_EXPORT const fs_plugin* FS_TEST_ENTRY(uint32_t host_abi_version) {
+  (void)host_abi_version;
+#ifdef FS_TEST_CRASH_LOAD_SEGV
+  CrashHere();
+#endif
+#ifdef FS_TEST_CRASH_LOAD_ABORT
+  abort();
+#endif
+  return &kPlugin;
+}

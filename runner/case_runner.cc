@@ -1,0 +1,335 @@
+#include "runner/case_runner.h"
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "profiler/cupti_profiler.h"
+#include "profiler/device_info.h"
+#include "profiler/kernel_tracer.h"
+#include "profiler/metric_catalogue.h"
+#include "profiler/nvtx_ranges.h"
+#include "profiler/resources.h"
+#include "profiler/timing.h"
+#include "runner/case_binding.h"
+#include "runner/record_conversions.h"
+#include "suites/worker_protocol.h"
+#include "verify/input_kind.h"
+#include "verify/tolerance.h"
+
+namespace flashscope::runner {
+
+namespace phase = suites::protocol::phase;
+
+struct CaseRunner::State {
+  suites::Suite suite;
+  RunOptions options;
+  cudaStream_t stream = nullptr;
+  std::unique_ptr<profiler::Timer> timer;
+  profiler::DeviceInfo device;
+  WorkspaceSpec workspace_spec;
+  ProblemWorkspaces workspaces;  // one problem's inputs and reference, reused by its kernels
+
+  // Hardware metrics: resolved once; the profiler is created on first use.
+  std::vector<profiler::MetricDef> metric_defs;
+  std::unique_ptr<profiler::RangeProfiler> range_profiler;
+  std::string metrics_unavailable;  // set once the profiler cannot work in this process
+  std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)
+  std::string tracer_unavailable;
+};
+
+// The case being run: its result so far, its workspace and its bound launch.
+struct CaseRunner::Case {
+  const CaseToRun* c = nullptr;
+  reports::CaseResult r;
+  std::chrono::steady_clock::time_point start;
+  verify::Workspace* ws = nullptr;
+  std::optional<BoundLaunch> launch;
+};
+
+namespace {
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t) {
+  profiler::TimingPolicy p;
+  p.cold = t.cold;
+  p.warmup = t.warmup;
+  p.min_samples = t.min_samples;
+  p.max_samples = t.max_samples;
+  p.noise_target = t.noise_target;
+  p.time_cap_s = t.time_cap_s;
+  return p;
+}
+
+verify::TolerancePolicy ToleranceFor(const Problem& problem, const suites::VerifySpec& spec) {
+  DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
+  verify::TolerancePolicy t = verify::DefaultTolerance(FamilyOf(problem), dtype);
+  if (spec.atol) t.atol = *spec.atol;
+  if (spec.rtol) t.rtol = *spec.rtol;
+  if (spec.baseline_factor) t.baseline_factor = *spec.baseline_factor;
+  if (spec.floor) t.floor = *spec.floor;
+  return t;
+}
+
+// A sticky error (illegal address, trap, launch failure) poisons the context: every later call
+// returns it again. A second synchronise tells the two kinds apart.
+bool ContextIsLost() {
+  cudaGetLastError();
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+
+void Finish(reports::CaseResult& r, std::chrono::steady_clock::time_point start,
+            reports::CaseStatus status, std::string reason) {
+  r.status = status;
+  r.reason = std::move(reason);
+  r.wall_s = Seconds(start);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const suites::Suite& suite,
+                                                               const RunOptions& options) {
+  auto device = profiler::QueryDevice(0);
+  if (!device.ok()) return device.status();
+  auto kind = verify::ParseInputKind(suite.input_kind);
+  if (!kind) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(suite.path, ": suite.input.kind: unknown input '", suite.input_kind, "'"));
+  }
+  std::unique_ptr<CaseRunner> runner(new CaseRunner());
+  runner->state_ = std::make_unique<State>();
+  State& s = *runner->state_;
+  s.suite = suite;
+  s.options = options;
+  s.device = *device;
+  s.workspace_spec.options.input = *kind;
+  s.workspace_spec.options.seed = suite.seed;
+  s.workspace_spec.options.precision = suite.verify.reference == "fp64"
+                                           ? verify::ReferencePrecision::kFp64
+                                           : verify::ReferencePrecision::kFp32;
+  s.workspace_spec.heatmaps = suite.verify.heatmaps != "none";
+  s.workspace_spec.dumps = !options.dump_dir.empty();
+  if (cudaError_t e = cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking);
+      e != cudaSuccess) {
+    return absl::InternalError("cudaStreamCreate: " + CudaErrorText(e));
+  }
+  auto timer = profiler::Timer::Create(s.stream);
+  if (!timer.ok()) return timer.status();
+  s.timer = *std::move(timer);
+  const std::string spec = options.metrics.empty() ? suite.metrics : options.metrics;
+  if (!spec.empty() && spec != "none") {
+    auto defs = profiler::ResolveMetrics(spec, s.device.cc);
+    if (!defs.ok()) return defs.status();
+    s.metric_defs = *std::move(defs);
+  }
+  return runner;
+}
+
+CaseRunner::~CaseRunner() {
+  if (state_ && state_->stream) {
+    state_->workspaces.Reset();
+    cudaStreamDestroy(state_->stream);
+  }
+}
+
+reports::Environment CaseRunner::DescribeEnvironment(bool measure_peaks) {
+  reports::Environment env = ToEnvironment(state_->device);
+  if (measure_peaks) {
+    profiler::NvtxRange range("measure peaks");
+    auto peaks = profiler::MeasurePeaks(state_->stream);
+    if (peaks.ok()) {
+      peaks_ = ToPeaks(*peaks);
+    } else {
+      peaks_.matmul_source = "not measured: " + std::string(peaks.status().message());
+    }
+  }
+  env.peaks = peaks_;
+  return env;
+}
+
+void CaseRunner::Enter(const char* phase) {
+  if (observer_) observer_(phase);
+}
+
+reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
+  State& s = *state_;
+  profiler::NvtxRange case_range("case " + c.key);
+  Case k;
+  k.c = &c;
+  k.r = c.planned;
+  k.start = std::chrono::steady_clock::now();
+  auto finish = [&](reports::CaseStatus status, std::string reason) {
+    Finish(k.r, k.start, status, std::move(reason));
+    return k.r;
+  };
+
+  Enter(phase::kSupports);
+  if (std::string why = c.kernel->Supports(c.problem, s.device.cc); !why.empty()) {
+    return finish(reports::CaseStatus::kSkipped, why);
+  }
+  Enter(phase::kInputs);
+  {
+    profiler::NvtxRange range("inputs+reference");
+    auto ws = s.workspaces.For(c.problem, s.workspace_spec, s.stream);
+    if (!ws.ok()) {
+      if (absl::IsResourceExhausted(ws.status())) {
+        return finish(reports::CaseStatus::kSkipped, std::string(ws.status().message()));
+      }
+      context_lost_ = ContextIsLost();
+      return finish(reports::CaseStatus::kError,
+                    absl::StrCat("inputs/reference: ", ws.status().message()));
+    }
+    k.ws = *ws;
+  }
+  k.launch.emplace(*c.kernel, c.problem, *k.ws);
+  if (!Verify(k)) return k.r;
+  // Timed also when verification failed: a developer wants both answers.
+  if (!Time(k)) return k.r;
+  QueryDeviceFunctions(k);
+  if (!s.metric_defs.empty()) Profile(k);
+  const bool passed = k.r.verification && k.r.verification->passed;
+  return finish(passed ? reports::CaseStatus::kPassed : reports::CaseStatus::kFailed,
+                passed ? "" : k.r.verification->rule);
+}
+
+// Launch on poisoned outputs, then verify. False when the case ended (status set).
+bool CaseRunner::Verify(Case& k) {
+  State& s = *state_;
+  const CaseToRun& c = *k.c;
+  profiler::NvtxRange range("verify");
+  auto error = [&](const std::string& what) {
+    Finish(k.r, k.start, reports::CaseStatus::kError, what);
+    return false;
+  };
+  auto cuda_failure = [&](const std::string& what, cudaError_t e) {
+    context_lost_ = ContextIsLost();
+    std::string msg = absl::StrCat(what, ": ", k.launch->Describe(e));
+    if (context_lost_) absl::StrAppend(&msg, " (the CUDA context is lost; a fresh worker goes on)");
+    return error(msg);
+  };
+  if (auto st = k.ws->PoisonOutputs(s.stream); !st.ok()) {
+    return error(absl::StrCat("poison: ", st.message()));
+  }
+  Enter(phase::kLaunch);
+  if (cudaError_t e = (*k.launch)(s.stream); e != cudaSuccess) return cuda_failure("launch", e);
+  if (cudaError_t e = cudaStreamSynchronize(s.stream); e != cudaSuccess) {
+    return cuda_failure("kernel", e);
+  }
+  Enter(phase::kVerify);
+  // Heatmaps cost report space: passing cases get small ones (policy "all") or none; a failing
+  // case is verified again for full-resolution heatmaps, which show where it is wrong.
+  const std::string& policy = s.suite.verify.heatmaps;
+  const auto tolerance = ToleranceFor(c.problem, s.suite.verify);
+  verify::HeatmapOptions ho;
+  ho.block_m = c.kernel->info().tile.block_m;
+  ho.block_n = c.kernel->info().tile.block_n;
+  ho.enabled = policy == "all";
+  ho.max_side = s.suite.verify.heatmap_side;
+  auto v = k.ws->Verify(tolerance, ho, s.stream);
+  if (v.ok() && !v->verdict.passed && policy != "none") {
+    ho.enabled = true;
+    ho.max_side = 256;
+    v = k.ws->Verify(tolerance, ho, s.stream);
+  }
+  if (!v.ok()) {
+    context_lost_ = ContextIsLost();
+    return error(absl::StrCat("verify: ", v.status().message()));
+  }
+  k.r.verification = ToVerificationRecord(*v);
+  if (!s.options.dump_dir.empty()) {
+    const std::string dir =
+        (std::filesystem::path(s.options.dump_dir) / CaseDirName(c.index, c.key)).string();
+    if (auto st = k.ws->DumpNpy(dir, s.stream); st.ok()) {
+      k.r.verification->dump_dir = dir;
+    } else {
+      k.r.verification->dump_dir = absl::StrCat("not written: ", st.message());
+    }
+  }
+  return true;
+}
+
+bool CaseRunner::Time(Case& k) {
+  State& s = *state_;
+  Enter(phase::kTiming);
+  profiler::NvtxRange range("time");
+  auto t = s.timer->Time(k.launch->AsFunction(), ToPolicy(s.suite.timing));
+  if (!t.ok()) {
+    context_lost_ = ContextIsLost();
+    Finish(k.r, k.start, reports::CaseStatus::kError,
+           absl::StrCat("timing: ", t.status().message()));
+    return false;
+  }
+  k.r.timing = ToTimingRecord(*t);
+  k.r.throughput = ToThroughput(k.c->problem, k.r.timing->median_ms, peaks_);
+  return true;
+}
+
+// Registers, shared and local memory and occupancy of the functions the kernel reports, read
+// through the driver from their CUfunctions (a plugin's are as readable as ours).
+void CaseRunner::QueryDeviceFunctions(Case& k) {
+  if (!k.c->kernel->reports_device_functions()) return;
+  Enter(phase::kDeviceFunctions);
+  auto functions = k.c->kernel->DeviceFunctions(k.c->problem);
+  if (!functions.ok()) return;
+  for (const plugins::DeviceFunction& f : *functions) {
+    auto usage = profiler::QueryResources(f.cu_function, f.name, f.block_threads,
+                                          static_cast<size_t>(f.dynamic_smem_bytes));
+    if (usage.ok()) k.r.resources.push_back(ToResourceRecord(*usage));
+  }
+}
+
+void CaseRunner::Profile(Case& k) {
+  State& s = *state_;
+  Enter(phase::kProfiling);
+  profiler::NvtxRange range("profile");
+  const auto launch = k.launch->AsFunction();
+  reports::ProfileRecord pr;
+  if (s.metrics_unavailable.empty() && !s.range_profiler) {
+    auto rp = profiler::RangeProfiler::Create(s.metric_defs, 0);
+    if (rp.ok()) {
+      s.range_profiler = *std::move(rp);
+    } else {
+      s.metrics_unavailable = std::string(rp.status().message());
+    }
+  }
+  if (s.range_profiler) {
+    // A launch that is not idempotent cannot be relaunched per pass: CUPTI replays each of its
+    // kernels and restores the memory they touch instead.
+    const profiler::Replay replay =
+        k.c->kernel->info().idempotent ? profiler::Replay::kUser : profiler::Replay::kKernel;
+    auto result = s.range_profiler->Profile(
+        launch, [&]() { return s.timer->FlushL2(); }, s.stream, replay);
+    if (result.ok()) {
+      pr = ToProfileRecord(*result);
+    } else {
+      pr.unavailable_reason = std::string(result.status().message());
+    }
+  } else {
+    pr.unavailable_reason = s.metrics_unavailable;
+  }
+  // One more launch under CUPTI's activity records: the exact duration of every kernel the
+  // implementation launches (several for the unfused peer), after an L2 flush like a sample.
+  if (s.tracer_unavailable.empty() && !s.tracer) {
+    auto t = profiler::KernelTracer::Create();
+    if (t.ok()) {
+      s.tracer = *std::move(t);
+    } else {
+      s.tracer_unavailable = std::string(t.status().message());
+    }
+  }
+  if (s.tracer && s.timer->FlushL2().ok()) {
+    auto records = s.tracer->Trace(launch, s.stream);
+    if (records.ok()) {
+      for (const auto& r : *records) pr.kernel_durations_ms.emplace_back(r.name, r.ms);
+    }
+  }
+  k.r.profile = pr;
+}
+
+}  // namespace flashscope::runner

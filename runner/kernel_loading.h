@@ -1,0 +1,21 @@
+// The kernels a flashscope-worker offers: the built-in plugin (our ladder and peers, linked in;
+// absent from a build without CUDA) and the plugin files it is given, each announced on the
+// progress pipe before and after it loads so that a crash inside a plugin's loading is pinned on
+// that file (suites/worker_protocol.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "plugins/plugin_set.h"
+
+namespace flashscope::runner {
+
+absl::Status LoadKernels(const std::vector<std::string>& plugin_paths, int progress_fd,
+                         plugins::PluginSet* set);
+
+// The built-in kernels alone, loaded once per process (tools that run our own kernels by id).
+const plugins::PluginSet& BuiltinKernels();
+
+}  // namespace flashscope::runner

@@ -1,0 +1,193 @@
+#include "runner/planner.h"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <map>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "suites/closest_names.h"
+#include "suites/shard.h"
+
+namespace flashscope::runner {
+
+bool GlobMatch(const std::string& pattern, const std::string& text) {
+  return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
+}
+
+namespace {
+
+using Kernels = std::vector<const plugins::Kernel*>;
+
+std::vector<std::string> AllIds(const plugins::PluginSet& set) {
+  std::vector<std::string> ids;
+  for (const auto* k : set.kernels()) ids.push_back(k->info().id);
+  return ids;
+}
+
+// The kernels each pattern matches; `unmatched` collects patterns that match none (an error
+// unless some plugin was lost, which may be why).
+absl::StatusOr<Kernels> Match(const std::vector<std::string>& patterns,
+                              const plugins::PluginSet& set, const std::string& where,
+                              bool tolerate_unmatched, std::vector<std::string>* unmatched) {
+  Kernels out;
+  for (const auto& pattern : patterns) {
+    const bool test_only_ok = pattern.rfind("test.", 0) == 0;
+    bool matched = false;
+    for (const plugins::Kernel* k : set.kernels()) {
+      if (k->info().test_only && !test_only_ok) continue;
+      if (!GlobMatch(pattern, k->info().id)) continue;
+      matched = true;
+      if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    }
+    if (matched) continue;
+    if (!tolerate_unmatched) {
+      return absl::NotFoundError(absl::StrCat(
+          where, ": no kernel matches '", pattern,
+          "' (closest: ", absl::StrJoin(suites::ClosestNames(pattern, AllIds(set), 3), ", "),
+          "; `flashscope list` shows them all, `--plugin FILE` adds a plugin's)"));
+    }
+    unmatched->push_back(pattern);
+  }
+  return out;
+}
+
+// The suite's kernels narrowed by --kernels, in the order of the plugin set.
+absl::StatusOr<Kernels> SelectKernels(const PlanInputs& in, std::vector<std::string>* lost) {
+  const bool tolerate = !in.lost_plugins.empty();
+  std::vector<std::string> unmatched_suite, unmatched_filter;
+  auto selected = Match(in.suite->kernel_patterns, *in.kernels, in.suite->path + ": suite.kernels",
+                        tolerate, &unmatched_suite);
+  if (!selected.ok()) return selected.status();
+  *lost = unmatched_suite;
+  if (!in.kernels_filter.empty()) {
+    std::vector<std::string> filter = absl::StrSplit(in.kernels_filter, ',', absl::SkipEmpty());
+    auto narrowed = Match(filter, *in.kernels, "--kernels", tolerate, &unmatched_filter);
+    if (!narrowed.ok()) return narrowed.status();
+    Kernels both;
+    for (const auto* k : *selected) {
+      if (std::find(narrowed->begin(), narrowed->end(), k) != narrowed->end()) both.push_back(k);
+    }
+    *selected = std::move(both);
+    // A lost pattern stays when the filter names it (either may be the glob).
+    lost->clear();
+    for (const auto& pattern : unmatched_suite) {
+      for (const auto& f : filter) {
+        if (GlobMatch(f, pattern) || GlobMatch(pattern, f)) {
+          lost->push_back(pattern);
+          break;
+        }
+      }
+    }
+    if (selected->empty() && lost->empty()) {
+      return absl::NotFoundError(absl::StrCat("--kernels ", in.kernels_filter,
+                                              " selects none of the kernels of suite ",
+                                              in.suite->name));
+    }
+  }
+  Kernels ordered;
+  for (const plugins::Kernel* k : in.kernels->kernels()) {
+    if (std::find(selected->begin(), selected->end(), k) != selected->end()) ordered.push_back(k);
+  }
+  return ordered;
+}
+
+std::string LostReason(const PlanInputs& in, const std::string& pattern) {
+  std::vector<std::string> reasons;
+  for (const auto& l : in.lost_plugins) reasons.push_back(l.reason);
+  return absl::StrCat(absl::StrJoin(reasons, "; "), "; no loaded plugin offers '", pattern, "'");
+}
+
+}  // namespace
+
+reports::ProvenanceRecord ToRecord(const plugins::Provenance& p) {
+  reports::ProvenanceRecord r;
+  r.builtin = p.builtin;
+  r.plugin = p.name;
+  r.version = p.version;
+  r.path = p.path;
+  r.sha256 = p.sha256;
+  return r;
+}
+
+absl::StatusOr<reports::PlanRecord> MakePlan(const PlanInputs& in) {
+  std::vector<std::string> lost_patterns;
+  auto kernels = SelectKernels(in, &lost_patterns);
+  if (!kernels.ok()) return kernels.status();
+  reports::PlanRecord plan;
+  plan.suite_path = in.suite->path;
+  plan.suite_sha256 = in.suite_sha256;
+  plan.kernels_filter = in.kernels_filter;
+  plan.shard = in.shard;
+  std::map<const plugins::Provenance*, int> plugin_index;
+  for (const plugins::Provenance& p : in.kernels->plugins()) {
+    plugin_index[&p] = static_cast<int>(plan.plugins.size());
+    plan.plugins.push_back(ToRecord(p));
+  }
+  for (const auto& l : in.lost_plugins) plan.lost_plugins.push_back({l.path, l.reason});
+  for (const plugins::Kernel* k : *kernels) {
+    plan.kernels.push_back({k->info(), plugin_index.at(&k->provenance())});
+  }
+  for (const Problem& problem : in.suite->problems) {
+    auto add = [&](const std::string& kernel_id, std::string error) {
+      reports::PlannedCaseRecord c;
+      c.index = static_cast<int>(plan.cases.size());
+      c.kernel_id = kernel_id;
+      c.problem = problem;
+      c.key = kernel_id + " " + ProblemKey(problem);
+      c.error = std::move(error);
+      plan.cases.push_back(std::move(c));
+    };
+    for (const plugins::Kernel* k : *kernels) {
+      if (k->info().family == FamilyOf(problem)) add(k->info().id, "");
+    }
+    for (const auto& pattern : lost_patterns) add(pattern, LostReason(in, pattern));
+  }
+  if (plan.cases.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        in.suite->path, ": the suite's kernels and problems have no family in common: no cases"));
+  }
+  auto shard = suites::ParseShard(in.shard);
+  if (!shard.ok()) return shard.status();
+  plan.cases = suites::SelectShard(plan.cases, *shard, [](const reports::PlannedCaseRecord& c) {
+    return ProblemKey(c.problem);
+  });
+  if (plan.cases.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--shard ", shard->Name(), ": the suite has fewer cases than shards"));
+  }
+  return plan;
+}
+
+absl::StatusOr<std::vector<BoundCase>> BindPlan(const reports::PlanRecord& plan,
+                                                const plugins::PluginSet& kernels) {
+  std::vector<reports::ProvenanceRecord> loaded;
+  for (const plugins::Provenance& p : kernels.plugins()) loaded.push_back(ToRecord(p));
+  reports::PlanRecord now;
+  now.plugins = loaded;
+  reports::PlanRecord before;
+  before.plugins = plan.plugins;
+  if (std::string why = reports::PlanDifference(before, now); !why.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the loaded kernels are not the plan's: ", why));
+  }
+  std::vector<BoundCase> out;
+  for (const reports::PlannedCaseRecord& c : plan.cases) {
+    BoundCase b;
+    b.planned = &c;
+    if (c.error.empty()) {
+      b.kernel = kernels.Find(c.kernel_id);
+      if (b.kernel == nullptr) {
+        return absl::FailedPreconditionError(absl::StrCat("the plan's kernel ", c.kernel_id,
+                                                          " is not offered by the loaded plugins"));
+      }
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace flashscope::runner

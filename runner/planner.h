@@ -1,0 +1,51 @@
+// Planning, inside flashscope-worker: a suite's kernel patterns matched against the kernels of the
+// loaded plugins (the built-in one included), times the suite's problems, in the order the runner
+// takes them (problem-major, so that one problem's inputs and reference serve every kernel before
+// the next problem), cut to a shard. The result is data (reports/plan.h): the supervisor stores it
+// in the journal, and the workers that run cases bind it back to kernels by id.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "plugins/plugin_set.h"
+#include "reports/plan.h"
+#include "suites/suite.h"
+#include "suites/worker_protocol.h"
+
+namespace flashscope::runner {
+
+struct PlanInputs {
+  const suites::Suite* suite = nullptr;
+  std::string suite_sha256;
+  const plugins::PluginSet* kernels = nullptr;
+  std::string kernels_filter;  // --kernels: a comma list of ids or globs narrowing the suite's
+  std::string shard;           // --shard K/N, "" = everything
+  // Plugins that crashed the planner while loading: a pattern nobody else matches becomes one
+  // error case per problem instead of an error of the whole plan.
+  std::vector<suites::protocol::LostPlugin> lost_plugins;
+};
+
+// Test-only kernels take part only when a pattern starts with "test.". A pattern that matches
+// no kernel is an error that names the closest ids (unless plugins were lost, see above).
+absl::StatusOr<reports::PlanRecord> MakePlan(const PlanInputs& in);
+
+// A planned case and the kernel that runs it (nullptr for a case planned as an error).
+struct BoundCase {
+  const reports::PlannedCaseRecord* planned = nullptr;
+  const plugins::Kernel* kernel = nullptr;
+};
+
+// The plan's cases bound to the kernels of `kernels`. Fails, saying what changed, when the loaded
+// plugins are not the ones the plan was made with (a plugin file rebuilt since, another build of
+// flashscope) or a planned kernel is missing.
+absl::StatusOr<std::vector<BoundCase>> BindPlan(const reports::PlanRecord& plan,
+                                                const plugins::PluginSet& kernels);
+
+// The provenance record of a loaded plugin.
+reports::ProvenanceRecord ToRecord(const plugins::Provenance& p);
+
+bool GlobMatch(const std::string& pattern, const std::string& text);
+
+}  // namespace flashscope::runner

@@ -1,0 +1,97 @@
+// Our own kernels reach the runner by the path a user's plugin takes: the KernelEntry -> fs_kernel
+// adapter (kernels/abi_adapter.h), the plugin host's validation, and its C++ view. Everything the
+// registry says must come out of the host unchanged. No CUDA call is needed (CI has no GPU).
+#include <gtest/gtest.h>
+
+#include "kernels/abi_adapter.h"
+#include "kernels/registry.h"
+#include "plugins/plugin_set.h"
+
+namespace flashscope::runner {
+namespace {
+
+std::vector<Problem> Probes() {
+  std::vector<Problem> out;
+  for (int64_t d : {32, 64, 96, 128}) {
+    for (DType t : {DType::kF16, DType::kBF16, DType::kF32}) {
+      for (bool causal : {false, true}) {
+        AttentionProblem a;
+        a.batch = 2, a.heads = 3, a.seq_q = 17, a.seq_k = 1000, a.head_dim = d, a.dtype = t;
+        a.causal = causal, a.want_lse = causal;
+        out.push_back(a);
+      }
+    }
+  }
+  for (DType t : {DType::kF16, DType::kBF16, DType::kF32}) {
+    out.push_back(GemmProblem{1000, 17, 333, t});
+    out.push_back(GemmProblem{128, 128, 128, t});
+  }
+  return out;
+}
+
+TEST(BuiltinPlugin, EveryEntryComesThroughTheHostUnchanged) {
+  plugins::PluginSet set;
+  ASSERT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
+  const auto& entries = kernels::AllKernels();
+  ASSERT_EQ(set.kernels().size(), entries.size());
+  ASSERT_EQ(set.plugins().size(), 1u);
+  EXPECT_TRUE(set.plugins()[0].builtin);
+  EXPECT_EQ(set.plugins()[0].name, "built-in");
+  EXPECT_FALSE(set.plugins()[0].version.empty()) << "flashscope's revision";
+  for (const kernels::KernelEntry& e : entries) {
+    const plugins::Kernel* k = set.Find(e.info.id);
+    ASSERT_NE(k, nullptr) << e.info.id;
+    const KernelInfo& i = k->info();
+    EXPECT_EQ(i.family, e.info.family) << e.info.id;
+    EXPECT_EQ(i.revision, e.info.revision) << e.info.id;
+    EXPECT_EQ(i.title, e.info.title) << e.info.id;
+    EXPECT_EQ(i.changed, e.info.changed) << e.info.id;
+    EXPECT_EQ(i.min_sm, e.info.min_sm) << e.info.id;
+    EXPECT_EQ(i.exact_sm, e.info.exact_sm) << e.info.id;
+    EXPECT_EQ(i.tile.block_m, e.info.tile.block_m) << e.info.id;
+    EXPECT_EQ(i.tile.threads, e.info.tile.threads) << e.info.id;
+    EXPECT_EQ(i.is_peer, e.info.is_peer) << e.info.id;
+    EXPECT_EQ(i.idempotent, e.info.idempotent) << e.info.id;
+    EXPECT_FALSE(i.test_only) << e.info.id;
+    for (const Problem& p : Probes()) {
+      for (int sm : {0, 80, 90, 100}) {
+        EXPECT_EQ(k->Supports(p, sm), e.Supports(p, sm)) << e.info.id << " " << ProblemKey(p);
+      }
+      if (!e.Supports(p).empty()) continue;
+      auto host = k->DeviceFunctions(p);
+      ASSERT_TRUE(host.ok()) << host.status();
+      const auto ours = e.device_functions(p);
+      ASSERT_EQ(host->size(), ours.size()) << e.info.id;
+      for (size_t f = 0; f < ours.size(); ++f) {
+        EXPECT_EQ((*host)[f].name, ours[f].name);
+        EXPECT_EQ((*host)[f].block_threads, ours[f].block_threads);
+        EXPECT_EQ((*host)[f].dynamic_smem_bytes, ours[f].dynamic_smem_bytes);
+      }
+    }
+  }
+  // Ladder order survives: the host sorts a plugin's kernels the way the registry does.
+  for (size_t i = 0; i < entries.size(); ++i)
+    EXPECT_EQ(set.kernels()[i]->info().id, entries[i].info.id);
+}
+
+TEST(BuiltinPlugin, TestKernelsAreAPluginFile) {
+  plugins::PluginSet set;
+  const std::string path = std::string(FLASHSCOPE_PLUGIN_BUILD_DIR) + "/libfs_test_kernels.so";
+  absl::Status s = set.Load(path);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(set.plugins()[0].name, "flashscope-test-kernels");
+  std::vector<std::string> ids;
+  for (const plugins::Kernel* k : set.kernels()) {
+    ids.push_back(k->info().id);
+    EXPECT_TRUE(k->info().test_only) << k->info().id;
+  }
+  EXPECT_EQ(ids, (std::vector<std::string>{"test.oob_write", "test.infinite_loop",
+                                           "test.nan_output", "test.half_output", "test.a10_slow3",
+                                           "test.a10_slow5", "test.a10_slow10"}));
+  EXPECT_FALSE(set.Find("test.oob_write")->info().idempotent);
+  // It can sit beside the built-in kernels: no id is offered twice.
+  EXPECT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
+}
+
+}  // namespace
+}  // namespace flashscope::runner

@@ -1,0 +1,39 @@
+// Which plugin files a run loads, and in what order (docs/plugins.md, "Loading plugins"):
+//   1. the suite file's "plugins" (a path is relative to the suite file; suites/suite.h),
+//   2. then every `--plugin PATH` of the command line, in order; when there is none, the
+//      colon-separated list in the environment variable FLASHSCOPE_PLUGINS instead (the command
+//      line overrides the environment, as for any tool's defaults).
+// A file named twice loads once. A bare name (no '/') is looked up, as NAME, libNAME.so and
+// NAME.so, in each folder of FLASHSCOPE_PLUGIN_PATH (colon-separated), then in the plugin folder
+// beside flashscope-worker: <its folder>/../lib/flashscope/plugins (the build's and an install's).
+// Resolution only looks at the file system: loading happens in flashscope-worker.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace flashscope::suites {
+
+struct PluginSources {
+  std::vector<std::string> suite;         // Suite::plugins
+  std::vector<std::string> command_line;  // --plugin, in order
+  std::string env_plugins;                // $FLASHSCOPE_PLUGINS
+  std::string env_plugin_path;            // $FLASHSCOPE_PLUGIN_PATH
+  std::string installed_dir;              // PluginDirBeside(worker)
+};
+
+// The sources as the environment and the command line give them.
+PluginSources PluginSourcesFromEnvironment(const std::vector<std::string>& suite_plugins,
+                                           const std::vector<std::string>& command_line,
+                                           const std::string& worker_exe);
+
+// <folder of worker_exe>/../lib/flashscope/plugins.
+std::string PluginDirBeside(const std::string& worker_exe);
+
+// Absolute paths of existing files, in load order, without repeats. An error names the entry,
+// where it came from, where a bare name was looked for, and what to do.
+absl::StatusOr<std::vector<std::string>> ResolvePlugins(const PluginSources& sources);
+
+}  // namespace flashscope::suites

@@ -1,0 +1,157 @@
+#include "suites/worker_process.h"
+
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+
+namespace flashscope::suites {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+}  // namespace
+
+std::string ThisProgram() {
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  return n <= 0 ? "" : std::string(self, static_cast<size_t>(n));
+}
+
+absl::StatusOr<std::string> FindWorker() {
+  if (const char* env = std::getenv("FLASHSCOPE_WORKER"); env != nullptr && env[0] != '\0') {
+    if (access(env, X_OK) != 0) {
+      return absl::NotFoundError(absl::StrCat("FLASHSCOPE_WORKER=", env,
+                                              " is not an executable file: ", std::strerror(errno),
+                                              " (unset it to use the worker beside flashscope)"));
+    }
+    return std::string(env);
+  }
+  const std::string self = ThisProgram();
+  if (self.empty())
+    return absl::InternalError("cannot read /proc/self/exe to find flashscope-worker");
+  const std::string path =
+      (std::filesystem::path(self).parent_path() / "flashscope-worker").string();
+  if (access(path.c_str(), X_OK) != 0) {
+    return absl::NotFoundError(absl::StrCat(
+        "cannot find flashscope-worker: ", path, " is ", std::strerror(errno),
+        ". flashscope runs kernels in that separate program; build it (cmake --build ... "
+        "--target flashscope-worker), install it beside flashscope, or set FLASHSCOPE_WORKER to "
+        "its path"));
+  }
+  return path;
+}
+
+absl::StatusOr<WorkerProcess> WorkerProcess::Start(const std::string& worker_exe,
+                                                   protocol::WorkerRequest request) {
+  int fds[2];
+  if (pipe(fds) != 0) return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
+  request.progress_fd = fds[1];
+  std::vector<std::string> argv = protocol::WorkerArgv(worker_exe, request);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    execv(worker_exe.c_str(), cargv.data());
+    std::fprintf(stderr, "flashscope: cannot start %s: %s\n", worker_exe.c_str(),
+                 std::strerror(errno));
+    _exit(127);
+  }
+  close(fds[1]);
+  return WorkerProcess(pid, fds[0]);
+}
+
+WorkerProcess::WorkerProcess(WorkerProcess&& other) noexcept
+    : pid_(other.pid_),
+      fd_(other.fd_),
+      reaped_(other.reaped_),
+      status_(other.status_),
+      buffer_(std::move(other.buffer_)) {
+  other.pid_ = -1;
+  other.fd_ = -1;
+}
+
+WorkerProcess::~WorkerProcess() {
+  if (fd_ >= 0) close(fd_);
+  if (pid_ > 0 && !reaped_) {
+    Kill();
+    Wait();
+  }
+}
+
+WorkerProcess::Read WorkerProcess::Next(double limit_s, protocol::Message* out) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(limit_s);
+  while (true) {
+    for (size_t nl = buffer_.find('\n'); nl != std::string::npos; nl = buffer_.find('\n')) {
+      const std::string line = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      if (auto m = protocol::ParseMessage(line)) {
+        *out = *std::move(m);
+        return Read::kMessage;
+      }
+    }
+    if (fd_ < 0) return Read::kEnded;
+    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0) return Read::kTimedOut;
+    pollfd p{fd_, POLLIN, 0};
+    const int n = poll(&p, 1, static_cast<int>(std::min(left, 3600.0) * 1000) + 1);
+    if (n <= 0) continue;  // EINTR or the limit: the loop decides
+    char buf[4096];
+    const ssize_t got = read(fd_, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      close(fd_);
+      fd_ = -1;
+      continue;  // parse what is left, then report the end
+    }
+    buffer_.append(buf, static_cast<size_t>(got));
+  }
+}
+
+void WorkerProcess::Kill() {
+  if (pid_ > 0 && !reaped_) kill(pid_, SIGKILL);
+}
+
+int WorkerProcess::Wait() {
+  if (pid_ <= 0 || reaped_) return status_;
+  while (waitpid(pid_, &status_, 0) < 0 && errno == EINTR) {
+  }
+  reaped_ = true;
+  return status_;
+}
+
+std::string DescribeExit(int status) {
+  if (WIFSIGNALED(status)) {
+    return absl::StrCat("was killed by signal ", WTERMSIG(status), " (",
+                        strsignal(WTERMSIG(status)), ")");
+  }
+  if (WIFEXITED(status)) return absl::StrCat("exited with code ", WEXITSTATUS(status));
+  return "ended";
+}
+
+bool DiedOfSignal(int status) { return WIFSIGNALED(status); }
+
+std::string CauseOfDeath(int status) {
+  if (!WIFSIGNALED(status)) return DescribeExit(status);
+  return absl::StrCat("signal ", WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ")");
+}
+
+}  // namespace flashscope::suites

@@ -1,0 +1,122 @@
+// How `flashscope` (the supervisor) and `flashscope-worker` talk, in one place: the worker's
+// command line (a WorkerRequest, written by the supervisor and read by the worker), the progress
+// lines the worker writes to a pipe while it works, the planning result it leaves in a file, and
+// its exit codes. Neither side writes or parses these by hand anywhere else.
+//
+// Progress lines, one event each ("%" escapes newlines and "%" in the text):
+//   LOAD <path>            about to load a plugin file (a crash now is that plugin's)
+//   LOADED <path>          it loaded and passed validation
+//   S <key>                case started
+//   P <phase>              the case entered a phase (supports, inputs, launch, timing, ...)
+//   F <status> <key>       case finished with this status
+//   NOTE <text>            something worth a line on the terminal
+//   FATAL <text>           the worker cannot go on (no GPU, a bad journal): do not restart it
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "reports/plan.h"
+
+namespace flashscope::suites::protocol {
+
+inline constexpr int kExitContextLost = 3;  // a kernel poisoned the CUDA context: start a new one
+inline constexpr int kExitFatal = 4;        // no usable GPU or bad arguments: do not restart
+inline constexpr int kExitBadPlugin = 5;    // a plugin was refused (message on stderr and FATAL)
+
+enum class Command { kPlan, kRun, kList, kMetrics };
+
+// A plugin file that crashed the process that loaded it: planned again without it.
+struct LostPlugin {
+  std::string path;
+  std::string reason;
+};
+
+struct WorkerRequest {
+  Command command = Command::kRun;
+  int progress_fd = -1;  // where progress lines go; -1 = nowhere
+  // plan, list
+  std::vector<std::string> plugins;  // absolute paths, in load order
+  std::vector<LostPlugin> lost_plugins;
+  // plan
+  std::string suite_path;
+  std::string kernels_filter;
+  std::string shard;
+  std::string plan_out;  // the planning result is written here (JSON, PlanningResult)
+  // list
+  bool all = false;  // test-only kernels too
+  // run: the plan is the journal header's
+  std::string journal_path;
+  std::string metrics;
+  std::string dump_dir;
+  std::vector<std::string> only_keys;  // run only these cases (the sanitizer's one-case reruns)
+  bool sanitize_rerun = false;
+  // metrics
+  int cc = 0;
+};
+
+std::vector<std::string> WorkerArgv(const std::string& worker_exe, const WorkerRequest& request);
+// argv as WorkerArgv wrote it (argv[0] is the program); errors say which argument is wrong.
+absl::StatusOr<WorkerRequest> ParseWorkerArgv(const std::vector<std::string>& argv);
+
+// ---- progress lines ----
+
+enum class Event { kLoad, kLoaded, kCaseStarted, kPhase, kCaseFinished, kNote, kFatal };
+
+struct Message {
+  Event event = Event::kNote;
+  std::string key;     // kCaseStarted, kCaseFinished
+  std::string status;  // kCaseFinished
+  std::string text;    // kLoad, kLoaded (the path), kPhase, kNote, kFatal
+};
+
+std::string FormatMessage(const Message& m);  // one line, without the newline
+std::optional<Message> ParseMessage(std::string_view line);
+// Writes the message and a newline to `fd` (nothing when fd < 0); a failed write only loses
+// progress text, never a result (results go to the journal).
+void Tell(int fd, const Message& m);
+// The worker gives up: a FATAL line (the supervisor prints it), or the message on stderr when no
+// one listens (fd < 0). Returns `exit_code`, for `return TellFatal(...)`.
+int TellFatal(int fd, const std::string& message, int exit_code = kExitFatal);
+
+// ---- phases of a case (P lines) ----
+
+// The phases a case goes through, in order. Those that run the kernel's own code (a plugin's)
+// are marked: a worker that dies in one of them died in that code.
+namespace phase {
+inline constexpr char kSupports[] = "supports";                 // kernel code: supports()
+inline constexpr char kInputs[] = "inputs";                     // inputs and reference
+inline constexpr char kLaunch[] = "launch";                     // kernel code: verified launch
+inline constexpr char kVerify[] = "verify";                     // comparing with the reference
+inline constexpr char kTiming[] = "timing";                     // kernel code: relaunches
+inline constexpr char kDeviceFunctions[] = "device_functions";  // kernel code
+inline constexpr char kProfiling[] = "profiling";               // kernel code: relaunches
+}  // namespace phase
+
+// The reason recorded for a case whose worker died (`cause`: "signal 11 (Segmentation fault)")
+// in `phase` (empty: before any) running a kernel of `provenance` (nullptr: unknown), e.g.
+// "plugin /x/libfoo.so (foo 1.2) crashed in supports(): signal 11 (Segmentation fault)".
+std::string CrashReason(const std::string& phase, const reports::ProvenanceRecord* provenance,
+                        const std::string& cause);
+
+// ---- the planning result (`plan` writes it to plan_out) ----
+
+struct DeviceRecord {
+  bool usable = false;
+  std::string name;
+  int cc = 0;          // compute capability × 10
+  std::string reason;  // why not usable
+};
+
+struct PlanningResult {
+  reports::PlanRecord plan;
+  DeviceRecord device;
+};
+
+std::string PlanningResultToText(const PlanningResult& result);
+absl::StatusOr<PlanningResult> PlanningResultFromText(const std::string& text);
+
+}  // namespace flashscope::suites::protocol
