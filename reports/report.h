@@ -194,6 +194,17 @@ struct ProvenanceRecord {
   bool operator!=(const ProvenanceRecord& o) const { return !(*this == o); }
 };
 
+// The kernel's tile (common/kernel_info.h TileShape): attention: block_m query rows per thread
+// block, block_n keys per step; gemm: block_m × block_n of C. Heatmap views draw its boundaries and
+// the last partial tile over the error, so that error and structure line up.
+struct TileRecord {
+  int block_m = 0;
+  int block_n = 0;
+  bool operator==(const TileRecord& o) const {
+    return block_m == o.block_m && block_n == o.block_n;
+  }
+};
+
 enum class CaseStatus { kPassed, kFailed, kSkipped, kError, kTimeout };
 const char* CaseStatusName(CaseStatus s);
 std::optional<CaseStatus> ParseCaseStatus(const std::string& s);
@@ -220,6 +231,9 @@ struct CaseResult {
   std::optional<SanitizerRecord> sanitizer;  // only with `flashscope run --sanitize`
   // Absent in reports written before plugins existed (every kernel was built in then).
   std::optional<ProvenanceRecord> provenance;
+  // Absent in reports written before it was recorded, and for kernels without a tile of their own
+  // (library peers: cuBLAS picks its kernels).
+  std::optional<TileRecord> tile;
   double wall_s = 0;  // wall time spent on the case, all phases
 
   std::string Key() const { return kernel_id + " " + problem_key; }

@@ -291,6 +291,16 @@ void ReadCase(const Json& j, const std::string& path, absl::Status* st, CaseResu
   if (const Json* p = f.Object("provenance")) {
     ReadProvenance(*p, f.PathOf("provenance"), st, &c->provenance.emplace());
   }
+  if (const Json* t = f.Object("tile")) {
+    Fields tile(*t, f.PathOf("tile"), st);
+    TileRecord& r = c->tile.emplace();
+    tile.Get("block_m", &r.block_m, Need::kRequired);
+    tile.Get("block_n", &r.block_n, Need::kRequired);
+    if (tile.ok() && (r.block_m < 1 || r.block_n < 1)) {
+      tile.Fail(tile.PathOf("block_m"),
+                absl::StrCat("a tile of ", r.block_m, " x ", r.block_n, " (both must be >= 1)"));
+    }
+  }
 }
 
 // Names the JSON that is not a flashscope report when it is recognisably something else.

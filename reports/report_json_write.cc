@@ -184,6 +184,7 @@ Json CaseToJson(const CaseResult& c) {
   j["resources"] = std::move(resources);
   if (c.sanitizer) j["sanitizer"] = SanitizerToJson(*c.sanitizer);
   if (c.provenance) j["provenance"] = ProvenanceToJson(*c.provenance);
+  if (c.tile) j["tile"] = {{"block_m", c.tile->block_m}, {"block_n", c.tile->block_n}};
   return j;
 }
 

@@ -142,6 +142,11 @@ void ExpectSameCase(const CaseResult& a, const CaseResult& b) {
     FS_EQ(provenance->path);
     FS_EQ(provenance->sha256);
   }
+  ASSERT_EQ(a.tile.has_value(), b.tile.has_value());
+  if (a.tile) {
+    FS_EQ(tile->block_m);
+    FS_EQ(tile->block_n);
+  }
 }
 
 void ExpectSameReport(const Report& a, const Report& b) {
@@ -337,6 +342,7 @@ Report FullReport() {
   c.resources = {{"attn_a02_kernel", 96, 16384, 32768, 8, 128, 0.5}};
   c.provenance = ProvenanceRecord{false, "my-attention", "3f2c1ab-dirty", "/opt/k/libmy.so",
                                   std::string(64, 'a')};
+  c.tile = TileRecord{64, 32};
   r.cases.push_back(c);
 
   r.cases.push_back(
