@@ -56,6 +56,14 @@ reports::Report MakeSyntheticReport(int cases, uint64_t seed, double speedup, in
       "attn.a01_scalar",   "attn.a02_tiled",    "attn.a03_online_softmax", "attn.a04_mma",
       "attn.a05_ldmatrix", "attn.a06_cp_async", "attn.a07_direct_rescale", "attn.a08_wgmma"};
   const char* peers[] = {"peer.cudnn_fa", "peer.sdpa_flash"};
+  const char* changed[] = {"one thread per query row",
+                           "K/V tiles in shared memory",
+                           "online softmax",
+                           "mma.sync on the tensor cores",
+                           "ldmatrix operand loads",
+                           "cp.async double buffering",
+                           "rescale the accumulator once",
+                           "Hopper wgmma"};
   const double rung_tflops[] = {2, 9, 30, 120, 190, 260, 330, 520};
   const double peer_tflops[] = {650, 350};
   std::uniform_real_distribution<double> jitter(0.97, 1.03);
@@ -73,7 +81,15 @@ reports::Report MakeSyntheticReport(int cases, uint64_t seed, double speedup, in
     c.problem_key = "attention_fwd{B=" + std::to_string(B) + ",H=" + std::to_string(H) +
                     ",S=" + std::to_string(S) + ",D=" + std::to_string(D) + "," + dtype +
                     (causal ? ",causal" : "") + "}";
-    c.params = {{"dtype", dtype}, {"S", std::to_string(S)}, {"D", std::to_string(D)}};
+    c.params = {{"dtype", dtype},
+                {"Sq", std::to_string(S)},
+                {"Sk", std::to_string(S)},
+                {"D", std::to_string(D)},
+                {"causal", causal ? "true" : "false"}};
+    c.kernel_revision = peer ? 1000 + k : k + 1;
+    c.kernel_title = peer ? "library peer" : std::string("rung ") + std::to_string(k + 1);
+    c.kernel_changed = peer ? "" : changed[k];
+    if (!peer) c.tile = reports::TileRecord{64, 64};
     c.input_kind = "normal";
     c.seed = seed + uint64_t(i);
     c.status = reports::CaseStatus::kPassed;
