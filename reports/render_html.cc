@@ -6,7 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "reports/comparison_summary.h"
+#include "reports/heatmap_overlay.h"
 #include "reports/provenance.h"
 #include "reports/render_junit.h"
 #include "reports/summary.h"
@@ -187,6 +189,41 @@ std::string Roofline(const Report& r) {
   return out;
 }
 
+// The kernel's structure over a heatmap drawn at (x0, y0) with square cells of `cell` pixels:
+// tile boundaries grey, the causal diagonal's key-tile crossings cyan and dashed, the last partial
+// tile outlined red (reports/heatmap_overlay.h, as the viewer draws them).
+std::string Overlay(const HeatmapOverlay& o, const HeatmapRecord& h, double x0, double y0,
+                    double cell) {
+  std::string out;
+  const double w = h.cols * cell, ht = h.rows * cell;
+  auto lines = [&](const std::vector<double>& at, bool rows, const char* style) {
+    for (double a : at) {
+      const double p = (rows ? y0 : x0) + a * cell;
+      absl::StrAppendFormat(&out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" %s/>",
+                            rows ? x0 : p, rows ? p : y0, rows ? x0 + w : p, rows ? p : y0 + ht,
+                            style);
+    }
+  };
+  for (const auto& [axis, rows] : {std::make_pair(&o.rows, true), std::make_pair(&o.cols, false)}) {
+    lines(axis->tile_lines, rows, "stroke=\"#ebebeb\" stroke-width=\"1\"");
+    lines(axis->diagonal_lines, rows,
+          "stroke=\"#00e6ff\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"");
+    if (axis->partial) {
+      const double a = axis->partial->from * cell, b = axis->partial->to * cell;
+      absl::StrAppendFormat(&out,
+                            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                            "fill=\"#ff3c3c\" fill-opacity=\"0.2\" stroke=\"#ff3c3c\"/>",
+                            rows ? x0 : x0 + a, rows ? y0 + a : y0, rows ? w : b - a,
+                            rows ? b - a : ht);
+    }
+  }
+  if (!out.empty()) {
+    out = absl::StrCat("<g class=\"tiles\"><title>", Esc(absl::StrJoin(o.legend, "; ")), "</title>",
+                       out, "</g>\n");
+  }
+  return out;
+}
+
 std::string Heatmaps(const Report& r, int max_heatmaps) {
   std::vector<std::pair<const CaseResult*, const HeatmapRecord*>> maps;
   for (int pass = 0; pass < 2; ++pass) {  // failed cases first
@@ -224,12 +261,15 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
       }
       out += "\n";
     }
+    out += Overlay(BuildHeatmapOverlay(*c, *h), *h, 10, 32, cell);
     out += "</svg>\n";
   }
   out += "</div>\n";
   absl::StrAppend(
       &out,
-      "<p>Colour: max |error| per cell, log scale over three decades below each map's maximum. ",
+      "<p>Colour: max |error| per cell, log scale over three decades below each map's maximum. "
+      "Over it, the kernel's tile boundaries (grey), the last partial tile (red) and, for causal "
+      "attention, where the diagonal enters a new key tile (cyan, dashed); hover for the legend. ",
       maps.size() > static_cast<size_t>(shown)
           ? absl::StrCat(maps.size() - shown, " more heatmaps not drawn.")
           : "",
