@@ -44,6 +44,18 @@ __device__ __forceinline__ void MmaM16N8K16(float (&d)[4], const uint32_t (&a)[4
   }
 }
 
+// D = A·B + D with fp16 inputs and an fp16 accumulator (two registers of two halves each, in the
+// C layout above: d0 = row g, cols 2t..2t+1; d1 = row g+8). No rung uses it: it exists for the
+// test-only reduced-precision variant that flashscope's precision check must catch.
+__device__ __forceinline__ void MmaM16N8K16F16Acc(uint32_t (&d)[2], const uint32_t (&a)[4],
+                                                  uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
+      "{%0,%1};\n"
+      : "+r"(d[0]), "+r"(d[1])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
 __device__ __forceinline__ uint32_t SmemAddr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }

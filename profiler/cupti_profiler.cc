@@ -329,7 +329,8 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataInfo(&info),
                            "cuptiRangeProfilerGetCounterDataInfo");
   if (info.numTotalRanges < 1) {
-    return absl::InternalError("CUPTI recorded no kernel: did the launch enqueue any kernel?");
+    // NotFound: the launch itself is at fault, not the profiler (the trust checks fail the case).
+    return absl::NotFoundError("CUPTI recorded no kernel: did the launch enqueue any kernel?");
   }
   result.kernels = user_range ? 0 : static_cast<int>(info.numTotalRanges);
 

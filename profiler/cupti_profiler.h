@@ -58,7 +58,7 @@ class RangeProfiler {
   // Runs all passes over `launch` on `stream` and evaluates the metrics, combined over the
   // kernels of one launch. `before_pass` may be empty; with kernel replay it runs once. A launch
   // error returns the CUDA error name; a launch of more than kMaxKernelsPerLaunch kernels is an
-  // error naming the limit.
+  // error naming the limit; a launch that enqueued no kernel is NotFound.
   absl::StatusOr<ProfileResult> Profile(const std::function<cudaError_t(cudaStream_t)>& launch,
                                         const std::function<absl::Status()>& before_pass,
                                         cudaStream_t stream, Replay replay = Replay::kUser);

@@ -73,6 +73,9 @@ absl::StatusOr<DeviceInfo> QueryDevice(int device) {
   FS_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(&khz, cudaDevAttrMemoryClockRate, device),
                           "cudaDeviceGetAttribute(MemoryClockRate)");
   info.memory_clock_mhz = khz / 1000;
+  FS_CUDA_RETURN_IF_ERROR(
+      cudaDeviceGetAttribute(&info.memory_bus_bits, cudaDevAttrGlobalMemoryBusWidth, device),
+      "cudaDeviceGetAttribute(GlobalMemoryBusWidth)");
   int v = 0;
   FS_CUDA_RETURN_IF_ERROR(cudaRuntimeGetVersion(&v), "cudaRuntimeGetVersion");
   info.runtime_version = CudaVersionText(v);

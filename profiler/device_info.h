@@ -19,6 +19,7 @@ struct DeviceInfo {
   int64_t memory_bytes = 0;
   int sm_clock_mhz = 0;         // peak (boost) SM clock the driver reports
   int memory_clock_mhz = 0;     // peak memory clock the driver reports
+  int memory_bus_bits = 0;      // memory bus width (cudaDevAttrGlobalMemoryBusWidth)
   std::string driver_version;   // "580.95.05" from NVML when available, else "13.0" (CUDA API)
   std::string runtime_version;  // "13.0"
 };

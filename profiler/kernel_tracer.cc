@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "absl/strings/str_cat.h"
 #include "profiler/cuda_check.h"
 #include "profiler/cupti_host.h"
 
@@ -40,28 +41,113 @@ void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_record
   *max_records = 0;
 }
 
+const char* MemcpyKindName(uint8_t kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+      return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+      return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+      return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "PtoP";
+    default:
+      return "array copy";
+  }
+}
+
+const char* SyncTypeName(CUpti_ActivitySynchronizationType type) {
+  switch (type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+      return "cudaEventSynchronize";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+      return "cudaStreamWaitEvent";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+      return "cudaStreamSynchronize";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+      return "cudaDeviceSynchronize";
+    default:
+      return "unknown";
+  }
+}
+
+// The record as ours, or false for kinds we do not keep.
+bool Convert(const CUpti_Activity* record, KernelRecord* out) {
+  KernelRecord r;
+  switch (record->kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+    case CUPTI_ACTIVITY_KIND_KERNEL: {
+      const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+      r.kind = ActivityKind::kKernel;
+      r.name = Demangle(k->name);
+      r.start_ns = k->start;
+      r.end_ns = k->end;
+      r.stream_id = k->streamId;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+      r.kind = ActivityKind::kMemcpy;
+      r.name = MemcpyKindName(m->copyKind);
+      r.start_ns = m->start;
+      r.end_ns = m->end;
+      r.stream_id = m->streamId;
+      r.bytes = m->bytes;
+      r.synchronous = (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) == 0;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+      const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+      r.kind = ActivityKind::kMemset;
+      r.name = "memset";
+      r.start_ns = m->start;
+      r.end_ns = m->end;
+      r.stream_id = m->streamId;
+      r.bytes = m->bytes;
+      break;
+    }
+    case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+      const auto* y = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+      r.kind = ActivityKind::kSync;
+      r.name = SyncTypeName(y->type);
+      r.start_ns = y->start;
+      r.end_ns = y->end;
+      r.stream_id = y->streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE ? kNoStream : y->streamId;
+      break;
+    }
+    default:
+      return false;
+  }
+  r.ms = r.end_ns >= r.start_ns ? static_cast<double>(r.end_ns - r.start_ns) * 1e-6 : 0;
+  *out = std::move(r);
+  return true;
+}
+
 void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid) {
   std::lock_guard<std::mutex> lock(g_mu);
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
-    if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL &&
-        record->kind != CUPTI_ACTIVITY_KIND_KERNEL) {
-      continue;
-    }
-    const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-    if (g_sink == nullptr) continue;
     KernelRecord r;
-    r.name = Demangle(k->name);
-    r.start_ns = k->start;
-    r.end_ns = k->end;
-    r.ms = static_cast<double>(k->end - k->start) * 1e-6;
-    g_sink->push_back(std::move(r));
+    if (g_sink != nullptr && Convert(record, &r)) g_sink->push_back(std::move(r));
   }
   size_t dropped = 0;
   if (cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
     g_dropped += dropped;
   }
   std::free(buffer);
+}
+
+// The activity kinds a scope records.
+std::vector<CUpti_ActivityKind> KindsOf(TraceScope scope) {
+  if (scope == TraceScope::kKernels) return {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL};
+  return {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+          CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+}
+
+void DisableAll(TraceScope scope) {
+  for (CUpti_ActivityKind k : KindsOf(scope)) cuptiActivityDisable(k);
 }
 
 absl::Status RegisterOnce() {
@@ -75,10 +161,32 @@ absl::Status RegisterOnce() {
 
 }  // namespace
 
+const char* ActivityKindName(ActivityKind kind) {
+  switch (kind) {
+    case ActivityKind::kKernel:
+      return "kernel";
+    case ActivityKind::kMemcpy:
+      return "memcpy";
+    case ActivityKind::kMemset:
+      return "memset";
+    case ActivityKind::kSync:
+      return "sync";
+  }
+  return "unknown";
+}
+
 double TotalMs(const std::vector<KernelRecord>& records) {
   double total = 0;
-  for (const auto& r : records) total += r.ms;
+  for (const auto& r : records) {
+    if (r.kind == ActivityKind::kKernel) total += r.ms;
+  }
   return total;
+}
+
+uint64_t HostTimestampNs() {
+  uint64_t t = 0;
+  if (cuptiGetTimestamp(&t) != CUPTI_SUCCESS) return 0;
+  return t;
 }
 
 absl::StatusOr<std::unique_ptr<KernelTracer>> KernelTracer::Create() {
@@ -88,7 +196,7 @@ absl::StatusOr<std::unique_ptr<KernelTracer>> KernelTracer::Create() {
 
 KernelTracer::~KernelTracer() {
   if (recording_) {
-    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    DisableAll(scope_);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     std::lock_guard<std::mutex> lock(g_mu);
     delete g_sink;
@@ -97,7 +205,7 @@ KernelTracer::~KernelTracer() {
   }
 }
 
-absl::Status KernelTracer::Start() {
+absl::Status KernelTracer::Start(TraceScope scope) {
   bool expected = false;
   if (!g_active.compare_exchange_strong(expected, true)) {
     return absl::FailedPreconditionError(
@@ -114,12 +222,16 @@ absl::Status KernelTracer::Start() {
     g_active = false;
     return CudaStatus(e, "cudaDeviceSynchronize before tracing");
   }
-  if (absl::Status s = CuptiStatus(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL),
-                                   "cuptiActivityEnable(CONCURRENT_KERNEL)");
-      !s.ok()) {
-    g_active = false;
-    return s;
+  for (CUpti_ActivityKind kind : KindsOf(scope)) {
+    if (absl::Status s = CuptiStatus(cuptiActivityEnable(kind),
+                                     absl::StrCat("cuptiActivityEnable(kind ", kind, ")"));
+        !s.ok()) {
+      DisableAll(scope);
+      g_active = false;
+      return s;
+    }
   }
+  scope_ = scope;
   recording_ = true;
   return absl::OkStatus();
 }
@@ -128,7 +240,11 @@ absl::StatusOr<std::vector<KernelRecord>> KernelTracer::Stop() {
   if (!recording_) return absl::FailedPreconditionError("KernelTracer::Stop without Start");
   const cudaError_t sync = cudaDeviceSynchronize();
   recording_ = false;
-  const CUptiResult disable = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  CUptiResult disable = CUPTI_SUCCESS;
+  for (CUpti_ActivityKind kind : KindsOf(scope_)) {
+    const CUptiResult r = cuptiActivityDisable(kind);
+    if (disable == CUPTI_SUCCESS) disable = r;
+  }
   const CUptiResult flush = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::vector<KernelRecord> records;
   size_t dropped = 0;
@@ -153,8 +269,8 @@ absl::StatusOr<std::vector<KernelRecord>> KernelTracer::Stop() {
 }
 
 absl::StatusOr<std::vector<KernelRecord>> KernelTracer::Trace(
-    const std::function<cudaError_t(cudaStream_t)>& launch, cudaStream_t stream) {
-  if (absl::Status s = Start(); !s.ok()) return s;
+    const std::function<cudaError_t(cudaStream_t)>& launch, cudaStream_t stream, TraceScope scope) {
+  if (absl::Status s = Start(scope); !s.ok()) return s;
   const cudaError_t e = launch(stream);
   absl::StatusOr<std::vector<KernelRecord>> records = Stop();
   FS_CUDA_RETURN_IF_ERROR(e, "kernel launch (traced)");

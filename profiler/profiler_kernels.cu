@@ -68,7 +68,17 @@ __global__ void FillUniform16Kernel(uint16_t* data, size_t count, bool bf16, uin
   }
 }
 
+// Does nothing: its activity records mark a point in a stream (the traced sample's bracket).
+__global__ void FlashscopeTraceMarkerKernel() {}
+
 }  // namespace
+
+const char* const kTraceMarkerName = "FlashscopeTraceMarkerKernel";
+
+cudaError_t LaunchTraceMarker(cudaStream_t stream) {
+  FlashscopeTraceMarkerKernel<<<1, 1, 0, stream>>>();
+  return cudaGetLastError();
+}
 
 cudaError_t LaunchClockProbe(ClockProbeResult* out, int spin_ns, cudaStream_t stream) {
   ClockProbeKernel<<<1, 1, 0, stream>>>(out, spin_ns);

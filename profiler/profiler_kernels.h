@@ -24,6 +24,11 @@ cudaError_t LaunchClockProbe(ClockProbeResult* out, int spin_ns, cudaStream_t st
 cudaError_t LaunchL2FlushRead(const void* buffer, size_t bytes, unsigned* sink,
                               cudaStream_t stream);
 
+// An empty one-thread kernel whose CUPTI activity record marks a point in `stream`; its name in
+// activity records contains kTraceMarkerName.
+cudaError_t LaunchTraceMarker(cudaStream_t stream);
+extern const char* const kTraceMarkerName;
+
 // Fills `count` 16-bit values (fp16 when !bf16, else bf16) with uniform values in [-1, 1) drawn
 // from a counter-based hash of (seed, index): random, never zero-filled, reproducible.
 cudaError_t LaunchFillUniform16(void* data, size_t count, bool bf16, uint64_t seed,

@@ -80,8 +80,45 @@ absl::StatusOr<double> Timer::MeasureSmClockMhz() {
   return ReadProbeMhz();
 }
 
+absl::StatusOr<Timer::LaunchCall> Timer::EnqueueSample(
+    const std::function<cudaError_t(cudaStream_t)>& launch, const SampleHooks& hooks, int i,
+    bool cold, bool markers) {
+  if (hooks.before) {
+    if (absl::Status s = hooks.before(i); !s.ok()) return s;
+  }
+  if (cold) {
+    if (absl::Status s = FlushL2(); !s.ok()) return s;
+  }
+  if (markers) {
+    if (absl::Status s = LaunchStatus(LaunchTraceMarker(stream_), "trace marker launch"); !s.ok()) {
+      return s;
+    }
+  }
+  FS_CUDA_RETURN_IF_ERROR(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
+  LaunchCall call;
+  call.begin_ns = markers ? HostTimestampNs() : 0;
+  const cudaError_t launch_error = launch(stream_);
+  call.end_ns = markers ? HostTimestampNs() : 0;
+  if (absl::Status s = LaunchStatus(launch_error, "kernel launch"); !s.ok()) return s;
+  FS_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
+  if (markers) {
+    if (absl::Status s = LaunchStatus(LaunchTraceMarker(stream_), "trace marker launch"); !s.ok()) {
+      return s;
+    }
+  }
+  if (absl::Status s =
+          LaunchStatus(LaunchClockProbe(probe_, kProbeSpinNs, stream_), "clock probe launch");
+      !s.ok()) {
+    return s;
+  }
+  if (hooks.after) {
+    if (absl::Status s = hooks.after(i); !s.ok()) return s;
+  }
+  return call;
+}
+
 absl::StatusOr<TimingResult> Timer::Time(const std::function<cudaError_t(cudaStream_t)>& launch,
-                                         const TimingPolicy& policy) {
+                                         const TimingPolicy& policy, const SampleHooks& hooks) {
   if (policy.min_samples < 1 || policy.max_samples < policy.min_samples) {
     return absl::InvalidArgumentError(absl::StrCat(
         "timing policy needs 1 <= min_samples <= max_samples, got min_samples=", policy.min_samples,
@@ -102,17 +139,10 @@ absl::StatusOr<TimingResult> Timer::Time(const std::function<cudaError_t(cudaStr
   double max_clock = 0;
   const auto t0 = std::chrono::steady_clock::now();
   while (true) {
-    if (policy.cold) {
-      if (absl::Status s = FlushL2(); !s.ok()) return s;
-    }
-    FS_CUDA_RETURN_IF_ERROR(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
-    if (absl::Status s = LaunchStatus(launch(stream_), "kernel launch"); !s.ok()) return s;
-    FS_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
-    if (absl::Status s =
-            LaunchStatus(LaunchClockProbe(probe_, kProbeSpinNs, stream_), "clock probe launch");
-        !s.ok()) {
-      return s;
-    }
+    absl::StatusOr<LaunchCall> call =
+        EnqueueSample(launch, hooks, result.launches, policy.cold, /*markers=*/false);
+    if (!call.ok()) return call.status();
+    ++result.launches;
     absl::StatusOr<double> mhz = ReadProbeMhz();  // synchronizes: kernel errors surface here
     if (!mhz.ok()) return mhz.status();
     float ms = 0;
@@ -136,6 +166,42 @@ absl::StatusOr<TimingResult> Timer::Time(const std::function<cudaError_t(cudaStr
   }
   if (!clocks.empty()) result.median_sm_clock_mhz = Summarize(clocks).median;
   return result;
+}
+
+absl::StatusOr<TracedSample> Timer::TraceSample(
+    const std::function<cudaError_t(cudaStream_t)>& launch, KernelTracer& tracer,
+    const SampleHooks& hooks, int i, bool cold) {
+  if (absl::Status s = tracer.Start(TraceScope::kAllWork); !s.ok()) return s;
+  absl::StatusOr<LaunchCall> call = EnqueueSample(launch, hooks, i, cold, /*markers=*/true);
+  // Stop synchronizes the device: all the launch caused, on any stream, is recorded.
+  absl::StatusOr<std::vector<KernelRecord>> records = tracer.Stop();
+  if (!call.ok()) return call.status();
+  if (!records.ok()) return records.status();
+  TracedSample out;
+  out.launch_call_begin_ns = call->begin_ns;
+  out.launch_call_end_ns = call->end_ns;
+  std::vector<const KernelRecord*> markers;
+  for (const KernelRecord& r : *records) {
+    if (r.kind == ActivityKind::kKernel && r.name.find(kTraceMarkerName) != std::string::npos) {
+      markers.push_back(&r);
+    }
+  }
+  if (markers.size() != 2 || markers[0]->stream_id != markers[1]->stream_id) {
+    return absl::InternalError(absl::StrCat(
+        "traced sample: expected the two trace markers on one stream in CUPTI's kernel records, "
+        "found ",
+        markers.size()));
+  }
+  out.launch_stream = markers[0]->stream_id;
+  out.window_begin_ns = markers[0]->end_ns;
+  out.window_end_ns = markers[1]->start_ns;
+  for (const KernelRecord& r : *records) {
+    if (&r != markers[0] && &r != markers[1]) out.records.push_back(r);
+  }
+  float ms = 0;
+  FS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  out.event_ms = ms;
+  return out;
 }
 
 }  // namespace flashscope::profiler

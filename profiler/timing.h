@@ -5,16 +5,41 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "profiler/kernel_tracer.h"
 #include "profiler/profiler_kernels.h"
 #include "profiler/sample_stats.h"
 #include "profiler/timing_policy.h"
 
 namespace flashscope::profiler {
+
+// What the trust checks do around every timed launch, outside its two events (docs/trust.md).
+// `i` counts timed launches from 0, throttled ones included: each launch answers for itself.
+struct SampleHooks {
+  // Before launch i's L2 flush: e.g. re-poison the output and choose the input set it reads.
+  std::function<absl::Status(int i)> before;
+  // After launch i's stop event and clock probe: e.g. enqueue a check of what it wrote.
+  std::function<absl::Status(int i)> after;
+};
+
+// One sample taken as Time() takes them, under CUPTI activity tracing of all work
+// (TraceScope::kAllWork), with a marker kernel on the stream right before the start event and
+// right after the stop event: what the launch caused, where and when.
+struct TracedSample {
+  std::vector<KernelRecord> records;   // everything CUPTI recorded, the two markers removed
+  uint32_t launch_stream = kNoStream;  // CUPTI id of the stream launch() was given
+  uint64_t window_begin_ns = 0;        // GPU: end of the marker before the start event
+  uint64_t window_end_ns = 0;          // GPU: start of the marker after the stop event
+  uint64_t launch_call_begin_ns = 0;   // host: launch() was called
+  uint64_t launch_call_end_ns = 0;     // host: launch() returned
+  double event_ms = 0;                 // the sample's start-to-stop event time
+};
 
 class Timer {
  public:
@@ -29,7 +54,13 @@ class Timer {
   // error). Per sample: [L2 flush], event, launch, event, clock probe, synchronize. A launch
   // error or a CUDA error ends timing with a Status naming the CUDA error.
   absl::StatusOr<TimingResult> Time(const std::function<cudaError_t(cudaStream_t)>& launch,
-                                    const TimingPolicy& policy);
+                                    const TimingPolicy& policy, const SampleHooks& hooks = {});
+
+  // One more timed launch, number `i` for the hooks, traced (see TracedSample); `cold` as in
+  // TimingPolicy. Errors: the tracer's, a launch error, or markers missing from the records.
+  absl::StatusOr<TracedSample> TraceSample(const std::function<cudaError_t(cudaStream_t)>& launch,
+                                           KernelTracer& tracer, const SampleHooks& hooks, int i,
+                                           bool cold);
 
   // Enqueues a read of the whole flush buffer (>= 2 x L2) on the stream, so the next kernel
   // finds none of its data in L2 and no dirty line to write back: a write (memset) flush left
@@ -45,6 +76,17 @@ class Timer {
  private:
   explicit Timer(cudaStream_t stream) : stream_(stream) {}
   absl::StatusOr<double> ReadProbeMhz();
+
+  // Host timestamps (CUPTI's clock) around the launch() call of one sample.
+  struct LaunchCall {
+    uint64_t begin_ns = 0;
+    uint64_t end_ns = 0;
+  };
+  // Enqueues sample i: hooks.before, [flush], [marker], start, launch, stop, [marker], clock probe,
+  // hooks.after. Synchronizes nothing.
+  absl::StatusOr<LaunchCall> EnqueueSample(const std::function<cudaError_t(cudaStream_t)>& launch,
+                                           const SampleHooks& hooks, int i, bool cold,
+                                           bool markers);
 
   cudaStream_t stream_;
   void* flush_buffer_ = nullptr;

@@ -23,9 +23,10 @@ struct TimingResult {
   std::string mode;  // "cold" or "hot"
   int warmup_runs = 0;
   int rejected_throttled = 0;
-  SampleSummary summary;           // over the accepted samples
-  bool converged = false;          // noise <= target was reached
-  std::string stop_reason;         // "noise_target", "max_samples" or "time_cap"
+  int launches = 0;         // timed launches, accepted and throttled (each ran the sample hooks)
+  SampleSummary summary;    // over the accepted samples
+  bool converged = false;   // noise <= target was reached
+  std::string stop_reason;  // "noise_target", "max_samples" or "time_cap"
   double median_sm_clock_mhz = 0;  // measured by the probe kernel, accepted samples
   std::vector<double> samples_ms;  // accepted samples in the order they were taken
 };

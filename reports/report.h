@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "reports/trust_record.h"
+
 namespace flashscope::reports {
 
 inline constexpr int kSchemaVersion = 1;
@@ -33,6 +35,7 @@ struct Environment {
   int64_t memory_bytes = 0;
   int sm_clock_mhz = 0;              // maximum SM clock the device reports
   int memory_clock_mhz = 0;          // 0 when the runtime no longer reports it
+  int memory_bus_bits = 0;           // memory bus width; 0 when not recorded (older reports)
   std::string driver_version;        // "580.159.04" or the CUDA driver API version "13.0"
   std::string cuda_runtime_version;  // "13.0"
   MeasuredPeaks peaks;
@@ -234,7 +237,8 @@ struct CaseResult {
   // Absent in reports written before it was recorded, and for kernels without a tile of their own
   // (library peers: cuBLAS picks its kernels).
   std::optional<TileRecord> tile;
-  double wall_s = 0;  // wall time spent on the case, all phases
+  std::optional<TrustRecord> trust;  // the trust checks (absent in reports made before them)
+  double wall_s = 0;                 // wall time spent on the case, all phases
 
   std::string Key() const { return kernel_id + " " + problem_key; }
 };

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "reports/json_fields.h"
 #include "reports/provenance_json.h"
+#include "reports/trust_json.h"
 
 namespace flashscope::reports {
 namespace {
@@ -38,6 +39,7 @@ void ReadEnvironment(const Json& j, const std::string& path, absl::Status* st, E
   f.Get("memory_bytes", &e->memory_bytes);
   f.Get("sm_clock_mhz", &e->sm_clock_mhz);
   f.Get("memory_clock_mhz", &e->memory_clock_mhz);
+  f.Get("memory_bus_bits", &e->memory_bus_bits);
   f.Get("driver_version", &e->driver_version);
   f.Get("cuda_runtime_version", &e->cuda_runtime_version);
   if (const Json* p = f.Object("peaks")) ReadPeaks(*p, f.PathOf("peaks"), st, &e->peaks);
@@ -301,6 +303,7 @@ void ReadCase(const Json& j, const std::string& path, absl::Status* st, CaseResu
                 absl::StrCat("a tile of ", r.block_m, " x ", r.block_n, " (both must be >= 1)"));
     }
   }
+  if (const Json* t = f.Object("trust")) ReadTrust(*t, f.PathOf("trust"), st, &c->trust.emplace());
 }
 
 // Names the JSON that is not a flashscope report when it is recognisably something else.

@@ -5,6 +5,7 @@
 
 #include "reports/json_fields.h"
 #include "reports/provenance_json.h"
+#include "reports/trust_json.h"
 
 namespace flashscope::reports {
 namespace {
@@ -183,6 +184,7 @@ Json CaseToJson(const CaseResult& c) {
   for (const ResourceRecord& r : c.resources) resources.push_back(ResourceToJson(r));
   j["resources"] = std::move(resources);
   if (c.sanitizer) j["sanitizer"] = SanitizerToJson(*c.sanitizer);
+  if (c.trust) j["trust"] = TrustToJson(*c.trust);
   if (c.provenance) j["provenance"] = ProvenanceToJson(*c.provenance);
   if (c.tile) j["tile"] = {{"block_m", c.tile->block_m}, {"block_n", c.tile->block_n}};
   return j;
@@ -197,6 +199,7 @@ Json EnvironmentToJson(const Environment& e) {
           {"memory_bytes", e.memory_bytes},
           {"sm_clock_mhz", e.sm_clock_mhz},
           {"memory_clock_mhz", e.memory_clock_mhz},
+          {"memory_bus_bits", e.memory_bus_bits},
           {"driver_version", e.driver_version},
           {"cuda_runtime_version", e.cuda_runtime_version},
           {"peaks", PeaksToJson(e.peaks)},

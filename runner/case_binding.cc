@@ -17,12 +17,14 @@ std::string Gib(double bytes) { return absl::StrFormat("%.2f GiB", bytes / (1ull
 absl::Status CheckFits(const Problem& problem, const WorkspaceSpec& spec) {
   if (auto available = verify::MemAvailableBytes(); available.ok()) {
     absl::Status host = verify::CheckHostMemory(
-        verify::HostBytesNeeded(problem, spec.heatmaps, spec.dumps), *available);
+        verify::HostBytesNeeded(problem, spec.heatmaps, spec.dumps, spec.options.input_sets),
+        *available);
     if (!host.ok()) return absl::ResourceExhaustedError(absl::StrCat("problem ", host.message()));
   }
   size_t free_bytes = 0, total_bytes = 0;
   cudaMemGetInfo(&free_bytes, &total_bytes);
-  const double need = static_cast<double>(verify::Workspace::DeviceBytesNeeded(problem));
+  const double need =
+      static_cast<double>(verify::Workspace::DeviceBytesNeeded(problem, spec.options.input_sets));
   if (need > 0.9 * static_cast<double>(free_bytes)) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "problem needs ", Gib(need), " of device memory for inputs, output and reference; ",
@@ -64,29 +66,29 @@ void ProblemWorkspaces::Reset() {
   status_ = absl::OkStatus();
 }
 
-fs_buffers BuffersFor(const Problem& problem, verify::Workspace& ws) {
+fs_buffers BuffersFor(const Problem& problem, verify::Workspace& ws, int input_set) {
   fs_buffers b{};
   if (const auto* a = std::get_if<AttentionProblem>(&problem)) {
-    b.attention.q = ws.input(0);
-    b.attention.k = ws.input(1);
-    b.attention.v = ws.input(2);
+    b.attention.q = ws.input(0, input_set);
+    b.attention.k = ws.input(1, input_set);
+    b.attention.v = ws.input(2, input_set);
     b.attention.o = ws.output();
     b.attention.lse = a->want_lse ? ws.lse() : nullptr;
     b.attention.softmax_scale =
         static_cast<float>(1.0 / std::sqrt(static_cast<double>(a->head_dim)));
   } else {
-    b.gemm.a = ws.input(0);
-    b.gemm.b = ws.input(1);
+    b.gemm.a = ws.input(0, input_set);
+    b.gemm.b = ws.input(1, input_set);
     b.gemm.c = static_cast<float*>(ws.output());
   }
   return b;
 }
 
 BoundLaunch::BoundLaunch(const plugins::Kernel& kernel, const Problem& problem,
-                         verify::Workspace& ws)
+                         verify::Workspace& ws, int input_set)
     : kernel_(&kernel),
       problem_(abi::ToAbi(problem)),
-      buffers_(BuffersFor(problem, ws)),
+      buffers_(BuffersFor(problem, ws, input_set)),
       plugin_error_(std::make_shared<std::string>()) {}
 
 cudaError_t BoundLaunch::operator()(cudaStream_t stream) const {

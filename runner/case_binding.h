@@ -42,13 +42,15 @@ class ProblemWorkspaces {
   absl::Status status_;
 };
 
-// The buffers of `problem` in `ws`, laid out as the plugin ABI says.
-fs_buffers BuffersFor(const Problem& problem, verify::Workspace& ws);
+// The buffers of `problem` in `ws`, laid out as the plugin ABI says: the inputs of input set
+// `input_set` (verify/workspace.h), the one output every set shares.
+fs_buffers BuffersFor(const Problem& problem, verify::Workspace& ws, int input_set = 0);
 
-// `kernel` bound to `problem`'s buffers in `ws`.
+// `kernel` bound to `problem`'s buffers in `ws` (inputs of `input_set`).
 class BoundLaunch {
  public:
-  BoundLaunch(const plugins::Kernel& kernel, const Problem& problem, verify::Workspace& ws);
+  BoundLaunch(const plugins::Kernel& kernel, const Problem& problem, verify::Workspace& ws,
+              int input_set = 0);
 
   // Enqueues one launch. A plugin's own failure (FS_LAUNCH_PLUGIN_ERROR) returns
   // cudaErrorUnknown and keeps the plugin's message for Describe().

@@ -2,11 +2,15 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "profiler/cupti_profiler.h"
 #include "profiler/device_info.h"
 #include "profiler/kernel_tracer.h"
@@ -14,10 +18,14 @@
 #include "profiler/nvtx_ranges.h"
 #include "profiler/resources.h"
 #include "profiler/timing.h"
+#include "profiler/work_counters.h"
+#include "reports/trust_checks.h"
 #include "runner/case_binding.h"
 #include "runner/record_conversions.h"
+#include "runner/trust_case.h"
 #include "suites/worker_protocol.h"
 #include "verify/input_kind.h"
+#include "verify/problem_costs.h"
 #include "verify/tolerance.h"
 
 namespace flashscope::runner {
@@ -33,8 +41,12 @@ struct CaseRunner::State {
   WorkspaceSpec workspace_spec;
   ProblemWorkspaces workspaces;  // one problem's inputs and reference, reused by its kernels
 
-  // Hardware metrics: resolved once; the profiler is created on first use.
+  // Hardware metrics: resolved once; the profiler is created on first use. It collects the
+  // metrics asked for and the trust checks' work counters in the same passes.
   std::vector<profiler::MetricDef> metric_defs;
+  std::vector<profiler::MetricDef> profiled_defs;           // metric_defs, then work counters
+  const profiler::WorkCounterSet* work_counters = nullptr;  // null: none for this GPU, or off
+  TrustSettings trust;
   std::unique_ptr<profiler::RangeProfiler> range_profiler;
   std::string metrics_unavailable;  // set once the profiler cannot work in this process
   std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)
@@ -47,7 +59,8 @@ struct CaseRunner::Case {
   reports::CaseResult r;
   std::chrono::steady_clock::time_point start;
   verify::Workspace* ws = nullptr;
-  std::optional<BoundLaunch> launch;
+  std::optional<BoundLaunch> launch;  // on input set 0; names a plugin's own errors
+  std::unique_ptr<TrustCase> trust;   // its launch() reads the current input set
 };
 
 namespace {
@@ -110,6 +123,8 @@ absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const suites::Sui
   s.device = *device;
   s.workspace_spec.options.input = *kind;
   s.workspace_spec.options.seed = suite.seed;
+  s.workspace_spec.options.input_sets = suite.trust.input_sets;
+  s.trust.off.insert(suite.trust.off.begin(), suite.trust.off.end());
   s.workspace_spec.options.precision = suite.verify.reference == "fp64"
                                            ? verify::ReferencePrecision::kFp64
                                            : verify::ReferencePrecision::kFp32;
@@ -127,6 +142,15 @@ absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const suites::Sui
     auto defs = profiler::ResolveMetrics(spec, s.device.cc);
     if (!defs.ok()) return defs.status();
     s.metric_defs = *std::move(defs);
+  }
+  s.profiled_defs = s.metric_defs;
+  if (s.trust.off.count("work") == 0) s.work_counters = profiler::WorkCountersFor(s.device.cc);
+  if (s.work_counters != nullptr) {
+    for (const std::string& hw : s.work_counters->AllHwNames()) {
+      const bool asked = std::any_of(s.metric_defs.begin(), s.metric_defs.end(),
+                                     [&](const profiler::MetricDef& m) { return m.hw_name == hw; });
+      if (!asked) s.profiled_defs.push_back({hw, hw, "", "trust checks' work counter", 0});
+    }
   }
   return runner;
 }
@@ -188,14 +212,44 @@ reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
     k.ws = *ws;
   }
   k.launch.emplace(*c.kernel, c.problem, *k.ws);
+  std::vector<LaunchFn> launches = {k.launch->AsFunction()};
+  for (int set = 1; set < k.ws->num_input_sets(); ++set) {
+    launches.push_back(BoundLaunch(*c.kernel, c.problem, *k.ws, set).AsFunction());
+  }
+  k.trust = std::make_unique<TrustCase>(s.trust, *k.ws, std::move(launches), s.stream,
+                                        s.suite.seed ^ std::hash<std::string>()(c.key));
   if (!Verify(k)) return k.r;
   // Timed also when verification failed: a developer wants both answers.
   if (!Time(k)) return k.r;
   QueryDeviceFunctions(k);
-  if (!s.metric_defs.empty()) Profile(k);
+  Profile(k);
+  return Conclude(k);
+}
+
+reports::CaseResult CaseRunner::Conclude(Case& k) {
+  State& s = *state_;
+  // Work a launch left running on a stream of its own must not reach into the next case.
+  if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) {
+    context_lost_ = ContextIsLost();
+    Finish(k.r, k.start, reports::CaseStatus::kError, absl::StrCat("device: ", CudaErrorText(e)));
+    return k.r;
+  }
+  reports::Environment env = ToEnvironment(s.device);
+  env.peaks = peaks_;
+  absl::StatusOr<reports::TrustRecord> record =
+      k.trust->Finish(k.c->problem, env, k.r.timing ? &*k.r.timing : nullptr, s.suite.timing.cold);
+  if (!record.ok()) {
+    context_lost_ = ContextIsLost();
+    Finish(k.r, k.start, reports::CaseStatus::kError,
+           absl::StrCat("trust checks: ", record.status().message()));
+    return k.r;
+  }
+  k.r.trust = *std::move(record);
   const bool passed = k.r.verification && k.r.verification->passed;
-  return finish(passed ? reports::CaseStatus::kPassed : reports::CaseStatus::kFailed,
-                passed ? "" : k.r.verification->rule);
+  Finish(k.r, k.start, passed ? reports::CaseStatus::kPassed : reports::CaseStatus::kFailed,
+         passed ? "" : k.r.verification->rule);
+  reports::ApplyTrustVerdict(&k.r);
+  return k.r;
 }
 
 // Launch on poisoned outputs, then verify. False when the case ended (status set).
@@ -217,7 +271,9 @@ bool CaseRunner::Verify(Case& k) {
     return error(absl::StrCat("poison: ", st.message()));
   }
   Enter(phase::kLaunch);
-  if (cudaError_t e = (*k.launch)(s.stream); e != cudaSuccess) return cuda_failure("launch", e);
+  if (cudaError_t e = k.trust->launch()(s.stream); e != cudaSuccess) {
+    return cuda_failure("launch", e);
+  }
   if (cudaError_t e = cudaStreamSynchronize(s.stream); e != cudaSuccess) {
     return cuda_failure("kernel", e);
   }
@@ -251,6 +307,16 @@ bool CaseRunner::Verify(Case& k) {
       k.r.verification->dump_dir = absl::StrCat("not written: ", st.message());
     }
   }
+  // The trust checks: the verified output's own GPU check, then the other input sets (after the
+  // dump, which writes set 0's output).
+  if (absl::Status st = k.trust->AfterVerifiedLaunch(0, *v); !st.ok()) {
+    context_lost_ = ContextIsLost();
+    return error(absl::StrCat("output check: ", st.message()));
+  }
+  if (absl::Status st = k.trust->VerifyOtherSets(tolerance); !st.ok()) {
+    context_lost_ = ContextIsLost();
+    return error(absl::StrCat("input sets: ", st.message()));
+  }
   return true;
 }
 
@@ -258,7 +324,7 @@ bool CaseRunner::Time(Case& k) {
   State& s = *state_;
   Enter(phase::kTiming);
   profiler::NvtxRange range("time");
-  auto t = s.timer->Time(k.launch->AsFunction(), ToPolicy(s.suite.timing));
+  auto t = s.timer->Time(k.trust->launch(), ToPolicy(s.suite.timing), k.trust->Hooks());
   if (!t.ok()) {
     context_lost_ = ContextIsLost();
     Finish(k.r, k.start, reports::CaseStatus::kError,
@@ -267,6 +333,7 @@ bool CaseRunner::Time(Case& k) {
   }
   k.r.timing = ToTimingRecord(*t);
   k.r.throughput = ToThroughput(k.c->problem, k.r.timing->median_ms, peaks_);
+  k.trust->Trace(*s.timer, Tracer(), s.tracer_unavailable, s.suite.timing.cold);
   return true;
 }
 
@@ -284,37 +351,8 @@ void CaseRunner::QueryDeviceFunctions(Case& k) {
   }
 }
 
-void CaseRunner::Profile(Case& k) {
+profiler::KernelTracer* CaseRunner::Tracer() {
   State& s = *state_;
-  Enter(phase::kProfiling);
-  profiler::NvtxRange range("profile");
-  const auto launch = k.launch->AsFunction();
-  reports::ProfileRecord pr;
-  if (s.metrics_unavailable.empty() && !s.range_profiler) {
-    auto rp = profiler::RangeProfiler::Create(s.metric_defs, 0);
-    if (rp.ok()) {
-      s.range_profiler = *std::move(rp);
-    } else {
-      s.metrics_unavailable = std::string(rp.status().message());
-    }
-  }
-  if (s.range_profiler) {
-    // A launch that is not idempotent cannot be relaunched per pass: CUPTI replays each of its
-    // kernels and restores the memory they touch instead.
-    const profiler::Replay replay =
-        k.c->kernel->info().idempotent ? profiler::Replay::kUser : profiler::Replay::kKernel;
-    auto result = s.range_profiler->Profile(
-        launch, [&]() { return s.timer->FlushL2(); }, s.stream, replay);
-    if (result.ok()) {
-      pr = ToProfileRecord(*result);
-    } else {
-      pr.unavailable_reason = std::string(result.status().message());
-    }
-  } else {
-    pr.unavailable_reason = s.metrics_unavailable;
-  }
-  // One more launch under CUPTI's activity records: the exact duration of every kernel the
-  // implementation launches (several for the unfused peer), after an L2 flush like a sample.
   if (s.tracer_unavailable.empty() && !s.tracer) {
     auto t = profiler::KernelTracer::Create();
     if (t.ok()) {
@@ -323,8 +361,85 @@ void CaseRunner::Profile(Case& k) {
       s.tracer_unavailable = std::string(t.status().message());
     }
   }
-  if (s.tracer && s.timer->FlushL2().ok()) {
-    auto records = s.tracer->Trace(launch, s.stream);
+  return s.tracer.get();
+}
+
+void CaseRunner::Profile(Case& k) {
+  State& s = *state_;
+  const std::string no_counters = absl::StrCat("no work counters known for sm_", s.device.cc);
+  if (s.profiled_defs.empty()) {
+    k.trust->SetWork({false, no_counters}, 0);
+    return;
+  }
+  // The FLOP and precision rules are off below kWorkRuleMinFlops: unless metrics were asked for,
+  // the ~0.1 s of counter passes (measured per smoke case on an H200) buys nothing there.
+  if (s.metric_defs.empty() &&
+      verify::MinimalWorkFlops(k.c->problem) < reports::kWorkRuleMinFlops) {
+    k.trust->SetWork(
+        {false, absl::StrFormat("the problem needs under %.0e FLOPs: no counters collected (a "
+                                "launch without kernels still fails the streams check)",
+                                reports::kWorkRuleMinFlops)},
+        0);
+    return;
+  }
+  Enter(phase::kProfiling);
+  profiler::NvtxRange range("profile");
+  const auto launch = k.trust->launch();
+  reports::ProfileRecord pr;
+  if (s.metrics_unavailable.empty() && !s.range_profiler) {
+    auto rp = profiler::RangeProfiler::Create(s.profiled_defs, 0);
+    if (rp.ok()) {
+      s.range_profiler = *std::move(rp);
+    } else {
+      s.metrics_unavailable = std::string(rp.status().message());
+    }
+  }
+  reports::WorkInput work{
+      false, s.work_counters == nullptr
+                 ? no_counters
+                 : absl::StrCat("hardware counters unavailable: ", s.metrics_unavailable)};
+  double profile_s = 0;
+  if (s.range_profiler) {
+    // A launch that is not idempotent cannot be relaunched per pass: CUPTI replays each of its
+    // kernels and restores the memory they touch instead.
+    const profiler::Replay replay =
+        k.c->kernel->info().idempotent ? profiler::Replay::kUser : profiler::Replay::kKernel;
+    auto result = s.range_profiler->Profile(
+        launch, [&]() { return s.timer->FlushL2(); }, s.stream, replay);
+    if (result.ok()) {
+      profile_s = result->wall_s;
+      pr = ToProfileRecord(*result);
+      std::map<std::string, double> by_hw;
+      std::vector<reports::MetricRecord> asked;
+      for (const reports::MetricRecord& m : pr.metrics) {
+        by_hw[m.hw_name] = m.value;
+        if (std::any_of(s.metric_defs.begin(), s.metric_defs.end(),
+                        [&](const profiler::MetricDef& d) { return d.hw_name == m.hw_name; })) {
+          asked.push_back(m);
+        }
+      }
+      pr.metrics = std::move(asked);
+      if (s.work_counters != nullptr) {
+        work = WorkInputFrom(*s.work_counters, by_hw, result->kernels,
+                             replay == profiler::Replay::kUser, k.c->problem);
+      }
+    } else if (absl::IsNotFound(result.status()) && s.work_counters != nullptr) {
+      // The launch enqueued no kernel: evidence, not a profiler failure.
+      work = WorkInputFrom(*s.work_counters, {}, 0, true, k.c->problem);
+      pr.unavailable_reason = std::string(result.status().message());
+    } else {
+      pr.unavailable_reason = std::string(result.status().message());
+      work.unavailable_reason = absl::StrCat("hardware counters: ", pr.unavailable_reason);
+    }
+  } else {
+    pr.unavailable_reason = s.metrics_unavailable;
+  }
+  k.trust->SetWork(std::move(work), profile_s);
+  if (s.metric_defs.empty()) return;
+  // One more launch under CUPTI's activity records: the exact duration of every kernel the
+  // implementation launches (several for the unfused peer), after an L2 flush like a sample.
+  if (profiler::KernelTracer* tracer = Tracer(); tracer != nullptr && s.timer->FlushL2().ok()) {
+    auto records = tracer->Trace(launch, s.stream);
     if (records.ok()) {
       for (const auto& r : *records) pr.kernel_durations_ms.emplace_back(r.name, r.ms);
     }

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "plugins/kernel.h"
+#include "profiler/kernel_tracer.h"
 #include "reports/report.h"
 #include "suites/suite.h"
 
@@ -62,7 +63,14 @@ class CaseRunner {
   bool Verify(Case& k);
   bool Time(Case& k);
   void QueryDeviceFunctions(Case& k);
+  // Hardware counters of one launch: the metrics asked for (the case's profile) and the trust
+  // checks' work counters, in the same passes.
   void Profile(Case& k);
+  // The trust checks decide (docs/trust.md); the case's status and reason follow.
+  reports::CaseResult Conclude(Case& k);
+  // The activity tracer, created on first use; null when CUPTI cannot record (the reason stays
+  // in the state).
+  profiler::KernelTracer* Tracer();
 
   std::unique_ptr<State> state_;
   reports::MeasuredPeaks peaks_;

@@ -14,6 +14,7 @@ reports::Environment ToEnvironment(const profiler::DeviceInfo& d) {
   e.memory_bytes = d.memory_bytes;
   e.sm_clock_mhz = d.sm_clock_mhz;
   e.memory_clock_mhz = d.memory_clock_mhz;
+  e.memory_bus_bits = d.memory_bus_bits;
   e.driver_version = d.driver_version;
   e.cuda_runtime_version = d.runtime_version;
   return e;

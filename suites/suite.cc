@@ -274,7 +274,39 @@ absl::Status ExpandGroup(const Json& group, const std::string& path, const std::
   }
 }
 
+// "trust": {"input_sets": 2, "off": ["work", ...]}.
+absl::Status ParseTrust(const Json& t, const std::string& path, TrustSpec* out) {
+  if (!t.is_object()) return Bad(path, "suite.trust", "expected an object");
+  if (auto s = CheckKeys(t, {"input_sets", "off"}, path, "suite.trust"); !s.ok()) return s;
+  if (auto s = Read(t, "input_sets", &out->input_sets, path, "suite.trust"); !s.ok()) return s;
+  if (out->input_sets < 1 || out->input_sets > 8) {
+    return Bad(path, "suite.trust.input_sets", "must be between 1 and 8");
+  }
+  if (!t.contains("off")) return absl::OkStatus();
+  const Json& off = t["off"];
+  if (!off.is_array()) return Bad(path, "suite.trust.off", "expected a list of check names");
+  const std::vector<std::string>& known = SwitchableTrustChecks();
+  for (size_t i = 0; i < off.size(); ++i) {
+    const std::string where = absl::StrCat("suite.trust.off[", i, "]");
+    if (!off[i].is_string()) return Bad(path, where, "expected a check name");
+    const std::string name = off[i].get<std::string>();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return Bad(
+          path, where,
+          absl::StrCat("unknown check '", name, "' (known: ", absl::StrJoin(known, ", "), ")"));
+    }
+    out->off.push_back(name);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+const std::vector<std::string>& SwitchableTrustChecks() {
+  static const std::vector<std::string> kChecks = {"plausibility", "work", "timed_outputs",
+                                                   "streams"};
+  return kChecks;
+}
 
 absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path) {
   Json j;
@@ -292,7 +324,7 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
   if (!j.is_object()) return Bad(path, "suite", "expected a JSON object, got " + TypeName(j));
   if (auto s = CheckKeys(j,
                          {"name", "description", "kernels", "plugins", "problems", "input",
-                          "timing", "verify", "metrics", "case_timeout_s"},
+                          "timing", "verify", "trust", "metrics", "case_timeout_s"},
                          path, "suite");
       !s.ok()) {
     return s;
@@ -359,6 +391,9 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
     if (ts.min_samples < 1 || ts.max_samples < ts.min_samples) {
       return Bad(path, "suite.timing", "needs 1 <= min_samples <= max_samples");
     }
+  }
+  if (j.contains("trust")) {
+    if (auto s = ParseTrust(j["trust"], path, &suite.trust); !s.ok()) return s;
   }
   if (j.contains("verify")) {
     const Json& v = j["verify"];

@@ -34,6 +34,16 @@ struct VerifySpec {
   std::optional<double> floor;
 };
 
+// The trust checks (docs/trust.md): all on unless switched off here.
+struct TrustSpec {
+  int input_sets = 2;            // input sets drawn per problem, 1..8 (1 turns input_sets off)
+  std::vector<std::string> off;  // checks switched off, from SwitchableTrustChecks()
+};
+
+// The checks a suite may switch off: "plausibility", "work" (with "precision"), "timed_outputs",
+// "streams".
+const std::vector<std::string>& SwitchableTrustChecks();
+
 struct Suite {
   std::string name;
   std::string path;
@@ -47,6 +57,7 @@ struct Suite {
   uint64_t seed = 20261122;
   TimingSpec timing;
   VerifySpec verify;
+  TrustSpec trust;
   std::string metrics;          // "" (none), "basic", "full" or a comma list; --metrics overrides
   double case_timeout_s = 300;  // the watchdog's limit for one case, all phases
 };

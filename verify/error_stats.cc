@@ -17,6 +17,19 @@ bool IsPoisoned(const void* data, DType t, int64_t i) {
   return true;
 }
 
+ErrorStats StatsFromCheck(const OutputCheckCounts& counts, int64_t elements) {
+  ErrorStats s;
+  s.elements = elements;
+  float max_abs = 0;
+  static_assert(sizeof(max_abs) == sizeof(counts.max_abs_bits));
+  std::memcpy(&max_abs, &counts.max_abs_bits, sizeof(max_abs));
+  s.max_abs = max_abs;
+  s.bad = static_cast<int64_t>(counts.bad);
+  s.never_written = static_cast<int64_t>(counts.never_written);
+  s.nan = static_cast<int64_t>(counts.nonfinite);  // NaN and Inf together
+  return s;
+}
+
 ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* ref, int64_t n,
                              Tolerance tol) {
   ErrorStats s;

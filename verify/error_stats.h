@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/problem.h"
+#include "verify/output_check_counts.h"
 
 namespace flashscope::verify {
 
@@ -38,6 +39,12 @@ struct ErrorStats {
 // `out_raw` holds `n` elements of `out_dtype` (as the kernel wrote them), `ref` n floats.
 ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* ref, int64_t n,
                              Tolerance tol);
+
+// What the GPU check of a launch's output (output_check.h) found, as statistics Decide
+// (tolerance.h) can judge: max_abs, never-written and NaN/Inf counts are the check's; `bad` is its
+// count of elements past the bound it was given (BoundFor), so with the atol/rtol bound it is
+// Decide's `bad` too. Mean, NRMSE and the worst index are not measured (0, -1).
+ErrorStats StatsFromCheck(const OutputCheckCounts& counts, int64_t elements);
 
 // True when element `i` of `data` still has every byte equal to kPoisonByte.
 bool IsPoisoned(const void* data, DType t, int64_t i);

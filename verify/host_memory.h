@@ -25,8 +25,9 @@ struct HostBytes {
 };
 
 // `heatmaps`: an error array is built (any heatmap policy but "none": a failing case is verified
-// again with heatmaps). `dump`: --dump is on.
-HostBytes HostBytesNeeded(const Problem& p, bool heatmaps, bool dump);
+// again with heatmaps). `dump`: --dump is on. `input_sets`: each set keeps its own reference and
+// baseline (WorkspaceOptions::input_sets).
+HostBytes HostBytesNeeded(const Problem& p, bool heatmaps, bool dump, int input_sets = 1);
 
 // MemAvailable from /proc/meminfo (or `meminfo_path`), in bytes.
 absl::StatusOr<int64_t> MemAvailableBytes(const std::string& meminfo_path = "/proc/meminfo");

@@ -21,4 +21,17 @@ double MinimalBytes(const AttentionProblem& p);
 double MinimalBytes(const GemmProblem& p);
 double MinimalBytes(const Problem& p);
 
+// The least arithmetic a problem needs, for the trust checks (docs/trust.md), which hold a
+// launch's counted FLOPs against it: attention counts the (query, key) pairs a query actually
+// sees, 4·B·H·D per pair (bottom-right causal masking: query i sees keys j <= i + Sk - Sq), so a
+// kernel that skips masked rows is never asked for work it need not do; gemm: 2·M·N·K.
+double MinimalWorkFlops(const AttentionProblem& p);
+double MinimalWorkFlops(const Problem& p);
+// (query, key) pairs that are not masked.
+double VisiblePairs(const AttentionProblem& p);
+
+// Input bytes a launch must read: attention's Q rows that see at least one key, K and V whole;
+// gemm's A and B.
+double MinimalInputBytes(const Problem& p);
+
 }  // namespace flashscope::verify

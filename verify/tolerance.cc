@@ -89,6 +89,17 @@ Verdict Decide(const ErrorStats& kernel, const ErrorStats* baseline,
                   FormatError(policy.atol) + " + " + FormatError(policy.rtol) + " x |ref|" + note};
 }
 
+ElementBound BoundFor(const ErrorStats* baseline, const TolerancePolicy& policy) {
+  ElementBound b;
+  b.atol = policy.atol;
+  b.rtol = policy.rtol;
+  if (baseline != nullptr && BaselineUsable(*baseline)) {
+    b.absolute = true;
+    b.max_abs = policy.baseline_factor * baseline->max_abs + policy.floor;
+  }
+  return b;
+}
+
 Verdict ApplyLseCheck(const Verdict& output_verdict, const LseStats& lse,
                       const TolerancePolicy& policy) {
   if (!output_verdict.passed) return output_verdict;

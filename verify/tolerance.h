@@ -41,6 +41,18 @@ struct Verdict {
 // one, bad == 0 under atol + rtol·|ref|.
 Verdict Decide(const ErrorStats& kernel, const ErrorStats* baseline, const TolerancePolicy& policy);
 
+// Decide's rule element by element, for checks made on the GPU (output_check.h): with a usable
+// baseline, max|err| <= factor × baseline.max_abs + floor means every |err| is within that;
+// without one, every |err| <= atol + rtol·|ref|. Never-written and NaN/Inf elements fail either
+// way.
+struct ElementBound {
+  bool absolute = false;
+  double max_abs = 0;
+  double atol = 0;
+  double rtol = 0;
+};
+ElementBound BoundFor(const ErrorStats* baseline, const TolerancePolicy& policy);
+
 // Applies the log-sum-exp check to a verdict on the output: a passing verdict becomes a failure
 // naming the lse rule when the lse has never-written, mismatched or out-of-tolerance elements.
 // A failing verdict stays as it is (the output's rule is the first reason).

@@ -1,5 +1,6 @@
 #include "verify/workspace.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -44,11 +45,14 @@ Sizes SizesOf(const Problem& p) {
 
 }  // namespace
 
-int64_t Workspace::DeviceBytesNeeded(const Problem& p) {
+int64_t Workspace::DeviceBytesNeeded(const Problem& p, int input_sets) {
   const Sizes s = SizesOf(p);
-  // inputs + output + lse, plus reference and baseline outputs (fp32) and the reference lse.
-  return s.input_bytes[0] + s.input_bytes[1] + s.input_bytes[2] + s.output_bytes +
-         2 * 4 * s.lse_elements + 2 * 4 * s.output_elements;
+  // Per set: inputs and the kept fp32 reference. Once: output + lse, and while a set is being
+  // initialised the baseline (fp32) and the reference lse.
+  const int64_t per_set =
+      s.input_bytes[0] + s.input_bytes[1] + s.input_bytes[2] + 4 * s.output_elements;
+  return std::max(1, input_sets) * per_set + s.output_bytes + 2 * 4 * s.lse_elements +
+         4 * s.output_elements;
 }
 
 DType Workspace::output_dtype() const {
@@ -58,8 +62,9 @@ DType Workspace::output_dtype() const {
 
 int64_t Workspace::output_elements() const { return SizesOf(problem_).output_elements; }
 
-const void* Workspace::input(int i) const {
-  return i >= 0 && i < num_inputs() ? inputs_[i].get() : nullptr;
+const void* Workspace::input(int i, int set) const {
+  if (set < 0 || set >= num_input_sets()) return nullptr;
+  return i >= 0 && i < num_inputs() ? sets_[set].inputs[i].get() : nullptr;
 }
 
 std::string Workspace::reference_name() const {
@@ -84,11 +89,15 @@ absl::StatusOr<std::unique_ptr<Workspace>> Workspace::Create(const Problem& p,
       return absl::InvalidArgumentError(absl::StrCat(key, ": M, N and K must be positive"));
     }
   }
+  if (options.input_sets < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(key, ": input_sets must be >= 1, got ", options.input_sets));
+  }
   size_t free_b = 0, total_b = 0;
   if (cudaError_t e = cudaMemGetInfo(&free_b, &total_b); e != cudaSuccess) {
     return CudaStatus(e, "cudaMemGetInfo (is there a usable GPU?)");
   }
-  const int64_t needed = DeviceBytesNeeded(p);
+  const int64_t needed = DeviceBytesNeeded(p, options.input_sets);
   if (needed > static_cast<int64_t>(free_b)) {
     return absl::ResourceExhaustedError(absl::StrCat(
         key, " needs ", GiB(static_cast<double>(needed)), " of device memory to verify; ",
@@ -108,58 +117,75 @@ absl::StatusOr<std::unique_ptr<Workspace>> Workspace::Create(const Problem& p,
 
 absl::Status Workspace::Initialise(cudaStream_t stream) {
   const Sizes s = SizesOf(problem_);
+  if (absl::Status st = output_.Allocate(s.output_bytes, "output"); !st.ok()) return st;
+  if (absl::Status st = lse_.Allocate(4 * s.lse_elements, "lse"); !st.ok()) return st;
+  sets_.resize(static_cast<size_t>(options_.input_sets));
+  for (size_t i = 0; i < sets_.size(); ++i) {
+    sets_[i].seed = options_.seed + i;
+    if (absl::Status st = InitialiseSet(sets_[i], stream); !st.ok()) {
+      return sets_.size() == 1
+                 ? st
+                 : absl::Status(st.code(), absl::StrCat("input set ", i, " (seed ", sets_[i].seed,
+                                                        "): ", st.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Workspace::InitialiseSet(InputSet& set, cudaStream_t stream) {
+  const Sizes s = SizesOf(problem_);
   static const char* const kInputNames[2][3] = {{"q", "k", "v"}, {"a", "b", ""}};
   const bool attn = std::holds_alternative<AttentionProblem>(problem_);
   for (int i = 0; i < num_inputs(); ++i) {
-    if (absl::Status st = inputs_[i].Allocate(s.input_bytes[i], kInputNames[attn ? 0 : 1][i]);
+    if (absl::Status st = set.inputs[i].Allocate(s.input_bytes[i], kInputNames[attn ? 0 : 1][i]);
         !st.ok()) {
       return st;
     }
   }
-  if (absl::Status st = output_.Allocate(s.output_bytes, "output"); !st.ok()) return st;
-  if (absl::Status st = lse_.Allocate(4 * s.lse_elements, "lse"); !st.ok()) return st;
-  DeviceBuffer ref, ref_lse, base;
+  DeviceBuffer& ref = set.reference_device;
+  DeviceBuffer ref_lse, base;
   if (absl::Status st = ref.Allocate(4 * s.output_elements, "reference output"); !st.ok())
     return st;
   if (absl::Status st = ref_lse.Allocate(4 * s.lse_elements, "reference lse"); !st.ok()) return st;
   if (absl::Status st = base.Allocate(4 * s.output_elements, "baseline output"); !st.ok())
     return st;
+  const void* in[3] = {set.inputs[0].get(), set.inputs[1].get(), set.inputs[2].get()};
 
   const std::string kind(InputKindName(options_.input));
   if (attn) {
     const auto& a = std::get<AttentionProblem>(problem_);
     if (absl::Status st =
-            CudaStatus(GenerateAttentionInputs(a, options_.input, options_.seed, inputs_[0].get(),
-                                               inputs_[1].get(), inputs_[2].get(), stream),
+            CudaStatus(GenerateAttentionInputs(a, options_.input, set.seed, set.inputs[0].get(),
+                                               set.inputs[1].get(), set.inputs[2].get(), stream),
                        "generating " + kind + " attention inputs");
         !st.ok()) {
       return st;
     }
-    if (absl::Status st = CudaStatus(
-            AttentionReferenceGpu(a, inputs_[0].get(), inputs_[1].get(), inputs_[2].get(),
-                                  options_.precision, ref.f32(), ref_lse.f32(), stream),
-            "attention reference");
+    if (absl::Status st =
+            CudaStatus(AttentionReferenceGpu(a, in[0], in[1], in[2], options_.precision, ref.f32(),
+                                             ref_lse.f32(), stream),
+                       "attention reference");
         !st.ok()) {
       return st;
     }
-    if (absl::Status st =
-            CudaStatus(AttentionSamePrecisionBaselineGpu(a, inputs_[0].get(), inputs_[1].get(),
-                                                         inputs_[2].get(), base.f32(), stream),
-                       "attention same-precision baseline");
+    if (absl::Status st = CudaStatus(
+            AttentionSamePrecisionBaselineGpu(a, in[0], in[1], in[2], base.f32(), stream),
+            "attention same-precision baseline");
         !st.ok()) {
       return st;
     }
   } else {
     const auto& g = std::get<GemmProblem>(problem_);
-    if (absl::Status st = CudaStatus(GenerateGemmInputs(g, options_.input, options_.seed,
-                                                        inputs_[0].get(), inputs_[1].get(), stream),
-                                     "generating " + kind + " gemm inputs");
+    if (absl::Status st =
+            CudaStatus(GenerateGemmInputs(g, options_.input, set.seed, set.inputs[0].get(),
+                                          set.inputs[1].get(), stream),
+                       "generating " + kind + " gemm inputs");
         !st.ok()) {
       return st;
     }
-    if (absl::Status st = CudaStatus(GemmReferenceGpu(g, inputs_[0].get(), inputs_[1].get(),
-                                                      ReferencePrecision::kFp64, ref.f32(), stream),
-                                     "gemm reference (fp64)");
+    if (absl::Status st = CudaStatus(
+            GemmReferenceGpu(g, in[0], in[1], ReferencePrecision::kFp64, ref.f32(), stream),
+            "gemm reference (fp64)");
         !st.ok()) {
       return st;
     }
@@ -168,9 +194,8 @@ absl::Status Workspace::Initialise(cudaStream_t stream) {
     const bool tensor_core_inputs = g.dtype != DType::kF32;
     const cudaError_t base_error =
         tensor_core_inputs
-            ? GemmTensorCoreBaselineGpu(g, inputs_[0].get(), inputs_[1].get(), base.f32(), stream)
-            : GemmReferenceGpu(g, inputs_[0].get(), inputs_[1].get(), ReferencePrecision::kFp32,
-                               base.f32(), stream);
+            ? GemmTensorCoreBaselineGpu(g, in[0], in[1], base.f32(), stream)
+            : GemmReferenceGpu(g, in[0], in[1], ReferencePrecision::kFp32, base.f32(), stream);
     if (absl::Status st =
             CudaStatus(base_error, tensor_core_inputs ? "gemm baseline (tensor-core accumulation)"
                                                       : "gemm baseline (fp32)");
@@ -181,16 +206,16 @@ absl::Status Workspace::Initialise(cudaStream_t stream) {
   absl::StatusOr<std::vector<float>> r =
       ToHostFloat(ref.get(), DType::kF32, s.output_elements, stream);
   if (!r.ok()) return r.status();
-  reference_ = *std::move(r);
+  set.reference = *std::move(r);
   absl::StatusOr<std::vector<float>> b =
       ToHostFloat(base.get(), DType::kF32, s.output_elements, stream);
   if (!b.ok()) return b.status();
-  baseline_ = *std::move(b);
+  set.baseline = *std::move(b);
   if (s.lse_elements > 0) {
     absl::StatusOr<std::vector<float>> l =
         ToHostFloat(ref_lse.get(), DType::kF32, s.lse_elements, stream);
     if (!l.ok()) return l.status();
-    reference_lse_ = *std::move(l);
+    set.reference_lse = *std::move(l);
   }
   return absl::OkStatus();
 }
@@ -239,9 +264,37 @@ absl::Status Workspace::PoisonOutputs(cudaStream_t stream) {
   return CudaStatus(PoisonBytes(lse_.get(), lse_.bytes(), stream), "poisoning the lse output");
 }
 
+const ErrorStats& Workspace::BaselineStats(int set, Tolerance tol) {
+  InputSet& in = sets_[set];
+  if (!in.baseline_stats_valid || in.baseline_tol.atol != tol.atol ||
+      in.baseline_tol.rtol != tol.rtol) {
+    in.baseline_stats = ComputeErrorStats(in.baseline.data(), DType::kF32, in.reference.data(),
+                                          output_elements(), tol);
+    in.baseline_tol = tol;
+    in.baseline_stats_valid = true;
+  }
+  return in.baseline_stats;
+}
+
+absl::Status Workspace::EnqueueOutputCheck(int set, const ElementBound& bound,
+                                           OutputCheckCounts* counts, cudaStream_t stream) {
+  if (set < 0 || set >= num_input_sets()) {
+    return absl::InvalidArgumentError(absl::StrCat("no input set ", set));
+  }
+  const ElementBoundDevice b{bound.absolute ? 1 : 0, bound.max_abs, bound.atol, bound.rtol};
+  return CudaStatus(
+      LaunchOutputCheck(output_.get(), output_dtype(), sets_[set].reference_device.f32(),
+                        output_elements(), b, counts, stream),
+      "output check launch");
+}
+
 absl::StatusOr<VerificationResult> Workspace::Verify(const TolerancePolicy& policy,
                                                      const HeatmapOptions& heatmaps,
-                                                     cudaStream_t stream) {
+                                                     cudaStream_t stream, int set) {
+  if (set < 0 || set >= num_input_sets()) {
+    return absl::InvalidArgumentError(absl::StrCat("no input set ", set));
+  }
+  const InputSet& in = sets_[set];
   const int64_t n = output_elements();
   const DType t = output_dtype();
   std::vector<unsigned char> raw(output_.bytes());
@@ -269,21 +322,21 @@ absl::StatusOr<VerificationResult> Workspace::Verify(const TolerancePolicy& poli
   r.policy = policy;
   r.reference_name = reference_name();
   const Tolerance tol{policy.atol, policy.rtol};
-  r.stats = ComputeErrorStats(raw.data(), t, reference_.data(), n, tol);
+  r.stats = ComputeErrorStats(raw.data(), t, in.reference.data(), n, tol);
   r.has_baseline = true;
-  r.baseline = ComputeErrorStats(baseline_.data(), DType::kF32, reference_.data(), n, tol);
+  r.baseline = BaselineStats(set, tol);
   r.ratio_to_baseline = r.baseline.max_abs > 0 ? r.stats.max_abs / r.baseline.max_abs : 0;
   r.verdict = Decide(r.stats, &r.baseline, policy);
   if (!lse_host.empty()) {
     r.lse_checked = true;
     r.lse =
-        ComputeLseStats(lse_host.data(), reference_lse_.data(),
+        ComputeLseStats(lse_host.data(), in.reference_lse.data(),
                         static_cast<int64_t>(lse_host.size()), {policy.lse_atol, policy.lse_rtol});
     r.lse_max_abs = r.lse.max_abs;
     r.verdict = ApplyLseCheck(r.verdict, r.lse, policy);
   }
   if (heatmaps.enabled) {
-    const std::vector<float> abs_err = AbsErrors(raw.data(), t, reference_.data(), n);
+    const std::vector<float> abs_err = AbsErrors(raw.data(), t, in.reference.data(), n);
     if (const auto* a = std::get_if<AttentionProblem>(&problem_)) {
       r.heatmaps = AttentionHeatmaps(*a, abs_err.data(), heatmaps.block_m, heatmaps.max_side);
     } else {
@@ -294,7 +347,11 @@ absl::StatusOr<VerificationResult> Workspace::Verify(const TolerancePolicy& poli
   return r;
 }
 
-absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream) {
+absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream, int set) {
+  if (set < 0 || set >= num_input_sets()) {
+    return absl::InvalidArgumentError(absl::StrCat("no input set ", set));
+  }
+  const InputSet& in = sets_[set];
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -338,14 +395,15 @@ absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream) {
       ToHostFloat(output_.get(), output_dtype(), output_elements(), stream);
   if (!out.ok()) return out.status();
   if (absl::Status st = write("output", *out, out_shape); !st.ok()) return st;
-  if (absl::Status st = write("reference", reference_, out_shape); !st.ok()) return st;
-  if (absl::Status st = write("baseline", baseline_, out_shape); !st.ok()) return st;
+  if (absl::Status st = write("reference", in.reference, out_shape); !st.ok()) return st;
+  if (absl::Status st = write("baseline", in.baseline, out_shape); !st.ok()) return st;
   for (int i = 0; i < num_inputs(); ++i) {
     int64_t n = 1;
     for (int64_t d : inputs[i].second) n *= d;
-    absl::StatusOr<std::vector<float>> in = ToHostFloat(inputs_[i].get(), in_dtype, n, stream);
-    if (!in.ok()) return in.status();
-    if (absl::Status st = write(inputs[i].first, *in, inputs[i].second); !st.ok()) return st;
+    absl::StatusOr<std::vector<float>> values =
+        ToHostFloat(in.inputs[i].get(), in_dtype, n, stream);
+    if (!values.ok()) return values.status();
+    if (absl::Status st = write(inputs[i].first, *values, inputs[i].second); !st.ok()) return st;
   }
   if (lse_.get() != nullptr) {
     const auto& a = std::get<AttentionProblem>(problem_);
@@ -354,7 +412,7 @@ absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream) {
         ToHostFloat(lse_.get(), DType::kF32, a.LseElements(), stream);
     if (!l.ok()) return l.status();
     if (absl::Status st = write("lse", *l, shape); !st.ok()) return st;
-    if (absl::Status st = write("lse_reference", reference_lse_, shape); !st.ok()) return st;
+    if (absl::Status st = write("lse_reference", in.reference_lse, shape); !st.ok()) return st;
   }
   nlohmann::json doc = {
       {"problem_key", ProblemKey(problem_)},
@@ -363,7 +421,7 @@ absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream) {
       {"output_dtype", std::string(DTypeName(output_dtype()))},
       {"shape", meta},
       {"input_kind", std::string(InputKindName(options_.input))},
-      {"seed", options_.seed},
+      {"seed", in.seed},
       {"reference", reference_name()},
       {"files", files},
       {"note",

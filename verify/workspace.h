@@ -6,6 +6,11 @@
 //   ws->PoisonOutputs(stream);                                                  // per kernel
 //   launch(kernel, ws->input(0), ws->input(1), ws->input(2), ws->output(), ws->lse());
 //   auto result = ws->Verify(DefaultTolerance(family, dtype), {}, stream);
+//
+// With `input_sets` > 1 the workspace holds several input sets (seeds seed, seed + 1, ...), each
+// with its own reference, while the kernel writes into one output buffer: the trust checks vary
+// the inputs between timed launches so that an answer keyed on buffers or contents cannot be
+// replayed, and check each launch's output on the GPU against the reference of the set it read.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -23,6 +28,7 @@
 #include "verify/gpu_reference.h"
 #include "verify/heatmap.h"
 #include "verify/input_kind.h"
+#include "verify/output_check.h"
 #include "verify/tolerance.h"
 
 namespace flashscope::verify {
@@ -33,6 +39,8 @@ struct WorkspaceOptions {
   // Attention's reference accumulation. Gemm ignores it: its reference is always fp64, because
   // its baseline is the plain fp32 sum.
   ReferencePrecision precision = ReferencePrecision::kFp32;
+  // Input sets drawn with seeds seed, seed + 1, ... (>= 1).
+  int input_sets = 1;
 };
 
 struct HeatmapOptions {
@@ -59,9 +67,10 @@ struct VerificationResult {
 
 class Workspace {
  public:
-  // Device bytes Create() needs at its peak: inputs, output, lse, and the reference and baseline
-  // outputs while they are computed (those are then copied to the host and freed).
-  static int64_t DeviceBytesNeeded(const Problem& p);
+  // Device bytes Create() needs at its peak: per input set its inputs and fp32 reference (kept
+  // for CheckOutput), the output and lse, and the baseline and reference lse while they are
+  // computed (copied to the host, then freed).
+  static int64_t DeviceBytesNeeded(const Problem& p, int input_sets = 1);
 
   // Allocates, generates the inputs and computes reference and baseline (synchronises `stream`).
   // ResourceExhausted (naming the bytes needed and free) when the device cannot hold the problem;
@@ -72,8 +81,10 @@ class Workspace {
 
   const Problem& problem() const { return problem_; }
   const WorkspaceOptions& options() const { return options_; }
-  // Device inputs: q, k, v (attention) or a, b (gemm); nullptr past the last.
-  const void* input(int i) const;
+  int num_input_sets() const { return static_cast<int>(sets_.size()); }
+  uint64_t seed_of(int set) const { return sets_[set].seed; }
+  // Device inputs of input set `set`: q, k, v (attention) or a, b (gemm); nullptr past the last.
+  const void* input(int i, int set = 0) const;
   int num_inputs() const { return std::holds_alternative<AttentionProblem>(problem_) ? 3 : 2; }
   // The kernel's output: O in the problem's dtype (attention) or C in fp32 (gemm).
   void* output() { return output_.get(); }
@@ -82,36 +93,59 @@ class Workspace {
   // The kernel's log-sum-exp output (fp32), or nullptr unless the problem asks for it.
   float* lse() { return lse_.f32(); }
 
-  // Host copies, fp32: the reference output (and lse), and the baseline output.
-  const std::vector<float>& reference() const { return reference_; }
-  const std::vector<float>& reference_lse() const { return reference_lse_; }
-  const std::vector<float>& baseline() const { return baseline_; }
+  // Host copies, fp32, of input set `set`: the reference output (and lse), and the baseline.
+  const std::vector<float>& reference(int set = 0) const { return sets_[set].reference; }
+  const std::vector<float>& reference_lse(int set = 0) const { return sets_[set].reference_lse; }
+  const std::vector<float>& baseline(int set = 0) const { return sets_[set].baseline; }
   std::string reference_name() const;
 
   // Fills output and lse with kPoisonByte (enqueued on `stream`).
   absl::Status PoisonOutputs(cudaStream_t stream);
 
-  // Copies the output back (synchronising `stream`) and verifies it against the reference.
+  // Copies the output back (synchronising `stream`) and verifies it against the reference of
+  // input set `set`.
   absl::StatusOr<VerificationResult> Verify(const TolerancePolicy& policy,
-                                            const HeatmapOptions& heatmaps, cudaStream_t stream);
+                                            const HeatmapOptions& heatmaps, cudaStream_t stream,
+                                            int set = 0);
 
-  // Writes output, reference, baseline, inputs (and lse) as float32 .npy files into `dir`
-  // (created if missing) with problem.json describing them.
-  absl::Status DumpNpy(const std::string& dir, cudaStream_t stream);
+  // The baseline's error statistics against input set `set`'s reference under `tol`, computed
+  // once per set and tolerance (reference and baseline never change).
+  const ErrorStats& BaselineStats(int set, Tolerance tol);
+
+  // Enqueues on `stream` the GPU check of the output against input set `set`'s reference under
+  // `bound` (output_check.h); the counts land in `counts` (device memory). The lse is not checked.
+  absl::Status EnqueueOutputCheck(int set, const ElementBound& bound, OutputCheckCounts* counts,
+                                  cudaStream_t stream);
+
+  // Writes output, reference, baseline, inputs (and lse) of input set `set` as float32 .npy
+  // files into `dir` (created if missing) with problem.json describing them.
+  absl::Status DumpNpy(const std::string& dir, cudaStream_t stream, int set = 0);
 
  private:
+  // One input set: its inputs and device reference, and the host copies verification reads.
+  struct InputSet {
+    uint64_t seed = 0;
+    DeviceBuffer inputs[3];
+    DeviceBuffer reference_device;  // fp32
+    std::vector<float> reference, reference_lse, baseline;
+    // BaselineStats' cache: the tolerance it was computed for, and the statistics.
+    bool baseline_stats_valid = false;
+    Tolerance baseline_tol{0, 0};
+    ErrorStats baseline_stats;
+  };
+
   Workspace(const Problem& p, const WorkspaceOptions& o) : problem_(p), options_(o) {}
   absl::Status Initialise(cudaStream_t stream);
+  absl::Status InitialiseSet(InputSet& set, cudaStream_t stream);
   // Device buffer `buf` of `n` elements of `t`, copied to the host as floats.
   static absl::StatusOr<std::vector<float>> ToHostFloat(const void* buf, DType t, int64_t n,
                                                         cudaStream_t stream);
 
   Problem problem_;
   WorkspaceOptions options_;
-  DeviceBuffer inputs_[3];
+  std::vector<InputSet> sets_;
   DeviceBuffer output_;
   DeviceBuffer lse_;
-  std::vector<float> reference_, reference_lse_, baseline_;
 };
 
 }  // namespace flashscope::verify

@@ -136,6 +136,9 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
   constexpr bool kAsync = (F & kCpAsync) != 0;
   constexpr bool kSwz = (F & kSwizzle) != 0;
   constexpr bool kQSmem = TL::Q_SMEM;
+  // fp16 accumulation exists for fp16 inputs only; the bf16 instance of such a variant is plain
+  // a10 (its entry refuses bf16 problems, so it never runs).
+  constexpr bool kF16S = (F & kTestF16AccumS) != 0 && std::is_same_v<T, __half>;
   using L = SmemTile<D, kSwz>;
   using S = Smem<T, D, TL, F>;
   static_assert(D % 16 == 0, "head dim must be a multiple of 16");
@@ -156,6 +159,15 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
   const T* gK = static_cast<const T*>(p.k) + bh * p.seq_k * D;
   const T* gV = static_cast<const T*>(p.v) + bh * p.seq_k * D;
   const int diag = p.seq_k - p.seq_q;  // query i sees keys j <= i + diag
+
+  if constexpr ((F & kTestSkipUnlessPoisoned) != 0) {
+    // Every thread reads the same element before any thread writes: the block leaves as one.
+    if (m0 < p.seq_q) {
+      const auto* first = reinterpret_cast<const volatile uint16_t*>(static_cast<const T*>(p.o) +
+                                                                     (bh * p.seq_q + m0) * D);
+      if (*first != 0xFFFFu) return;
+    }
+  }
 
   int n_end = p.seq_k;
   if ((F & kCausalSkip) && p.causal) n_end = min(p.seq_k, m0 + BM + diag);
@@ -225,6 +237,8 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) s[mt][j][0] = s[mt][j][1] = s[mt][j][2] = s[mt][j][3] = 0.f;
+    // kTestF16AccumS: the same products summed in fp16 registers, widened to s after the k loop.
+    uint32_t s16[kF16S ? MT : 1][kF16S ? BN / 8 : 1][2] = {};
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
       uint32_t qs[MT][4];
@@ -242,10 +256,27 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           const uint32_t(&a)[4] = kQSmem ? qs[mt] : qf[kQSmem ? 0 : mt][kQSmem ? 0 : kk];
-          ptx::MmaM16N8K16<T>(s[mt][2 * np], a, b[0], b[1]);
-          ptx::MmaM16N8K16<T>(s[mt][2 * np + 1], a, b[2], b[3]);
+          if constexpr (kF16S) {
+            ptx::MmaM16N8K16F16Acc(s16[mt][2 * np], a, b[0], b[1]);
+            ptx::MmaM16N8K16F16Acc(s16[mt][2 * np + 1], a, b[2], b[3]);
+          } else {
+            ptx::MmaM16N8K16<T>(s[mt][2 * np], a, b[0], b[1]);
+            ptx::MmaM16N8K16<T>(s[mt][2 * np + 1], a, b[2], b[3]);
+          }
         }
       }
+    }
+    if constexpr (kF16S) {
+#pragma unroll
+      for (int mt = 0; mt < MT; ++mt)
+#pragma unroll
+        for (int j = 0; j < BN / 8; ++j)
+#pragma unroll
+          for (int r = 0; r < 2; ++r) {
+            const float2 v = __half22float2(*reinterpret_cast<const __half2*>(&s16[mt][j][r]));
+            s[mt][j][2 * r] = v.x;
+            s[mt][j][2 * r + 1] = v.y;
+          }
     }
 
     // Mask keys past Sk and past the causal diagonal; only tiles that cross either pay for it.

@@ -27,6 +27,11 @@ enum : unsigned {
   kCausalSkip = 1u << 4,     // a10: key tiles past the causal diagonal skipped, heavy blocks first
   kCondRescale = 1u << 5,    // a11: rescale only when the max grows by more than log2(256)
   kPolyExp = 1u << 6,        // a11: a quarter of the exponentials by polynomial on the FMA pipe
+  // Test only: the cheats of kernels/testing/cheat_kernels.cu that flashscope's trust checks must
+  // catch (docs/trust.md). No rung sets them; with them off they compile out entirely.
+  kTestSkipUnlessPoisoned = 1u << 24,  // a block whose first output element is not the poison
+                                       // pattern returns at once (does work only when checked)
+  kTestF16AccumS = 1u << 25,           // S = Q·Kᵀ accumulated in fp16 registers (fp16 inputs)
 };
 
 constexpr float kLog2e = 1.4426950408889634f;

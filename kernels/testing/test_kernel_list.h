@@ -1,6 +1,7 @@
-// The test-only kernels (deliberately faulty, or slowed by a known fraction): the subjects of
-// flashscope's own tests. They are not part of the production kernels: they form the test plugin
-// `fs_test_kernels` (testing/test_plugin.cc), which suites/testing/*.json and the GPU tests load.
+// The test-only kernels (deliberately faulty, slowed by a known fraction, or cheating): the
+// subjects of flashscope's own tests. They are not part of the production kernels: they form the
+// test plugin `fs_test_kernels` (testing/test_plugin.cc), which suites/testing/*.json and the GPU
+// tests load.
 #pragma once
 
 #include "kernels/registry.h"
@@ -14,6 +15,15 @@ KernelEntry MakeTestHalfOutput();
 KernelEntry MakeTestA10Slow3();  // testing/slowdown_kernels.cu: a10 + 3/5/10 % (gate quality)
 KernelEntry MakeTestA10Slow5();
 KernelEntry MakeTestA10Slow10();
+// testing/cheat_kernels.cu: a10 with one cheat each, for the trust checks (docs/trust.md)
+KernelEntry MakeTestCheatCacheOutput();
+KernelEntry MakeTestCheatCacheInputs();
+KernelEntry MakeTestCheatWhenPoisoned();
+KernelEntry MakeTestCheatFirstFull();
+KernelEntry MakeTestCheatSideStream();
+KernelEntry MakeTestCheatSideStreamAsync();
+KernelEntry MakeTestCheatFp16Accum();
+KernelEntry MakeTestCheatHostCopy();
 
 // All of them, in ladder order.
 std::vector<KernelEntry> TestKernels();

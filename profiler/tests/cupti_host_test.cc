@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "profiler/metric_catalogue.h"
+#include "profiler/work_counters.h"
 
 namespace flashscope::profiler {
 namespace {
@@ -41,6 +42,25 @@ TEST_P(CatalogueAgainstCupti, UnitsAgreeWithCupti) {
     if (m.unit == "ns") EXPECT_EQ(props->dim_unit, "nanosecond") << m.name;
     if (m.unit == "instructions") EXPECT_EQ(props->dim_unit, "instruction") << m.name;
   }
+}
+
+// The trust checks' work counters (work_counters.h) exist under these names, with the units the
+// FLOP conversion assumes: tensor paths in math ops, FFMA in instructions, DRAM in bytes.
+TEST_P(CatalogueAgainstCupti, WorkCountersExistWithTheirUnits) {
+  const int cc = GetParam();
+  auto host = HostFor(cc);
+  ASSERT_NE(host, nullptr);
+  const WorkCounterSet* set = WorkCountersFor(cc);
+  ASSERT_NE(set, nullptr);
+  EXPECT_TRUE(host->CheckMetrics(set->AllHwNames()).ok()) << host->CheckMetrics(set->AllHwNames());
+  for (const WorkCounter& c : set->paths) {
+    auto props = host->Properties(c.hw_name);
+    ASSERT_TRUE(props.ok()) << props.status();
+    const bool tensor = c.hw_name.rfind("sm__ops_path_tensor", 0) == 0;
+    EXPECT_EQ(props->dim_unit, tensor ? "math_op" : "instruction") << c.hw_name;
+    if (tensor) EXPECT_EQ(c.flops_per_count, 1) << c.hw_name;
+  }
+  EXPECT_EQ(host->Properties(set->dram_read)->dim_unit, "byte");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sm80AndSm90, CatalogueAgainstCupti, testing::Values(80, 90));

@@ -128,6 +128,8 @@ json DeviceJson(const DeviceInfo& d) {
           {"cc", d.cc},
           {"sm_count", d.sm_count},
           {"sm_clock_mhz", d.sm_clock_mhz},
+          {"memory_clock_mhz", d.memory_clock_mhz},
+          {"memory_bus_bits", d.memory_bus_bits},
           {"driver", d.driver_version},
           {"runtime", d.runtime_version}};
 }

@@ -85,9 +85,13 @@ TEST(BuiltinPlugin, TestKernelsAreAPluginFile) {
     ids.push_back(k->info().id);
     EXPECT_TRUE(k->info().test_only) << k->info().id;
   }
-  EXPECT_EQ(ids, (std::vector<std::string>{"test.oob_write", "test.infinite_loop",
-                                           "test.nan_output", "test.half_output", "test.a10_slow3",
-                                           "test.a10_slow5", "test.a10_slow10"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{
+                "test.oob_write", "test.infinite_loop", "test.nan_output", "test.half_output",
+                "test.a10_slow3", "test.a10_slow5", "test.a10_slow10", "test.cheat_cache_output",
+                "test.cheat_cache_inputs", "test.cheat_when_poisoned", "test.cheat_first_full",
+                "test.cheat_side_stream", "test.cheat_side_stream_async", "test.cheat_fp16_accum",
+                "test.cheat_host_copy"}));
   EXPECT_FALSE(set.Find("test.oob_write")->info().idempotent);
   // It can sit beside the built-in kernels: no id is offered twice.
   EXPECT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());

@@ -149,6 +149,30 @@ TEST(SuiteTest, ErrorsNameThePathAndTheFix) {
   }
 }
 
+TEST(SuiteTest, TrustChecksAreOnUnlessSwitchedOff) {
+  auto plain = ParseSuite(Minimal(""), "x.json");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->trust.input_sets, 2);
+  EXPECT_TRUE(plain->trust.off.empty());
+  auto off =
+      ParseSuite(Minimal(R"(, "trust": {"input_sets": 1, "off": ["work", "streams"]})"), "x.json");
+  ASSERT_TRUE(off.ok()) << off.status();
+  EXPECT_EQ(off->trust.input_sets, 1);
+  EXPECT_EQ(off->trust.off, (std::vector<std::string>{"work", "streams"}));
+  EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"off": ["verification"]})"))
+                .find("suite.trust.off[0]: unknown check 'verification' (known: plausibility, "
+                      "work, timed_outputs, streams)"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"input_sets": 0})"))
+                .find("suite.trust.input_sets: must be between 1 and 8"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"sets": 2})")).find("suite.trust: unknown key 'sets'"),
+            std::string::npos);
+  auto trust =
+      LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/testing/trust.json");
+  ASSERT_TRUE(trust.ok()) << trust.status();
+}
+
 TEST(SuiteTest, ResolveSuitePathListsKnownSuites) {
   const std::string dir = std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites";
   auto ok = ResolveSuitePath("smoke", dir);

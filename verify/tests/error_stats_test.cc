@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "verify/half_convert.h"
+#include "verify/tolerance.h"
 
 namespace flashscope::verify {
 namespace {
@@ -120,6 +121,35 @@ TEST(LseStats, MatchingMinusInfinityIsExactAndMismatchesCount) {
   const LseStats tight = ComputeLseStats(lse, ref, 3, {1e-4, 0});
   EXPECT_EQ(tight.bad, 1);
   EXPECT_EQ(tight.worst_index, 1);
+}
+
+// The GPU check's counts judged by Decide: the same verdicts a host verification gives.
+TEST(StatsFromCheck, DecideJudgesTheGpuCounts) {
+  OutputCheckCounts c{};
+  float max_abs = 4e-4f;
+  std::memcpy(&c.max_abs_bits, &max_abs, sizeof(max_abs));
+  const ErrorStats ok = StatsFromCheck(c, 1000);
+  EXPECT_EQ(ok.elements, 1000);
+  EXPECT_FLOAT_EQ(static_cast<float>(ok.max_abs), 4e-4f);
+  ErrorStats baseline;
+  baseline.elements = 1000;
+  baseline.max_abs = 3e-4;
+  TolerancePolicy p;
+  p.baseline_factor = 2;
+  p.floor = 1e-5;
+  EXPECT_TRUE(Decide(ok, &baseline, p).passed);
+  c.never_written = 10;
+  c.bad = 10;
+  const Verdict unwritten = Decide(StatsFromCheck(c, 1000), &baseline, p);
+  EXPECT_FALSE(unwritten.passed);
+  EXPECT_NE(unwritten.rule.find("10 of 1000 elements never written"), std::string::npos);
+  c = {};
+  c.nonfinite = 2;
+  EXPECT_FALSE(Decide(StatsFromCheck(c, 1000), &baseline, p).passed);
+  c = {};
+  max_abs = 7e-4f;  // past 2 x 3e-4 + 1e-5
+  std::memcpy(&c.max_abs_bits, &max_abs, sizeof(max_abs));
+  EXPECT_FALSE(Decide(StatsFromCheck(c, 1000), &baseline, p).passed);
 }
 
 }  // namespace

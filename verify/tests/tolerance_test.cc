@@ -135,5 +135,30 @@ TEST(DefaultTolerance, PerFamilyAndDType) {
   EXPECT_EQ(g.atol, DefaultTolerance(Family::kGemm, DType::kF32).atol);
 }
 
+// The GPU check of a timed launch (output_check.h) must accept exactly what Decide accepts.
+TEST(BoundFor, MatchesDecideElementByElement) {
+  TolerancePolicy p = DefaultTolerance(Family::kAttentionFwd, DType::kF16);
+  ErrorStats baseline;
+  baseline.elements = 8;
+  baseline.max_abs = 3e-4;
+  const ElementBound b = BoundFor(&baseline, p);
+  ASSERT_TRUE(b.absolute);
+  EXPECT_DOUBLE_EQ(b.max_abs, 2.0 * 3e-4 + p.floor);
+  ErrorStats at_limit;
+  at_limit.elements = 8;
+  at_limit.max_abs = b.max_abs;
+  EXPECT_TRUE(Decide(at_limit, &baseline, p).passed);
+  at_limit.max_abs = b.max_abs * 1.0001;
+  EXPECT_FALSE(Decide(at_limit, &baseline, p).passed);
+
+  // An unusable baseline (or none) falls back to atol + rtol·|ref|, as Decide does.
+  baseline.nan = 1;
+  const ElementBound fallback = BoundFor(&baseline, p);
+  EXPECT_FALSE(fallback.absolute);
+  EXPECT_EQ(fallback.atol, p.atol);
+  EXPECT_EQ(fallback.rtol, p.rtol);
+  EXPECT_FALSE(BoundFor(nullptr, p).absolute);
+}
+
 }  // namespace
 }  // namespace flashscope::verify

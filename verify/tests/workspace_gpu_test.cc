@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -151,6 +152,65 @@ TEST_F(WorkspaceGpu, GemmReferencePassesPerturbedFails) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(r->verdict.passed) << r->verdict.rule;
   EXPECT_EQ(r->stats.worst_index, 7 * 50 + 3);
+}
+
+// Runs the GPU output check of the current output against input set `set` and returns the counts.
+OutputCheckCounts CheckOnGpu(Workspace& ws, int set, const ElementBound& bound) {
+  OutputCheckCounts* d = nullptr;
+  EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(*d)), cudaSuccess);
+  EXPECT_TRUE(ws.EnqueueOutputCheck(set, bound, d, nullptr).ok());
+  OutputCheckCounts h{};
+  EXPECT_EQ(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(d);
+  return h;
+}
+
+float MaxAbs(const OutputCheckCounts& c) {
+  float f = 0;
+  std::memcpy(&f, &c.max_abs_bits, sizeof(f));
+  return f;
+}
+
+// Two input sets share the output buffer; each has its own reference. The GPU check agrees with
+// the host verification element by element: the right set passes, the other set's answer fails,
+// poison is counted as never written, and equal outputs hash equally.
+TEST_F(WorkspaceGpu, InputSetsAndTheGpuOutputCheck) {
+  for (DType t : {DType::kF16, DType::kBF16}) {
+    const AttentionProblem p = Attn(t, /*lse=*/false);
+    WorkspaceOptions o{InputKind::kNormal, 17};
+    o.input_sets = 2;
+    absl::StatusOr<std::unique_ptr<Workspace>> ws_or = Workspace::Create(p, o, nullptr);
+    ASSERT_TRUE(ws_or.ok()) << ws_or.status();
+    Workspace& ws = **ws_or;
+    ASSERT_EQ(ws.num_input_sets(), 2);
+    EXPECT_EQ(ws.seed_of(1), 18u);
+    EXPECT_NE(ws.input(0, 0), ws.input(0, 1));
+    EXPECT_NE(ws.reference(0), ws.reference(1));
+    const TolerancePolicy policy = DefaultTolerance(Family::kAttentionFwd, t);
+
+    WriteOutput(ws, ws.reference(1));
+    absl::StatusOr<VerificationResult> on_1 = ws.Verify(policy, {}, nullptr, 1);
+    ASSERT_TRUE(on_1.ok()) << on_1.status();
+    EXPECT_TRUE(on_1->verdict.passed) << on_1->verdict.rule;
+    const ElementBound bound = BoundFor(&on_1->baseline, policy);
+    const OutputCheckCounts right = CheckOnGpu(ws, 1, bound);
+    EXPECT_EQ(right.bad, 0u);
+    EXPECT_NEAR(MaxAbs(right), on_1->stats.max_abs, 1e-7);
+    // Set 1's answer checked against set 0's reference: the host says no, and so does the GPU.
+    absl::StatusOr<VerificationResult> on_0 = ws.Verify(policy, {}, nullptr, 0);
+    ASSERT_TRUE(on_0.ok());
+    EXPECT_FALSE(on_0->verdict.passed);
+    const OutputCheckCounts wrong = CheckOnGpu(ws, 0, BoundFor(&on_0->baseline, policy));
+    EXPECT_GT(wrong.bad, static_cast<unsigned long long>(p.QElements() / 2));
+    // Poison: every element never written; the hash changes.
+    ASSERT_TRUE(ws.PoisonOutputs(nullptr).ok());
+    const OutputCheckCounts poisoned = CheckOnGpu(ws, 1, bound);
+    EXPECT_EQ(poisoned.never_written, static_cast<unsigned long long>(p.QElements()));
+    EXPECT_EQ(poisoned.bad, poisoned.never_written);
+    EXPECT_NE(poisoned.hash, right.hash);
+    WriteOutput(ws, ws.reference(1));
+    EXPECT_EQ(CheckOnGpu(ws, 1, bound).hash, right.hash);
+  }
 }
 
 TEST_F(WorkspaceGpu, DumpNpyWritesReadableFiles) {

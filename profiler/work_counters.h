@@ -1,0 +1,41 @@
+// The hardware counters that measure how much arithmetic a launch did, by precision path, and how
+// many bytes it moved through DRAM: the evidence of the trust checks' work conservation and
+// precision contract (docs/trust.md). Per architecture, since the counter names differ; the names
+// are checked against CUPTI's host tables for GA100 and GH100 (profiler/tests/cupti_host_test.cc).
+//
+// Units, measured on an H200 (reports/device/20261124-h200-trust/call1): the sm__ops_path_tensor_*
+// counters count FLOPs (2 per multiply-add: calib.mma_loop's 4,325,376 mma.sync.m16n8k16 counted
+// 1.772e10 = 4096 each; attn.a10_fa2 at B=2 H=8 S=2048 D=128 counted exactly 4·B·H·S²·D); the
+// scalar counters count thread instructions: FFMA 2 FLOPs, FADD and FMUL 1, HFMA 4 (the packed
+// HFMA2 the compiler emits). The scalar counts are work evidence only, never precision evidence:
+// the compiler also emits HFMA2 with zero operands to move constants (a02 and g03 show 5e7 and
+// 2.7e8 of them with no fp16 arithmetic written), and FADD/FMUL include softmax and index math.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace flashscope::profiler {
+
+struct WorkCounter {
+  std::string hw_name;     // "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum"
+  std::string path;        // "fp16 mma.sync, fp32 accumulate"
+  std::string inputs;      // "fp16", "bf16", "tf32", "fp8", "int8", "fp32"
+  std::string accumulate;  // "fp32", "fp16", "fp16 or fp32" (not told apart), "int32"
+  double flops_per_count = 1;
+  bool precision_evidence = true;  // the path's inputs and accumulator are what it says
+};
+
+struct WorkCounterSet {
+  std::vector<WorkCounter> paths;
+  std::string dram_read;   // bytes read from DRAM
+  std::string dram_write;  // bytes written to DRAM
+  // Every hardware name above, in the order the profiler should collect them.
+  std::vector<std::string> AllHwNames() const;
+};
+
+// The set for compute capability `cc` (x 10), or nullptr where flashscope knows none (the
+// trust checks then record work and precision as "off" with that reason).
+const WorkCounterSet* WorkCountersFor(int cc);
+
+}  // namespace flashscope::profiler

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Tables of the trust checks (docs/trust.md) from flashscope reports.
+
+  trust_summary.py cheats REPORT         each case: status, failed checks, their first finding
+  trust_summary.py honest REPORT         honest kernels (not test.*): counts by status, and any
+                                         non-passed case with its reason
+  trust_summary.py overhead ON OFF       per case wall time with every check on against all off,
+                                         and each check's own cost (the cost_s values)
+Exit 0; prints markdown tables.
+"""
+import json
+import statistics
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def checks(case):
+    return (case.get("trust") or {}).get("checks", [])
+
+
+def value(check, name):
+    for v in check.get("values", []):
+        if v["name"] == name:
+            return v["value"]
+    return None
+
+
+def cheats(report):
+    print("| kernel | problem | status | verification | failed checks | first finding |")
+    print("|---|---|---|---|---|---|")
+    for c in report["cases"]:
+        failed = [k for k in checks(c) if k["status"] == "failed"]
+        finding = failed[0]["findings"][0] if failed and failed[0].get("findings") else ""
+        ver = c.get("verification") or {}
+        verdict = "passed" if ver.get("passed") else ("failed" if ver else "-")
+        print("| %s | %s | %s | %s | %s | %s |" % (
+            c["kernel_id"], c["problem_key"], c["status"], verdict,
+            ", ".join(k["check"] for k in failed) or "-", finding[:110].replace("|", "/")))
+
+
+def honest(report):
+    counts = {}
+    bad = []
+    off = {}
+    for c in report["cases"]:
+        if c["kernel_id"].startswith("test."):
+            continue
+        counts[c["status"]] = counts.get(c["status"], 0) + 1
+        if c["status"] not in ("passed", "skipped"):
+            bad.append(c)
+        for k in checks(c):
+            if k["status"] == "off":
+                off.setdefault((k["check"], k["rule"][:80]), 0)
+                off[(k["check"], k["rule"][:80])] += 1
+    print("honest cases by status:", counts)
+    for (check, rule), n in sorted(off.items()):
+        print("  off: %s x%d: %s" % (check, n, rule))
+    for c in bad[:40]:
+        print("  NOT PASSED %s %s %s: %s" % (c["kernel_id"], c["problem_key"], c["status"],
+                                            c["reason"][:300]))
+
+
+def overhead(on, off):
+    off_wall = {c["kernel_id"] + " " + c["problem_key"]: c["wall_s"] for c in off["cases"]}
+    print("| case | wall off (s) | wall on (s) | ratio | " +
+          " | ".join(["plausibility", "work", "timed_outputs", "input_sets", "streams"]) +
+          " (cost_s) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    ratios = []
+    totals = {}
+    for c in on["cases"]:
+        key = c["kernel_id"] + " " + c["problem_key"]
+        if key not in off_wall or c["status"] == "skipped":
+            continue
+        costs = {}
+        for k in checks(c):
+            v = value(k, "cost_s")
+            if v is not None:
+                costs[k["check"]] = v
+                totals[k["check"]] = totals.get(k["check"], 0) + v
+        ratio = c["wall_s"] / off_wall[key] if off_wall[key] > 0 else float("nan")
+        ratios.append(ratio)
+        print("| %s | %.2f | %.2f | %.2f | %s |" % (
+            key, off_wall[key], c["wall_s"], ratio,
+            " | ".join("%.3f" % costs.get(n, 0) for n in
+                       ["plausibility", "work", "timed_outputs", "input_sets", "streams"])))
+    if ratios:
+        print("\nmedian wall ratio on/off: %.3f over %d cases; sum off %.1f s, sum on %.1f s" % (
+            statistics.median(ratios), len(ratios), sum(off_wall.values()),
+            sum(c["wall_s"] for c in on["cases"])))
+        print("cost by check (s, summed over cases):",
+              {k: round(v, 2) for k, v in sorted(totals.items())})
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__)
+        return 2
+    if argv[1] == "cheats":
+        cheats(load(argv[2]))
+    elif argv[1] == "honest":
+        honest(load(argv[2]))
+    elif argv[1] == "overhead" and len(argv) == 4:
+        overhead(load(argv[2]), load(argv[3]))
+    else:
+        print(__doc__)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

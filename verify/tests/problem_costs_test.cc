@@ -1,0 +1,65 @@
+// FLOP and byte counts, including the minimal work the trust checks hold launches against.
+#include "verify/problem_costs.h"
+
+#include <gtest/gtest.h>
+
+namespace flashscope::verify {
+namespace {
+
+AttentionProblem Attn(int64_t sq, int64_t sk, bool causal) {
+  AttentionProblem p;
+  p.batch = 2;
+  p.heads = 3;
+  p.seq_q = sq;
+  p.seq_k = sk;
+  p.head_dim = 64;
+  p.dtype = DType::kF16;
+  p.causal = causal;
+  return p;
+}
+
+TEST(ProblemCosts, NonCausalMinimalWorkIsTheConvention) {
+  const AttentionProblem p = Attn(1000, 17, false);
+  EXPECT_DOUBLE_EQ(MinimalWorkFlops(p), Flops(p));
+  EXPECT_DOUBLE_EQ(VisiblePairs(p), 6.0 * 1000 * 17);
+}
+
+TEST(ProblemCosts, SquareCausalSeesTheLowerTriangle) {
+  const AttentionProblem p = Attn(2048, 2048, true);
+  EXPECT_DOUBLE_EQ(VisiblePairs(p), 6.0 * 2048 * 2049 / 2);
+  // The convention halves; the exact count is a diagonal more.
+  EXPECT_GT(MinimalWorkFlops(p), Flops(p));
+  EXPECT_LT(MinimalWorkFlops(p), 1.001 * Flops(p));
+}
+
+TEST(ProblemCosts, BottomRightCausalWithFewerKeysThanQueries) {
+  // Sq = 1000, Sk = 17: rows 0..982 see no key, row 983 + r sees r + 1 keys, up to 17.
+  const AttentionProblem p = Attn(1000, 17, true);
+  EXPECT_DOUBLE_EQ(VisiblePairs(p), 6.0 * 17 * 18 / 2);
+  EXPECT_LT(MinimalWorkFlops(p), 0.02 * Flops(p));  // the convention's half is far too much
+  // Only 17 of the 1000 query rows need to be read; K and V whole.
+  EXPECT_DOUBLE_EQ(MinimalInputBytes(p), 2.0 * 6 * 64 * (17 + 2 * 17));
+}
+
+TEST(ProblemCosts, BottomRightCausalWithMoreKeysThanQueries) {
+  // Sq = 17, Sk = 1000: row i sees i + 984 keys.
+  const AttentionProblem p = Attn(17, 1000, true);
+  double pairs = 0;
+  for (int i = 0; i < 17; ++i) pairs += i + 984;
+  EXPECT_DOUBLE_EQ(VisiblePairs(p), 6.0 * pairs);
+  EXPECT_DOUBLE_EQ(MinimalInputBytes(p), 2.0 * 6 * 64 * (17 + 2 * 1000));
+}
+
+TEST(ProblemCosts, GemmMinimalWorkAndInputs) {
+  GemmProblem g;
+  g.m = 1000;
+  g.n = 17;
+  g.k = 129;
+  g.dtype = DType::kF16;
+  EXPECT_DOUBLE_EQ(MinimalWorkFlops(Problem(g)), 2.0 * 1000 * 17 * 129);
+  EXPECT_DOUBLE_EQ(MinimalInputBytes(Problem(g)), 2.0 * (1000 * 129 + 129 * 17));
+  EXPECT_DOUBLE_EQ(MinimalBytes(g), MinimalInputBytes(Problem(g)) + 4.0 * 1000 * 17);
+}
+
+}  // namespace
+}  // namespace flashscope::verify
