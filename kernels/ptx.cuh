@@ -44,16 +44,25 @@ __device__ __forceinline__ void MmaM16N8K16(float (&d)[4], const uint32_t (&a)[4
   }
 }
 
-// D = A·B + D with fp16 inputs and an fp16 accumulator (two registers of two halves each, in the
-// C layout above: d0 = row g, cols 2t..2t+1; d1 = row g+8). No rung uses it: it exists for the
-// test-only reduced-precision variant that flashscope's precision check must catch.
-__device__ __forceinline__ void MmaM16N8K16F16Acc(uint32_t (&d)[2], const uint32_t (&a)[4],
+// D = A·B + D with mma.sync's fp16 accumulator (fp16 operands: bf16 mma.sync accumulates in fp32
+// only). D stays in the fp32 registers and C/D layout of MmaM16N8K16, so a kernel switches
+// accumulators without changing its code: D is rounded to fp16 on the way in (exact when it came
+// from this instruction) and the fp16 result widened on the way out, so that between instructions
+// it holds exactly what a half2 accumulator register would. The rounding to fp16 after every k16
+// step is the bug test.bug_fp16_accumulate plants in attention's P·V (kernels/testing/).
+__device__ __forceinline__ void MmaM16N8K16F16Acc(float (&d)[4], const uint32_t (&a)[4],
                                                   uint32_t b0, uint32_t b1) {
+  __half2 c[2] = {__floats2half2_rn(d[0], d[1]), __floats2half2_rn(d[2], d[3])};
+  uint32_t(&ci)[2] = reinterpret_cast<uint32_t(&)[2]>(c);
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
       "{%0,%1};\n"
-      : "+r"(d[0]), "+r"(d[1])
+      : "+r"(ci[0]), "+r"(ci[1])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  d[0] = __low2float(c[0]);
+  d[1] = __high2float(c[0]);
+  d[2] = __low2float(c[1]);
+  d[3] = __high2float(c[1]);
 }
 
 __device__ __forceinline__ uint32_t SmemAddr(const void* p) {

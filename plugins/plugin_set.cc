@@ -25,6 +25,13 @@ void SortInLadderOrder(std::vector<const Kernel*>* kernels) {
   });
 }
 
+// The bridge's entry: one fs_plugin per Python module (python/bridge/python_bridge.cc).
+constexpr char kPythonEntryName[] = "flashscope_python_plugin_v1";
+
+bool IsPythonModule(const std::string& path) {
+  return path.size() > 3 && path.compare(path.size() - 3, 3, ".py") == 0;
+}
+
 std::string Describe(const Provenance& p) {
   return p.builtin ? "the built-in kernels" : absl::StrCat("plugin ", p.path);
 }
@@ -46,6 +53,20 @@ absl::Status PluginSet::Load(const std::string& path) {
   auto sha256 = Sha256OfFile(path);
   if (!sha256.ok()) return sha256.status();
 
+  auto table =
+      IsPythonModule(path) ? LoadPythonModule(path, canonical) : LoadSharedLibrary(path, canonical);
+  if (!table.ok()) return table.status();
+  Provenance provenance;
+  provenance.path = canonical;
+  provenance.sha256 = *sha256;
+  if (absl::Status s = Add(*table, std::move(provenance), where); !s.ok()) return s;
+  loaded_files_[canonical] = path;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const fs_plugin*> PluginSet::LoadSharedLibrary(const std::string& path,
+                                                              const std::string& canonical) {
+  const std::string where = absl::StrCat("plugin ", path);
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* err = dlerror();
@@ -65,15 +86,43 @@ absl::Status PluginSet::Load(const std::string& path) {
         "(uint32_t)` as docs/plugins.md shows (`nm -D --defined-only` lists what the file "
         "exports)"));
   }
-  Provenance provenance;
-  provenance.path = canonical;
-  provenance.sha256 = *sha256;
-  auto entry = reinterpret_cast<fs_plugin_entry_fn>(symbol);
-  if (absl::Status s = Add(entry(FLASHSCOPE_ABI_VERSION), std::move(provenance), where); !s.ok()) {
-    return s;
+  return reinterpret_cast<fs_plugin_entry_fn>(symbol)(FLASHSCOPE_ABI_VERSION);
+}
+
+absl::StatusOr<const fs_plugin*> PluginSet::LoadPythonModule(const std::string& path,
+                                                             const std::string& canonical) {
+  const std::string where = absl::StrCat("Python module ", path);
+  const std::string fix =
+      "(build the target flashscope_python, or set FLASHSCOPE_PYTHON_BRIDGE to "
+      "libflashscope_python.so; docs/python.md)";
+  if (python_bridge_.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(where, ": no Python bridge known ", fix));
   }
-  loaded_files_[canonical] = path;
-  return absl::OkStatus();
+  void* bridge = dlopen(python_bridge_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (bridge == nullptr) {
+    const char* err = dlerror();
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": the Python bridge ", python_bridge_,
+                     " cannot be loaded: ", err != nullptr ? err : "dlopen failed", " ", fix));
+  }
+  dlerror();
+  auto entry = reinterpret_cast<const fs_plugin* (*)(uint32_t, const char*, const char**)>(
+      dlsym(bridge, kPythonEntryName));
+  if (entry == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": ", python_bridge_, " does not export ", kPythonEntryName,
+                     ": it is not flashscope's Python bridge ", fix));
+  }
+  const char* why = nullptr;
+  const fs_plugin* table = entry(FLASHSCOPE_ABI_VERSION, canonical.c_str(), &why);
+  if (table == nullptr) {
+    // The bridge's message names the module, the interpreter and the fix (a traceback for an
+    // exception raised while importing).
+    return absl::FailedPreconditionError(
+        why != nullptr && *why != '\0' ? std::string(why)
+                                       : absl::StrCat(where, ": the Python bridge refused it"));
+  }
+  return table;
 }
 
 absl::Status PluginSet::AddLinked(fs_plugin_entry_fn entry) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "flashscope/kernel_abi.h"
 #include "plugins/kernel.h"
 
@@ -25,7 +26,8 @@ class PluginSet {
   PluginSet(const PluginSet&) = delete;
   PluginSet& operator=(const PluginSet&) = delete;
 
-  // Loads the shared library at `path` (dlopen with RTLD_NOW | RTLD_LOCAL: every undefined
+  // Loads the shared library at `path` (or, for a path ending in ".py", the Python module through
+  // the Python bridge: SetPythonBridge) (dlopen with RTLD_NOW | RTLD_LOCAL: every undefined
   // symbol is resolved now, and nothing of the plugin leaks into other plugins), calls its entry
   // with this flashscope's ABI version, validates the table and adds its kernels. A file already
   // loaded (the same file under another name included) is not loaded twice. Every error names
@@ -33,6 +35,9 @@ class PluginSet {
   absl::Status Load(const std::string& path);
   // Adds a plugin linked into this program (the built-in kernels), through the same checks.
   absl::Status AddLinked(fs_plugin_entry_fn entry);
+  // The Python bridge (libflashscope_python.so) that Load uses for a path ending in ".py": a
+  // Python module of kernels (docs/python.md). Empty: such a path is refused, naming the fix.
+  void SetPythonBridge(std::string bridge_path) { python_bridge_ = std::move(bridge_path); }
 
   // Every kernel: plugins in the order added, each plugin's kernels in ladder order.
   const std::vector<const Kernel*>& kernels() const { return kernels_; }
@@ -41,12 +46,19 @@ class PluginSet {
 
  private:
   absl::Status Add(const fs_plugin* table, Provenance provenance, const std::string& where);
+  // The table of a shared library's flashscope_plugin_v1.
+  absl::StatusOr<const fs_plugin*> LoadSharedLibrary(const std::string& path,
+                                                     const std::string& canonical);
+  // The module's table through the bridge's flashscope_python_plugin_v1.
+  absl::StatusOr<const fs_plugin*> LoadPythonModule(const std::string& path,
+                                                    const std::string& canonical);
 
   std::deque<Provenance> plugins_;  // deques: kernels keep pointers to their plugin's provenance
   std::deque<Kernel> storage_;
   std::vector<const Kernel*> kernels_;
   std::map<std::string, const Kernel*, std::less<>> by_id_;
   std::map<std::string, std::string> loaded_files_;  // canonical path -> path as given
+  std::string python_bridge_;
 };
 
 }  // namespace flashscope::plugins

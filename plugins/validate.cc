@@ -1,5 +1,6 @@
 #include "plugins/validate.h"
 
+#include <cstddef>
 #include <cstring>
 #include <set>
 
@@ -13,7 +14,9 @@ namespace {
 // The sizes of ABI version 1's structs: a plugin of this ABI version has at least these fields.
 // When fields are appended in a later header these constants stay as they are.
 constexpr uint32_t kPluginStructSizeV1 = sizeof(fs_plugin);
-constexpr uint32_t kKernelStructSizeV1 = sizeof(fs_kernel);
+// fs_kernel as version 1 of the header first had it, up to `last_error`: fields appended since
+// (`prepare`) read as zero for a plugin built before them (plugins/kernel.cc).
+constexpr uint32_t kKernelStructSizeV1 = offsetof(fs_kernel, prepare);
 // A struct_size beyond this is garbage (an uninitialised field), not a future header.
 constexpr uint32_t kMaxStructSize = 1u << 16;
 constexpr int32_t kMaxKernels = 100000;

@@ -1,5 +1,7 @@
 #include "runner/kernel_loading.h"
 
+#include "suites/plugin_paths.h"
+#include "suites/worker_process.h"
 #include "suites/worker_protocol.h"
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
@@ -14,6 +16,7 @@ absl::Status LoadKernels(const std::vector<std::string>& plugin_paths, int progr
 #if defined(FLASHSCOPE_HAVE_CUDA)
   if (absl::Status s = set->AddLinked(&flashscope_builtin_plugin_v1); !s.ok()) return s;
 #endif
+  set->SetPythonBridge(suites::PythonBridgePath(suites::ThisProgram()));
   for (const std::string& path : plugin_paths) {
     suites::protocol::Tell(progress_fd, {Event::kLoad, "", "", path});
     if (absl::Status s = set->Load(path); !s.ok()) return s;

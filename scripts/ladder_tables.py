@@ -163,7 +163,8 @@ def vs_peer_table(cases, peer):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("ladder")
-    ap.add_argument("--peers", help="report of scripts/torch_sdpa_report.py from the same session")
+    ap.add_argument("--peers", help="a report with the torch.sdpa_* peers from the same session "
+                                    "(a run of suites/python_peers.json)")
     ap.add_argument("--problem", action="append", help="problem keys for rung tables")
     ap.add_argument("--gemm", action="store_true",
                     help="the GEMM ladder: a kernel x problem table per input type")

@@ -49,6 +49,12 @@ std::string PluginDirBeside(const std::string& worker_exe) {
       .string();
 }
 
+std::string PythonBridgePath(const std::string& worker_exe) {
+  const std::string bridge = Env("FLASHSCOPE_PYTHON_BRIDGE");
+  if (!bridge.empty() || worker_exe.empty()) return bridge;
+  return (fs::path(PluginDirBeside(worker_exe)) / "libflashscope_python.so").string();
+}
+
 PluginSources PluginSourcesFromEnvironment(const std::vector<std::string>& suite_plugins,
                                            const std::vector<std::string>& command_line,
                                            const std::string& worker_exe) {

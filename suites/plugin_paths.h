@@ -32,6 +32,10 @@ PluginSources PluginSourcesFromEnvironment(const std::vector<std::string>& suite
 // <folder of worker_exe>/../lib/flashscope/plugins.
 std::string PluginDirBeside(const std::string& worker_exe);
 
+// The Python bridge that loads a plugin path ending in ".py" (docs/python.md):
+// $FLASHSCOPE_PYTHON_BRIDGE, else libflashscope_python.so in PluginDirBeside(worker_exe).
+std::string PythonBridgePath(const std::string& worker_exe);
+
 // Absolute paths of existing files, in load order, without repeats. An error names the entry,
 // where it came from, where a bare name was looked for, and what to do.
 absl::StatusOr<std::vector<std::string>> ResolvePlugins(const PluginSources& sources);

@@ -2,23 +2,20 @@
 // flashscope and flashscope-worker with the small C plugins of plugins/tests (good, refused and
 // crashing ones). Each refusal and crash must give the message docs/plugins.md promises.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "cli/tests/flashscope_command.h"
+
 namespace flashscope {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using Result = testing::CommandResult;
 
 std::string Plugin(const std::string& variant) {
   return fs::canonical(std::string(FLASHSCOPE_TEST_PLUGIN_DIR) + "/libtest_plugin_" + variant +
@@ -26,36 +23,8 @@ std::string Plugin(const std::string& variant) {
       .string();
 }
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class CliPlugins : public ::testing::Test {
+class CliPlugins : public testing::FlashscopeCommandTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("flashscope_cli_plugins_" + std::to_string(getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // `flashscope ARGS` with the environment `env` ("A=b C=d "), from the test's folder.
-  Result Flashscope(const std::string& args, const std::string& env = "") {
-    const std::string cmd = "cd '" + dir_.string() + "' && env -u FLASHSCOPE_PLUGINS " + env +
-                            " CUDA_VISIBLE_DEVICES= '" + FLASHSCOPE_BIN_DIR + "/flashscope' " +
-                            args + " > out.txt 2> err.txt";
-    const int rc = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-    r.out = Slurp(dir_ / "out.txt");
-    r.err = Slurp(dir_ / "err.txt");
-    return r;
-  }
   std::string Suite(const std::string& kernels, const std::string& plugins = "") {
     const fs::path p = dir_ / "suite.json";
     std::ofstream(p) << R"({"name": "e2e", "kernels": [)" << kernels << "]"
@@ -64,8 +33,6 @@ class CliPlugins : public ::testing::Test {
                            {"family": "gemm", "axes": {"size": 8, "dtype": "fp16"}}]})";
     return p.string();
   }
-
-  fs::path dir_;
 };
 
 #define EXPECT_HAS(text, part) \

@@ -183,6 +183,19 @@ typedef struct fs_kernel {
   /* Optional: the message of the last failing call on this thread (a traceback for a Python
    * kernel), valid until the next call of any callback on this thread. */
   const char* (*last_error)(void* user);
+
+  /* Optional (NULL: nothing to prepare; a plugin built before this field was appended reads as
+   * NULL). Called once per case after supports() and before the verified launch, with the case's
+   * buffers and stream: the place for one-time work no timed launch may pay (JIT compilation,
+   * autotuning, building library plans). It may synchronise, allocate and write the outputs
+   * (flashscope poisons them after it). Returns like launch(); on success sets `*note` to one
+   * line saying what it did ("compiled and autotuned in 1.93 s; then 0.41 ms a call"), or NULL,
+   * valid until the next callback on this thread. flashscope records its wall time and the note
+   * in the case result. A plugin must still work when the host never calls it (an older host):
+   * the Python bridge then prepares inside the first launch of each problem, which is the
+   * untimed, verified one. */
+  int32_t (*prepare)(void* user, const fs_problem* problem, const fs_buffers* buffers,
+                     void* stream, const char** note);
 } fs_kernel;
 
 /* launch() return value for a failure of the plugin rather than of CUDA. */

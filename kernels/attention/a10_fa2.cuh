@@ -1,6 +1,7 @@
-// attn.a10_fa2's compile-time configuration: its feature bits and per-head-dim tiles. One place,
-// shared by the rung (a10_fa2.cu, which says why these tiles) and by the test-only variants of
-// kernels/testing/cheat_kernels.cu, which must run exactly a10's code plus their one cheat.
+// attn.a10_fa2's configuration (a10_fa2.cu says what the rung is and why): its feature bits and
+// its tile per head dim, in one place for the rung and the test-only variants built on its code
+// path (the cheats of kernels/testing/cheat_kernels.cu and the bugs of bug_kernels.cu), which must
+// run exactly a10's code plus their one change.
 #pragma once
 
 #include "kernels/attention/attn_mma_entry.cuh"

@@ -58,8 +58,10 @@ struct Instance {
     p.seq_k = static_cast<int>(pr.seq_k);
     p.scale = a.softmax_scale;
     p.causal = pr.causal ? 1 : 0;
-    const dim3 grid(static_cast<unsigned>((pr.seq_q + TL::BM - 1) / TL::BM),
-                    static_cast<unsigned>(pr.batch * pr.heads));
+    // kBugGridFloor: rounded down, the last partial query tile gets no block.
+    const int64_t m_blocks =
+        (F & kBugGridFloor) ? pr.seq_q / TL::BM : (pr.seq_q + TL::BM - 1) / TL::BM;
+    const dim3 grid(static_cast<unsigned>(m_blocks), static_cast<unsigned>(pr.batch * pr.heads));
     kKernel<<<grid, TL::THREADS, S::kBytes, stream>>>(p);
     return cudaGetLastError();
   }

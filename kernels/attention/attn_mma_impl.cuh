@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/attention/attn_mma_softmax.cuh"
@@ -129,6 +130,19 @@ __device__ __forceinline__ void LoadTile(T* smem, const T* gmem, int row0, int n
   }
 }
 
+// O += P·V for one n8 block of the head dim: fp32 accumulation (every rung), or mma.sync's fp16
+// accumulator (kBugF16Accumulate). bf16 has no fp16 accumulator: the bf16 instances the dtype
+// dispatch compiles for that bug keep fp32, and the bug kernel refuses bf16 problems.
+template <typename T, unsigned F>
+__device__ __forceinline__ void MmaPV(float (&o)[4], const uint32_t (&a)[4], uint32_t b0,
+                                      uint32_t b1) {
+  if constexpr ((F & kBugF16Accumulate) != 0 && std::is_same_v<T, __half>) {
+    ptx::MmaM16N8K16F16Acc(o, a, b0, b1);
+  } else {
+    ptx::MmaM16N8K16<T>(o, a, b0, b1);
+  }
+}
+
 template <typename T, int D, class TL, unsigned F>
 __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Params p) {
   constexpr int BM = TL::BM, BN = TL::BN, THREADS = TL::THREADS, MT = TL::MT;
@@ -158,7 +172,8 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
   const T* gQ = static_cast<const T*>(p.q) + bh * p.seq_q * D;
   const T* gK = static_cast<const T*>(p.k) + bh * p.seq_k * D;
   const T* gV = static_cast<const T*>(p.v) + bh * p.seq_k * D;
-  const int diag = p.seq_k - p.seq_q;  // query i sees keys j <= i + diag
+  // Query i sees keys j <= i + diag (kBugDiagonal: the offset one short, the diagonal masked).
+  const int diag = p.seq_k - p.seq_q - ((F & kBugDiagonal) ? 1 : 0);
 
   if constexpr ((F & kTestSkipUnlessPoisoned) != 0) {
     // Every thread reads the same element before any thread writes: the block leaves as one.
@@ -171,7 +186,8 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
 
   int n_end = p.seq_k;
   if ((F & kCausalSkip) && p.causal) n_end = min(p.seq_k, m0 + BM + diag);
-  const int n_tiles = n_end > 0 ? (n_end + BN - 1) / BN : 0;
+  // kBugKeyTileFloor: rounded down, the last partial key tile is never visited.
+  const int n_tiles = n_end > 0 ? ((F & kBugKeyTileFloor) ? n_end / BN : (n_end + BN - 1) / BN) : 0;
 
   SoftmaxState<T, D, BN, F> st[MT];
 #pragma unroll
@@ -237,8 +253,6 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
     for (int mt = 0; mt < MT; ++mt)
 #pragma unroll
       for (int j = 0; j < BN / 8; ++j) s[mt][j][0] = s[mt][j][1] = s[mt][j][2] = s[mt][j][3] = 0.f;
-    // kTestF16AccumS: the same products summed in fp16 registers, widened to s after the k loop.
-    uint32_t s16[kF16S ? MT : 1][kF16S ? BN / 8 : 1][2] = {};
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
       uint32_t qs[MT][4];
@@ -256,27 +270,15 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
 #pragma unroll
         for (int mt = 0; mt < MT; ++mt) {
           const uint32_t(&a)[4] = kQSmem ? qs[mt] : qf[kQSmem ? 0 : mt][kQSmem ? 0 : kk];
-          if constexpr (kF16S) {
-            ptx::MmaM16N8K16F16Acc(s16[mt][2 * np], a, b[0], b[1]);
-            ptx::MmaM16N8K16F16Acc(s16[mt][2 * np + 1], a, b[2], b[3]);
+          if constexpr (kF16S) {  // kTestF16AccumS: the same products summed in fp16
+            ptx::MmaM16N8K16F16Acc(s[mt][2 * np], a, b[0], b[1]);
+            ptx::MmaM16N8K16F16Acc(s[mt][2 * np + 1], a, b[2], b[3]);
           } else {
             ptx::MmaM16N8K16<T>(s[mt][2 * np], a, b[0], b[1]);
             ptx::MmaM16N8K16<T>(s[mt][2 * np + 1], a, b[2], b[3]);
           }
         }
       }
-    }
-    if constexpr (kF16S) {
-#pragma unroll
-      for (int mt = 0; mt < MT; ++mt)
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-          for (int r = 0; r < 2; ++r) {
-            const float2 v = __half22float2(*reinterpret_cast<const __half2*>(&s16[mt][j][r]));
-            s[mt][j][2 * r] = v.x;
-            s[mt][j][2 * r + 1] = v.y;
-          }
     }
 
     // Mask keys past Sk and past the causal diagonal; only tiles that cross either pay for it.
@@ -301,13 +303,16 @@ __global__ void __launch_bounds__(TL::THREADS, TL::MIN_BLOCKS) AttnMmaKernel(Par
         }
 #pragma unroll
         for (int dp = 0; dp < D / 16; ++dp) {
+          // kBugVLaneMap: the second quarter of the head dim reads V through K's lane map (keys
+          // (lane/16)·8 + lane%8, chunk parity (lane/8)%2), as if copied from the Q·Kᵀ loads.
+          const bool k_lanes = (F & kBugVLaneMap) != 0 && dp * 4 / (D / 16) == 1;
           uint32_t b[4];
-          ptx::LdMatrixX4Trans(b,
-                               ptx::SmemAddr(sVb) + L::Step(v_lane, dp) + kc * 16 * L::kRowBytes);
+          ptx::LdMatrixX4Trans(b, ptx::SmemAddr(sVb) + L::Step(k_lanes ? k_lane : v_lane, dp) +
+                                      kc * 16 * L::kRowBytes);
 #pragma unroll
           for (int mt = 0; mt < MT; ++mt) {
-            ptx::MmaM16N8K16<T>(st[mt].o[2 * dp], a[mt], b[0], b[1]);
-            ptx::MmaM16N8K16<T>(st[mt].o[2 * dp + 1], a[mt], b[2], b[3]);
+            MmaPV<T, F>(st[mt].o[2 * dp], a[mt], b[0], b[1]);
+            MmaPV<T, F>(st[mt].o[2 * dp + 1], a[mt], b[2], b[3]);
           }
         }
       }

@@ -29,9 +29,22 @@ enum : unsigned {
   kPolyExp = 1u << 6,        // a11: a quarter of the exponentials by polynomial on the FMA pipe
   // Test only: the cheats of kernels/testing/cheat_kernels.cu that flashscope's trust checks must
   // catch (docs/trust.md). No rung sets them; with them off they compile out entirely.
-  kTestSkipUnlessPoisoned = 1u << 24,  // a block whose first output element is not the poison
+  kTestSkipUnlessPoisoned = 1u << 20,  // a block whose first output element is not the poison
                                        // pattern returns at once (does work only when checked)
-  kTestF16AccumS = 1u << 25,           // S = Q·Kᵀ accumulated in fp16 registers (fp16 inputs)
+  kTestF16AccumS = 1u << 21,           // S = Q·Kᵀ accumulated in fp16 registers (fp16 inputs)
+};
+
+// Test-only mistakes (kernels/testing/bug_kernels.cu, the demo suite), never set by a rung: each
+// plants one bug kernel authors make into this real code path, so that a bug kernel's error
+// heatmaps are the mistake's own, not those of an output corrupted afterwards. Off, each compiles
+// out like any feature bit (the rungs' SASS does not change).
+enum : unsigned {
+  kBugGridFloor = 1u << 24,     // grid of floor(Sq/BM) blocks: the last partial query tile has none
+  kBugKeyTileFloor = 1u << 25,  // floor(n_end/BN) key tiles: the last partial key tile is skipped
+  kBugDiagonal = 1u << 26,      // causal offset Sk - Sq - 1: every query loses its diagonal key
+  kBugStaleRescale = 1u << 27,  // warp 1 never rescales O when its running max grows
+  kBugVLaneMap = 1u << 28,      // V's ldmatrix.trans takes K's lane map in D's second quarter
+  kBugF16Accumulate = 1u << 29,  // O += P·V in mma.sync's fp16 accumulator
 };
 
 constexpr float kLog2e = 1.4426950408889634f;
@@ -162,7 +175,10 @@ struct SoftmaxState {
     RowMax(s, mx);
     if constexpr (kDirect) {
       float alpha[2];
-      if (UpdateMax(mx, scale, alpha)) {
+      // kBugStaleRescale: warp 1 leaves O scaled to the max it had (l moves on), so its rows
+      // overweight every key tile seen before their max last grew.
+      const bool stale = (F & kBugStaleRescale) != 0 && threadIdx.x / 32 == 1;
+      if (UpdateMax(mx, scale, alpha) && !stale) {
         RescaleO(0, alpha[0]);
         RescaleO(1, alpha[1]);
       }

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "kernels/hopper/sm90_tensor_map.h"
+#include "kernels/hopper/tensor_map.h"
 
 namespace flashscope::kernels::attn_sm90 {
 namespace {
@@ -23,8 +23,9 @@ struct MapKey {
 
 std::string Encode(const void* base, const AttentionProblem& p, int64_t seq, int box_rows,
                    CUtensorMap* out) {
-  sm90::Tensor3D t;
+  hopper::TmaTensor t;
   t.base = base;
+  t.rank = 3;
   t.type =
       p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   const uint64_t row_bytes = static_cast<uint64_t>(p.head_dim) * 2;
@@ -37,7 +38,7 @@ std::string Encode(const void* base, const AttentionProblem& p, int64_t seq, int
   t.box[1] = static_cast<uint32_t>(box_rows);
   t.box[2] = 1;
   t.swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-  return sm90::EncodeTensorMap3D(t, out);
+  return hopper::EncodeTensorMap(t, out);
 }
 
 }  // namespace

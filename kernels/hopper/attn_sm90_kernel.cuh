@@ -73,9 +73,9 @@ struct Consumer {
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
       const uint32_t col = (kk % 4) * 32;
-      const uint64_t da = sm90::DescSw128(q + (kk / 4) * C::kBM * 128 + col, 16, 1024);
-      const uint64_t db = sm90::DescSw128(k + (kk / 4) * BN * 128 + col, 16, 1024);
-      sm90::Wgmma<BN>::template SS<T, false, false>(Flat(s), da, db, kk > 0 ? 1u : 0u);
+      const uint64_t da = hopper::SmemDescriptorSw128(q + (kk / 4) * C::kBM * 128 + col, 16, 1024);
+      const uint64_t db = hopper::SmemDescriptorSw128(k + (kk / 4) * BN * 128 + col, 16, 1024);
+      hopper::Wgmma<BN>::template SS<T, false, false>(Flat(s), da, db, kk > 0 ? 1u : 0u);
     }
   }
 
@@ -85,8 +85,8 @@ struct Consumer {
     const uint32_t v = prod.smem + C::kOffV + stage * C::kKVBytes;
 #pragma unroll
     for (int kc = 0; kc < BN / 16; ++kc) {
-      const uint64_t db = sm90::DescSw128(v + kc * 2048, BN * 128, 1024);
-      sm90::Wgmma<D>::template RS<T, true>(Flat(st.o), pa[kc], db, 1u);
+      const uint64_t db = hopper::SmemDescriptorSw128(v + kc * 2048, BN * 128, 1024);
+      hopper::Wgmma<D>::template RS<T, true>(Flat(st.o), pa[kc], db, 1u);
     }
   }
 
@@ -105,7 +105,7 @@ struct Consumer {
 
   // Every consumer warp arrives once its wgmmas reading the stage have completed.
   __device__ __forceinline__ void Release(uint32_t bar) const {
-    if (lane == 0) sm90::MbarArrive(bar);
+    if (lane == 0) hopper::MbarArrive(bar);
   }
 
   __device__ __forceinline__ void Mask(float (&s)[BN / 8][4], int tile) const {
@@ -116,17 +116,17 @@ struct Consumer {
   // after. Warpgroup 1 hands over before its first turn (warpgroup 0 goes first) and not after
   // its last, so every bar.sync meets exactly one bar.arrive of the other warpgroup.
   __device__ __forceinline__ void TakeTurn() const {
-    if constexpr (C::kPP) sm90::NamedBarrierSync(kBarTurn0 + cw, 256);
+    if constexpr (C::kPP) hopper::NamedBarrierSync(kBarTurn0 + cw, 256);
   }
   __device__ __forceinline__ void PassTurn(bool last) const {
     if constexpr (C::kPP) {
-      if (!(last && cw == 1)) sm90::NamedBarrierArrive(kBarTurn0 + (cw ^ 1), 256);
+      if (!(last && cw == 1)) hopper::NamedBarrierArrive(kBarTurn0 + (cw ^ 1), 256);
     }
   }
 
   // a12/a13: per key tile, S = Q·Kᵀ, wait, softmax (O rescaled in place), P·V, wait.
   __device__ void RunSequential() {
-    sm90::MbarWait(prod.bars.QFull(), 0);
+    hopper::MbarWait(prod.bars.QFull(), 0);
     for (int it = 0; it < n_tiles; ++it) {
       const int s = it % C::kStages;
       const uint32_t ph = (it / C::kStages) & 1;
@@ -138,24 +138,24 @@ struct Consumer {
         __syncwarp();
       }
       float sc[BN / 8][4];
-      sm90::MbarWait(prod.bars.KFull(s), ph);
-      sm90::WgmmaFence();
+      hopper::MbarWait(prod.bars.KFull(s), ph);
+      hopper::WgmmaFence();
       IssueQK(sc, s);
-      sm90::WgmmaCommit();
-      sm90::WgmmaWait<0>();
-      sm90::FenceOperands(Flat(sc));
+      hopper::WgmmaCommit();
+      hopper::WgmmaWait<0>();
+      hopper::FenceOperands(Flat(sc));
       Release(prod.bars.KEmpty(s));
       Mask(sc, it);
       st.SoftmaxInRegs(sc, p.scale);
       uint32_t pa[BN / 16][4];
       PackP(sc, pa);
-      sm90::MbarWait(prod.bars.VFull(s), ph);
-      sm90::FenceOperands(Flat(st.o));
-      sm90::WgmmaFence();
+      hopper::MbarWait(prod.bars.VFull(s), ph);
+      hopper::FenceOperands(Flat(st.o));
+      hopper::WgmmaFence();
       IssuePV(pa, s);
-      sm90::WgmmaCommit();
-      sm90::WgmmaWait<0>();
-      sm90::FenceOperands(Flat(st.o));
+      hopper::WgmmaCommit();
+      hopper::WgmmaWait<0>();
+      hopper::FenceOperands(Flat(st.o));
       Release(prod.bars.VEmpty(s));
     }
   }
@@ -178,22 +178,22 @@ struct Consumer {
   // the SASS), which would serialise the two again. O is rescaled for tile it-1 between the two
   // issues, when no wgmma writes it.
   __device__ void RunBatched() {
-    sm90::MbarWait(prod.bars.QFull(), 0);
+    hopper::MbarWait(prod.bars.QFull(), 0);
     if (n_tiles == 0) return;
     if constexpr (C::kPP) {
-      if (cw == 1) sm90::NamedBarrierArrive(kBarTurn0, 256);
+      if (cw == 1) hopper::NamedBarrierArrive(kBarTurn0, 256);
     }
     float sc[BN / 8][4];      // S of the current tile, then its P (fp32)
     uint32_t pa[BN / 16][4];  // P of the previous tile, the A operand of its P·V
     float alpha[2];
-    sm90::MbarWait(prod.bars.KFull(0), 0);
+    hopper::MbarWait(prod.bars.KFull(0), 0);
     TakeTurn();
-    sm90::WgmmaFence();
+    hopper::WgmmaFence();
     IssueQK(sc, 0);
-    sm90::WgmmaCommit();
+    hopper::WgmmaCommit();
     PassTurn(false);
-    sm90::WgmmaWait<0>();
-    sm90::FenceOperands(Flat(sc));
+    hopper::WgmmaWait<0>();
+    hopper::FenceOperands(Flat(sc));
     Release(prod.bars.KEmpty(0));
     SoftmaxTile(sc, 0, alpha);  // O is still zero: no rescale
     bool rescale = false;
@@ -201,33 +201,33 @@ struct Consumer {
       const int s = it % C::kStages, sp = (it - 1) % C::kStages;
       RetirePV(it - 2);
       PackP(sc, pa);
-      sm90::MbarWait(prod.bars.KFull(s), (it / C::kStages) & 1);
-      sm90::MbarWait(prod.bars.VFull(sp), ((it - 1) / C::kStages) & 1);
+      hopper::MbarWait(prod.bars.KFull(s), (it / C::kStages) & 1);
+      hopper::MbarWait(prod.bars.VFull(sp), ((it - 1) / C::kStages) & 1);
       TakeTurn();
-      sm90::WgmmaFence();
+      hopper::WgmmaFence();
       IssueQK(sc, s);
-      sm90::WgmmaCommit();
+      hopper::WgmmaCommit();
       RescaleBeforePV(rescale, alpha);
       IssuePV(pa, sp);
-      sm90::WgmmaCommit();
+      hopper::WgmmaCommit();
       PassTurn(false);
       if constexpr (C::kIO) {
-        sm90::WgmmaWait<1>();  // S(it) has landed; P(it-1)·V(it-1) may still run
+        hopper::WgmmaWait<1>();  // S(it) has landed; P(it-1)·V(it-1) may still run
       } else {
-        sm90::WgmmaWait<0>();
+        hopper::WgmmaWait<0>();
       }
-      sm90::FenceOperands(Flat(sc));
+      hopper::FenceOperands(Flat(sc));
       Release(prod.bars.KEmpty(s));
       rescale = SoftmaxTile(sc, it, alpha);
     }
     RetirePV(n_tiles - 2);
     PackP(sc, pa);
     const int sl = (n_tiles - 1) % C::kStages;
-    sm90::MbarWait(prod.bars.VFull(sl), ((n_tiles - 1) / C::kStages) & 1);
+    hopper::MbarWait(prod.bars.VFull(sl), ((n_tiles - 1) / C::kStages) & 1);
     TakeTurn();
     RescaleBeforePV(rescale, alpha);
     IssuePV(pa, sl);
-    sm90::WgmmaCommit();
+    hopper::WgmmaCommit();
     PassTurn(true);
     RetirePV(n_tiles - 1);
   }
@@ -235,20 +235,20 @@ struct Consumer {
   // Waits for every wgmma of this warpgroup (the P·V of tile `tile` is the last one in flight)
   // and releases that tile's V stage; nothing to release for tile < 0.
   __device__ __forceinline__ void RetirePV(int tile) {
-    sm90::WgmmaWait<0>();
-    sm90::FenceOperands(Flat(st.o));
+    hopper::WgmmaWait<0>();
+    hopper::FenceOperands(Flat(st.o));
     if (tile >= 0) Release(prod.bars.VEmpty(tile % C::kStages));
   }
 
   // O *= alpha (when the last softmax moved the max), then the fence the next wgmma on O needs.
   __device__ __forceinline__ void RescaleBeforePV(bool rescale, const float (&alpha)[2]) {
-    sm90::FenceOperands(Flat(st.o));
+    hopper::FenceOperands(Flat(st.o));
     if (rescale) {
       st.RescaleO(0, alpha[0]);
       st.RescaleO(1, alpha[1]);
     }
-    sm90::FenceOperands(Flat(st.o));
-    sm90::WgmmaFence();
+    hopper::FenceOperands(Flat(st.o));
+    hopper::WgmmaFence();
   }
 
   // O / l, staged in this warpgroup's own rows of the Q tile (its Q·Kᵀ reads are complete) in
@@ -269,7 +269,7 @@ struct Consumer {
             ptx::PackFloat2<T>(st.o[dt][2 * h], st.o[dt][2 * h + 1]);
       }
     }
-    sm90::NamedBarrierSync(kBarEpilogue0 + cw, 128);
+    hopper::NamedBarrierSync(kBarEpilogue0 + cw, 128);
     constexpr int kChunks = D / 8;
     T* out = static_cast<T*>(p.o) + int64_t(bh) * p.seq_q * D;
 #pragma unroll
@@ -314,8 +314,8 @@ __global__ void __launch_bounds__(Config<D, F>::kThreads, 1)
                    const __grid_constant__ CUtensorMap tm_v, const Params p) {
   using C = Config<D, F>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  unsigned char* smem = smem_raw + ((1024 - (sm90::SmemAddr(smem_raw) & 1023)) & 1023);
-  const uint32_t sbase = sm90::SmemAddr(smem);
+  unsigned char* smem = smem_raw + ((1024 - (hopper::SmemAddr(smem_raw) & 1023)) & 1023);
+  const uint32_t sbase = hopper::SmemAddr(smem);
   const Barriers<C> bars{sbase + C::kOffBar};
   const int mi = static_cast<int>(blockIdx.x % p.n_m_blocks);
   const int bh = static_cast<int>(blockIdx.x / p.n_m_blocks);
@@ -326,13 +326,13 @@ __global__ void __launch_bounds__(Config<D, F>::kThreads, 1)
   const Producer<C> prod{&tm_q, &tm_k, &tm_v, sbase, bars, bh};
   if constexpr (C::kWS) {
     if (threadIdx.x < 128) {  // producer warpgroup: one thread issues every load
-      sm90::SetMaxNRegDec<C::kProducerRegs>();
+      hopper::SetMaxNRegDec<C::kProducerRegs>();
       if (threadIdx.x == 0) {
         prod.LoadQ(m0);
         for (int j = 0; j < n_tiles; ++j) prod.LoadKV(j);
       }
     } else {
-      sm90::SetMaxNRegInc<C::kConsumerRegs>();
+      hopper::SetMaxNRegInc<C::kConsumerRegs>();
       RunConsumer<T, D, F>(p, prod, smem, m0, bh, n_tiles, threadIdx.x - 128);
     }
   } else {

@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "kernels/attention/attn_mma_softmax.cuh"
-#include "kernels/hopper/sm90_ptx.cuh"
+#include "kernels/hopper/hopper_ptx.cuh"
 #include "kernels/ptx.cuh"
 
 namespace flashscope::kernels::attn_sm90 {
@@ -86,14 +86,15 @@ struct Barriers {
   __device__ uint32_t VEmpty(int s) const { return base + 8 * (1 + 3 * C::kStages + s); }
 
   __device__ void Init() const {
-    sm90::MbarInit(QFull(), 1);
+    hopper::MbarInit(QFull(), 1);
     for (int s = 0; s < C::kStages; ++s) {
-      sm90::MbarInit(KFull(s), 1);
-      sm90::MbarInit(VFull(s), 1);
-      sm90::MbarInit(KEmpty(s), C::kConsumerThreads / 32);  // every consumer warp
-      sm90::MbarInit(VEmpty(s), C::kConsumerThreads / 32);
+      hopper::MbarInit(KFull(s), 1);
+      hopper::MbarInit(VFull(s), 1);
+      hopper::MbarInit(KEmpty(s), C::kConsumerThreads / 32);  // every consumer warp
+      hopper::MbarInit(VEmpty(s), C::kConsumerThreads / 32);
     }
-    sm90::FenceMbarInit();
+    hopper::FenceMbarInit();
+    hopper::FenceProxyAsyncShared();  // also ordered for the async proxy (TMA) at CTA scope
   }
 };
 
@@ -108,10 +109,10 @@ struct Producer {
   int bh;
 
   __device__ void LoadQ(int m0) const {
-    sm90::MbarArriveExpectTx(bars.QFull(), C::kQBytes);
+    hopper::MbarArriveExpectTx(bars.QFull(), C::kQBytes);
 #pragma unroll
     for (int sub = 0; sub < C::kSub; ++sub) {
-      sm90::TmaLoad3D(smem + sub * C::kBM * 128, q, bars.QFull(), sub * 64, m0, bh);
+      hopper::TmaLoad3D(smem + sub * C::kBM * 128, q, bars.QFull(), sub * 64, m0, bh);
     }
   }
 
@@ -121,17 +122,17 @@ struct Producer {
     const uint32_t parity = ((j / C::kStages) - 1) & 1;
     const uint32_t k_dst = smem + C::kOffK + s * C::kKVBytes;
     const uint32_t v_dst = smem + C::kOffV + s * C::kKVBytes;
-    if (j >= C::kStages) sm90::MbarWait(bars.KEmpty(s), parity);
-    sm90::MbarArriveExpectTx(bars.KFull(s), C::kKVBytes);
+    if (j >= C::kStages) hopper::MbarWait(bars.KEmpty(s), parity);
+    hopper::MbarArriveExpectTx(bars.KFull(s), C::kKVBytes);
 #pragma unroll
     for (int sub = 0; sub < C::kSub; ++sub) {
-      sm90::TmaLoad3D(k_dst + sub * C::kBN * 128, k, bars.KFull(s), sub * 64, j * C::kBN, bh);
+      hopper::TmaLoad3D(k_dst + sub * C::kBN * 128, k, bars.KFull(s), sub * 64, j * C::kBN, bh);
     }
-    if (j >= C::kStages) sm90::MbarWait(bars.VEmpty(s), parity);
-    sm90::MbarArriveExpectTx(bars.VFull(s), C::kKVBytes);
+    if (j >= C::kStages) hopper::MbarWait(bars.VEmpty(s), parity);
+    hopper::MbarArriveExpectTx(bars.VFull(s), C::kKVBytes);
 #pragma unroll
     for (int sub = 0; sub < C::kSub; ++sub) {
-      sm90::TmaLoad3D(v_dst + sub * C::kBN * 128, v, bars.VFull(s), sub * 64, j * C::kBN, bh);
+      hopper::TmaLoad3D(v_dst + sub * C::kBN * 128, v, bars.VFull(s), sub * 64, j * C::kBN, bh);
     }
   }
 };

@@ -154,7 +154,7 @@ __device__ __forceinline__ void WgmmaStep(float (&d)[64], const unsigned char* s
     // (1024 bytes); SBO: next 8-k group (kBN/64 atoms on).
     const uint64_t db =
         hopper::SmemDescriptorSw128(sB + kk * 2 * (kBN / 64) * 1024, 1024, (kBN / 64) * 1024);
-    hopper::WgmmaM64K16SsNMajorB<__half, kBN>(d, da, db, 1);
+    hopper::Wgmma<kBN>::SS<__half, false, true>(d, da, db, 1);
   }
 }
 

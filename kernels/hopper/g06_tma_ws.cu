@@ -58,7 +58,8 @@ using g06::kBM;
 using g06::kThreads;
 using g06::Layout;
 using g06::Shape;
-using hopper::EncodeTensorMap2D;
+using hopper::EncodeTensorMap;
+using hopper::MatrixTensor;
 using hopper::TmaAddressable;
 
 constexpr int kDefaultGroupM = 8;  // cluster-tile rows per scheduling group (g06::Schedule)
@@ -150,11 +151,13 @@ std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, Maps* ou
                                                              : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     valid = false;
     // A: M rows of K, boxes of 128 rows x 64 k. B: K rows of N, boxes of 64 k-rows x 64 n.
-    std::string why = EncodeTensorMap2D(
-        {args.a, type, uint64_t(p.m), uint64_t(p.k), uint64_t(p.k) * 2, kBM, kBK}, &cached.a);
+    std::string why = EncodeTensorMap(
+        MatrixTensor(args.a, type, uint64_t(p.m), uint64_t(p.k), uint64_t(p.k) * 2, kBM, kBK),
+        &cached.a);
     if (why.empty()) {
-      why = EncodeTensorMap2D(
-          {args.b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(p.n) * 2, kBK, 64}, &cached.b);
+      why = EncodeTensorMap(
+          MatrixTensor(args.b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(p.n) * 2, kBK, 64),
+          &cached.b);
     }
     if (!why.empty()) return why;
     last = key;

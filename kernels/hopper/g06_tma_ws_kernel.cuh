@@ -201,7 +201,7 @@ __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_
         // bytes along each row. B: two 8-k atom rows per slice (2 KiB); 64-n boxes 8 KiB apart.
         const uint64_t da = SmemDescriptorSw128(sa + wg * 64 * 128 + kk * 32, 16, 1024);
         const uint64_t db = SmemDescriptorSw128(sa + L::kABytes + kk * 2048, kBoxBytes, 1024);
-        WgmmaM64K16SsNMajorB<T, kBN>(d, da, db, kt > 0 || kk > 0);
+        Wgmma<kBN>::template SS<T, false, true>(d, da, db, kt > 0 || kk > 0);
       }
       WgmmaCommit();
       WgmmaWait<1>();
@@ -244,14 +244,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();
   }
   if (warpgroup == 0) {
-    SetMaxNRegDecrease<kProducerRegs>();
+    SetMaxNRegDec<kProducerRegs>();
     if constexpr (kTma) {
       if (threadIdx.x == 0) ProduceTma<kBN, kCluster>(&map_a, &map_b, s, stages, full, empty);
     } else {
       ProduceCopy<kBN>(A, B, s, stages, full, empty);
     }
   } else {
-    SetMaxNRegIncrease<kConsumerRegs>();
+    SetMaxNRegInc<kConsumerRegs>();
     Consume<T, kBN, kCluster>(C, s, stages, full, empty, warpgroup - 1);
   }
   // No CTA may leave while its peer can still arrive on its barriers.

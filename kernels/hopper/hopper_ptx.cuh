@@ -1,21 +1,28 @@
-// PTX wrappers for the Hopper (sm_90a) rungs: mbarriers, TMA bulk-tensor loads, wgmma and its
-// shared-memory matrix descriptors, proxy fences and setmaxnreg. Device-only, header-only, no
-// Abseil; the general mma.sync / ldmatrix / cp.async wrappers stay in kernels/ptx.cuh.
+// PTX wrappers for the Hopper (sm_90a) kernels, the GEMM rungs g05+ and the attention rungs a12+
+// alike: mbarriers, cluster barriers, TMA bulk-tensor loads (2-D, 2-D multicast, 3-D), proxy and
+// mbarrier-init fences, named barriers, setmaxnreg, wgmma's shared-memory matrix descriptors and
+// wgmma itself in both operand forms. Device-only, header-only, no Abseil; the general mma.sync /
+// ldmatrix / cp.async wrappers stay in kernels/ptx.cuh. Names follow PTX's (PTX ISA 8.x,
+// "mbarrier", "cp.async.bulk.tensor", "Asynchronous warpgroup level matrix multiply").
 //
-// Every instruction here is Hopper's own: the wrappers compile to their PTX only in the sm_90a pass
-// (__CUDA_ARCH_FEAT_SM90_ALL) and to a trap elsewhere, so a file that includes this header still
-// compiles for other targets, and a kernel built without sm_90a fails loudly if it is ever launched
-// (the registry's exact_sm keeps it from being launched).
+// Shared-memory operands (barriers, TMA destinations, descriptor bases) are SmemAddress: a kernel
+// passes either a generic pointer into shared memory or the 32-bit shared-window address it
+// already computed (the attention rungs keep their barriers as addresses, the GEMM rungs as
+// pointers); both inline to the same cvta + instruction.
 //
 // Ordering rules these wrappers rely on (PTX ISA, "Memory consistency model", async proxy):
 // - TMA writes and wgmma reads of shared memory go through the async proxy. Ordinary stores that
-//   wgmma reads next need FenceProxyAsyncShared() in each writing thread before the barrier or
-//   mbarrier arrive that publishes them.
+//   wgmma or TMA touches next need FenceProxyAsyncShared() in each writing thread before the
+//   barrier or mbarrier arrive that publishes them.
 // - A TMA load completes on an mbarrier: the issuing thread announces the bytes with
 //   MbarArriveExpectTx, the copy engine counts them down, and the phase flips when both the
 //   arrivals and the bytes are in. Waiting threads then see the data (acquire semantics).
 // - wgmma reads its shared operands asynchronously: a stage may be overwritten only after
-//   WgmmaWait<N> has retired the wgmmas that read it.
+//   WgmmaWait<N> has retired the wgmmas that read it; its registers likewise (FenceOperands).
+//
+// Every file that includes this must be compiled for sm_90a alone
+// (-gencode=arch=compute_90a,code=sm_90a): wgmma and setmaxnreg exist on no other target, and a
+// silent fallback would only trap at run time.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (a plain 128-byte struct; nothing is linked from the driver here)
@@ -27,64 +34,68 @@
 
 #include "kernels/ptx.cuh"
 
-namespace flashscope::kernels::hopper {
-
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#define FLASHSCOPE_SM90A_ONLY(...) __VA_ARGS__
-#else
-#define FLASHSCOPE_SM90A_ONLY(...) __trap();
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "hopper_ptx.cuh: compile with -gencode=arch=compute_90a,code=sm_90a (wgmma, setmaxnreg)"
 #endif
+
+namespace flashscope::kernels::hopper {
 
 using ptx::SmemAddr;  // kernels/ptx.cuh: a generic pointer's 32-bit shared-window address
 
-// ---------------------------------------------------------------- mbarrier
+// A shared-memory operand: from a generic pointer into shared memory or from the shared-window
+// address itself. Implicit on purpose, so that every wrapper takes either form.
+struct SmemAddress {
+  uint32_t value;
+  __device__ __forceinline__ SmemAddress(uint32_t addr) : value(addr) {}         // NOLINT
+  __device__ __forceinline__ SmemAddress(const void* p) : value(SmemAddr(p)) {}  // NOLINT
+};
 
-// `count` arrivals complete a phase (plus any announced transaction bytes).
-__device__ __forceinline__ void MbarInit(uint64_t* bar, uint32_t count) {
-  FLASHSCOPE_SM90A_ONLY(
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(SmemAddr(bar)), "r"(count)
-                   : "memory");)
+// ---------------------------------------------------------------- mbarrier (shared::cta, b64)
+// A phase completes when `count` arrivals have happened and every byte announced with expect_tx
+// has landed. Waiters ask for the completion of the phase of a given parity: the k-th use of a
+// barrier (k = 0, 1, ...) completes parity k & 1.
+
+__device__ __forceinline__ void MbarInit(SmemAddress bar, uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar.value), "r"(count) : "memory");
 }
 
 // Makes the initialised barriers visible to the other threads and to the copy engine (async
-// proxy); a __syncthreads() must follow before anyone uses them.
+// proxy); a barrier of the threads that use them (or a cluster barrier) must follow.
 __device__ __forceinline__ void FenceMbarInit() {
-  FLASHSCOPE_SM90A_ONLY(asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");)
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
 // One arrival that also announces `bytes` more transaction bytes for the current phase.
-__device__ __forceinline__ void MbarArriveExpectTx(uint64_t* bar, uint32_t bytes) {
-  FLASHSCOPE_SM90A_ONLY(
-      asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(
-                       SmemAddr(bar)),
-                   "r"(bytes)
-                   : "memory");)
+__device__ __forceinline__ void MbarArriveExpectTx(SmemAddress bar, uint32_t bytes) {
+  asm volatile(
+      "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar.value),
+      "r"(bytes)
+      : "memory");
 }
 
-__device__ __forceinline__ void MbarArrive(uint64_t* bar) {
-  FLASHSCOPE_SM90A_ONLY(
-      asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(SmemAddr(bar))
-                   : "memory");)
+__device__ __forceinline__ void MbarArrive(SmemAddress bar) {
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\n" ::"r"(bar.value)
+               : "memory");
 }
 
 // True once the phase with parity `parity` has completed (the barrier's current phase is the
 // other parity). A fresh barrier is in phase 0, so waiting for parity 1 passes at once: that is
 // how a producer finds every stage free before any consumer released it.
-__device__ __forceinline__ bool MbarTryWait(uint64_t* bar, uint32_t parity) {
-  uint32_t done = 1;
-  FLASHSCOPE_SM90A_ONLY(
-      asm volatile("{\n.reg .pred p;\n"
-                   "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n"
-                   "selp.u32 %0, 1, 0, p;\n}\n"
-                   : "=r"(done)
-                   : "r"(SmemAddr(bar)), "r"(parity)
-                   : "memory");)
+__device__ __forceinline__ bool MbarTryWait(SmemAddress bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\n"
+      "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(bar.value), "r"(parity)
+      : "memory");
   return done != 0;
 }
 
 // try_wait suspends the thread for a hardware-chosen time before it returns false, so this loop
 // does not spin the issue slots the way a test_wait loop would.
-__device__ __forceinline__ void MbarWait(uint64_t* bar, uint32_t parity) {
+__device__ __forceinline__ void MbarWait(SmemAddress bar, uint32_t parity) {
   while (!MbarTryWait(bar, parity)) {
   }
 }
@@ -94,212 +105,280 @@ __device__ __forceinline__ void MbarWait(uint64_t* bar, uint32_t parity) {
 // Default semantics (release at CTA scope): what the arrival publishes is that this thread's
 // wgmma reads are over (wait_group already retired them), which needs no memory fence, whereas
 // .release.cluster would put a GPU-wide MEMBAR in front of every arrival.
-__device__ __forceinline__ void MbarArriveCluster(uint64_t* bar, uint32_t cta) {
-  FLASHSCOPE_SM90A_ONLY(
-      asm volatile("{\n.reg .b32 remote;\n"
-                   "mapa.shared::cluster.u32 remote, %0, %1;\n"
-                   "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(SmemAddr(bar)),
-                   "r"(cta)
-                   : "memory");)
+__device__ __forceinline__ void MbarArriveCluster(SmemAddress bar, uint32_t cta) {
+  asm volatile(
+      "{\n.reg .b32 remote;\n"
+      "mapa.shared::cluster.u32 remote, %0, %1;\n"
+      "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(bar.value),
+      "r"(cta)
+      : "memory");
 }
 
-// ---------------------------------------------------------------- clusters
+// ---------------------------------------------------------------- clusters, named barriers
 
 __device__ __forceinline__ uint32_t ClusterCtaRank() {
-  uint32_t r = 0;
-  FLASHSCOPE_SM90A_ONLY(asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));)
+  uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
   return r;
 }
 
 // Every thread of every CTA in the cluster, exited threads excepted, meets here; release/acquire
 // orders shared-memory writes (barrier initialisation) before the other CTAs' later accesses.
 __device__ __forceinline__ void ClusterSync() {
-  FLASHSCOPE_SM90A_ONLY(asm volatile("barrier.cluster.arrive.release;\n"
-                                     "barrier.cluster.wait.acquire;\n" ::
-                                         : "memory");)
+  asm volatile(
+      "barrier.cluster.arrive.release;\n"
+      "barrier.cluster.wait.acquire;\n" ::
+          : "memory");
+}
+
+// Named barriers 1..15 (0 is __syncthreads): `count` threads (a multiple of 32) take part; sync
+// waits for all, arrive counts itself and goes on.
+__device__ __forceinline__ void NamedBarrierSync(uint32_t id, uint32_t count) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(count) : "memory");
+}
+__device__ __forceinline__ void NamedBarrierArrive(uint32_t id, uint32_t count) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(count) : "memory");
 }
 
 // ---------------------------------------------------------------- TMA
 
-// Fetches the tensor map (a __grid_constant__ kernel parameter) into the TMA unit's cache.
+// Fetches the tensor map (a __grid_constant__ kernel parameter) into the TMA unit's cache, which
+// hides the first load's descriptor fetch.
 __device__ __forceinline__ void PrefetchTensorMap(const CUtensorMap* map) {
-  FLASHSCOPE_SM90A_ONLY(
-      asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map))
-                   : "memory");)
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
 
-// A 2-D box of `map` at element coordinates (c0 innermost, c1) into shared memory at `dst`,
-// completing on `bar`. Elements outside the tensor (coordinates past its extent) arrive as zeros
-// and still count towards the box's bytes.
-__device__ __forceinline__ void TmaLoad2D(void* dst, const CUtensorMap* map, uint64_t* bar, int c0,
-                                          int c1) {
-  FLASHSCOPE_SM90A_ONLY(
-      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-                   "[%0], [%1, {%3, %4}], [%2];\n" ::"r"(SmemAddr(dst)),
-                   "l"(reinterpret_cast<uint64_t>(map)), "r"(SmemAddr(bar)), "r"(c0), "r"(c1)
-                   : "memory");)
+// The box of `map` at element coordinates (c0 innermost, c1[, c2]) into shared memory at `dst`,
+// completing on `bar` with its byte count. Elements outside the tensor (coordinates past its
+// extent) arrive as zeros and still count towards the box's bytes.
+__device__ __forceinline__ void TmaLoad2D(SmemAddress dst, const CUtensorMap* map, SmemAddress bar,
+                                          int c0, int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst.value),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar.value), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+__device__ __forceinline__ void TmaLoad3D(SmemAddress dst, const CUtensorMap* map, SmemAddress bar,
+                                          int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+      "[%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst.value),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar.value)
+      : "memory");
 }
 
 // As TmaLoad2D, but the box lands at the same offset in every CTA of `cta_mask` (bit i: cluster
 // rank i) and counts on each one's barrier at `bar`'s offset.
-__device__ __forceinline__ void TmaLoad2DMulticast(void* dst, const CUtensorMap* map, uint64_t* bar,
-                                                   int c0, int c1, uint16_t cta_mask) {
-  FLASHSCOPE_SM90A_ONLY(
-      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-                   ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(SmemAddr(dst)),
-                   "l"(reinterpret_cast<uint64_t>(map)), "r"(SmemAddr(bar)), "r"(c0), "r"(c1),
-                   "h"(cta_mask)
-                   : "memory");)
+__device__ __forceinline__ void TmaLoad2DMulticast(SmemAddress dst, const CUtensorMap* map,
+                                                   SmemAddress bar, int c0, int c1,
+                                                   uint16_t cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst.value),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar.value), "r"(c0), "r"(c1), "h"(cta_mask)
+      : "memory");
 }
 
-// Orders this thread's earlier ordinary shared-memory accesses before later async-proxy ones
-// (wgmma operand reads, TMA writes).
+// Orders this thread's earlier ordinary (generic-proxy) shared-memory accesses before later
+// async-proxy ones (wgmma operand reads, TMA writes) of the same memory.
 __device__ __forceinline__ void FenceProxyAsyncShared() {
-  FLASHSCOPE_SM90A_ONLY(asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");)
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
 // ---------------------------------------------------------------- setmaxnreg
 
-// Warpgroup-wide register re-allocation: every thread of the warpgroup must execute it, and it
-// takes effect only in a kernel with a register cap at entry (__launch_bounds__(threads, 1)).
+// Warpgroup-wide register re-allocation: every warp of the warpgroup executes the same one, and
+// it takes effect only in a kernel with a register cap at entry (__launch_bounds__(threads, 1)).
 template <int kRegs>
-__device__ __forceinline__ void SetMaxNRegIncrease() {
+__device__ __forceinline__ void SetMaxNRegInc() {
   static_assert(kRegs % 8 == 0 && kRegs >= 24 && kRegs <= 256, "setmaxnreg: 24..256, step 8");
-  FLASHSCOPE_SM90A_ONLY(asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));)
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 
 template <int kRegs>
-__device__ __forceinline__ void SetMaxNRegDecrease() {
+__device__ __forceinline__ void SetMaxNRegDec() {
   static_assert(kRegs % 8 == 0 && kRegs >= 24 && kRegs <= 256, "setmaxnreg: 24..256, step 8");
-  FLASHSCOPE_SM90A_ONLY(asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));)
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
 }
 
 // ---------------------------------------------------------------- wgmma
 
-// A shared-memory matrix descriptor for the 128-byte swizzled layout (1024-byte atoms of 8 rows of
-// 128 bytes, the 16-byte chunk c of atom row r stored at chunk c ^ r; atoms 1024-byte aligned).
-// Bits 0-13: start address >> 4; 16-29: leading byte offset >> 4; 32-45: stride byte offset >> 4;
-// 49-51: base offset (0 for aligned atoms); 62-63: swizzle mode (1 = 128-byte).
-// K-major operands: SBO = the step between 8-row atoms, LBO unused (one atom spans the 64-wide K).
-// MN-major operands: LBO = the step between atoms along M/N (64 elements), SBO = the step between
-// groups of 8 k-rows.
-__device__ __forceinline__ uint64_t SmemDescriptorSw128(const void* smem, uint32_t lbo_bytes,
+// A shared-memory matrix descriptor for the 128-byte swizzled layout (the layout TMA writes with
+// CU_TENSOR_MAP_SWIZZLE_128B): 1024-byte atoms of 8 rows of 128 bytes, the 16-byte chunk c of
+// atom row r stored at chunk c ^ r, atoms 1024-byte aligned. Bits 0-13: start address >> 4;
+// 16-29: leading byte offset >> 4; 32-45: stride byte offset >> 4; 49-51: base offset (0 for
+// aligned atoms); 62-63: swizzle mode (1 = 128 B).
+// K-major operands: SBO = the step between 8-row atoms, LBO unused (16: one atom spans a 64-wide
+// K). MN-major operands (the transpose bit): LBO = the step between atoms along M/N (64
+// elements), SBO = the step between groups of 8 k-rows.
+__device__ __forceinline__ uint64_t SmemDescriptorSw128(SmemAddress smem, uint32_t lbo_bytes,
                                                         uint32_t sbo_bytes) {
-  const uint32_t addr = SmemAddr(smem);
-  return uint64_t((addr & 0x3FFFF) >> 4) | (uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
+  return uint64_t((smem.value & 0x3FFFF) >> 4) | (uint64_t((lbo_bytes >> 4) & 0x3FFF) << 16) |
          (uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32) | (uint64_t(1) << 62);
 }
 
 // Orders register accesses to the accumulators before the wgmmas that follow.
 __device__ __forceinline__ void WgmmaFence() {
-  FLASHSCOPE_SM90A_ONLY(asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");)
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 }
 
 __device__ __forceinline__ void WgmmaCommit() {
-  FLASHSCOPE_SM90A_ONLY(asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");)
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 }
 
-// Waits until at most N committed wgmma groups of this warpgroup are still in flight.
+// Waits until at most N committed wgmma groups of this warpgroup are still in flight (groups
+// complete in order).
 template <int N>
 __device__ __forceinline__ void WgmmaWait() {
-  FLASHSCOPE_SM90A_ONLY(asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");)
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
-// The accumulator registers of wgmma as a "+f" operand list, 8 at a time.
-#define FLASHSCOPE_WGMMA_D8(i)                                                                \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
-      "+f"(d[i + 6]), "+f"(d[i + 7])
-#define FLASHSCOPE_WGMMA_D32(i)                                                    \
-  FLASHSCOPE_WGMMA_D8(i), FLASHSCOPE_WGMMA_D8(i + 8), FLASHSCOPE_WGMMA_D8(i + 16), \
-      FLASHSCOPE_WGMMA_D8(i + 24)
-#define FLASHSCOPE_WGMMA_D64(i)                                                              \
-  FLASHSCOPE_WGMMA_D8(i), FLASHSCOPE_WGMMA_D8(i + 8), FLASHSCOPE_WGMMA_D8(i + 16),           \
-      FLASHSCOPE_WGMMA_D8(i + 24), FLASHSCOPE_WGMMA_D8(i + 32), FLASHSCOPE_WGMMA_D8(i + 40), \
-      FLASHSCOPE_WGMMA_D8(i + 48), FLASHSCOPE_WGMMA_D8(i + 56)
+// Keeps the compiler from moving reads or writes of a register across this point: wgmma reads
+// and writes its registers asynchronously, which the compiler cannot see, so accumulators (and
+// register A operands) that other code touches are fenced after every wait and before every issue.
+__device__ __forceinline__ void FenceOperand(float& x) { asm volatile("" : "+f"(x)::"memory"); }
+__device__ __forceinline__ void FenceOperand(uint32_t& x) { asm volatile("" : "+r"(x)::"memory"); }
+template <int N>
+__device__ __forceinline__ void FenceOperands(float (&x)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) FenceOperand(x[i]);
+}
 
-// The register lists of the wgmma instructions below ("{%0, ..., %31}", to %63 and to %127).
-#define FLASHSCOPE_R8(a, b, c, d, e, f, g, h) \
-  "%" #a ", %" #b ", %" #c ", %" #d ", %" #e ", %" #f ", %" #g ", %" #h
-#define FLASHSCOPE_WGMMA_REGS32                                        \
-  FLASHSCOPE_R8(0, 1, 2, 3, 4, 5, 6, 7)                                \
-  ", " FLASHSCOPE_R8(8, 9, 10, 11, 12, 13, 14, 15) ", " FLASHSCOPE_R8( \
-      16, 17, 18, 19, 20, 21, 22, 23) ", " FLASHSCOPE_R8(24, 25, 26, 27, 28, 29, 30, 31)
-#define FLASHSCOPE_WGMMA_REGS64                                                                  \
-  FLASHSCOPE_WGMMA_REGS32 ", " FLASHSCOPE_R8(32, 33, 34, 35, 36, 37, 38, 39) ", " FLASHSCOPE_R8( \
-      40, 41, 42, 43, 44, 45, 46, 47) ", " FLASHSCOPE_R8(48, 49, 50, 51, 52, 53, 54,             \
-                                                         55) ", " FLASHSCOPE_R8(56, 57, 58, 59,  \
-                                                                                60, 61, 62, 63)
-#define FLASHSCOPE_WGMMA_REGS128 \
-  FLASHSCOPE_WGMMA_REGS64 ", " FLASHSCOPE_R8(64, 65, 66, 67, 68, 69, 70, 71) ", "           \
-  FLASHSCOPE_R8(72, 73, 74, 75, 76, 77, 78, 79) ", "                                         \
-  FLASHSCOPE_R8(80, 81, 82, 83, 84, 85, 86, 87) ", "                                         \
-  FLASHSCOPE_R8(88, 89, 90, 91, 92, 93, 94, 95) ", "                                         \
-  FLASHSCOPE_R8(96, 97, 98, 99, 100, 101, 102, 103) ", "                                     \
-  FLASHSCOPE_R8(104, 105, 106, 107, 108, 109, 110, 111) ", "                                 \
-  FLASHSCOPE_R8(112, 113, 114, 115, 116, 117, 118, 119) ", "                                 \
-  FLASHSCOPE_R8(120, 121, 122, 123, 124, 125, 126, 127)
-// scale-d is a predicate operand; the immediates after it are scale-a = 1, scale-b = 1,
-// trans-a = 0 (A K-major), trans-b = 1 (B MN-major).
-#define FLASHSCOPE_WGMMA_ASM(shape, type, regs, da, db, sd)                                  \
-  "{\n.reg .pred p;\nsetp.ne.b32 p, %" #sd                                                   \
-  ", 0;\n"                                                                                   \
-  "wgmma.mma_async.sync.aligned." shape ".f32." type "." type " {" regs "}, %" #da ", %" #db \
-  ", p, 1, 1, 0, 1;\n}\n"
+// The operand lists of wgmma's accumulator registers ("{%0, ..., %R-1}" and the matching
+// "+f"(d[i]) constraints) for R = N / 2 fp32 registers per thread (m64nN).
+#define FLASHSCOPE_WGMMA_ACC_32                                                    \
+  "{"                                                                              \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "         \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+  "}"
+#define FLASHSCOPE_WGMMA_ACC_OUT_32(d)                                                          \
+  "+f"((d)[0]), "+f"((d)[1]), "+f"((d)[2]), "+f"((d)[3]), "+f"((d)[4]), "+f"((d)[5]),           \
+      "+f"((d)[6]), "+f"((d)[7]), "+f"((d)[8]), "+f"((d)[9]), "+f"((d)[10]), "+f"((d)[11]),     \
+      "+f"((d)[12]), "+f"((d)[13]), "+f"((d)[14]), "+f"((d)[15]), "+f"((d)[16]), "+f"((d)[17]), \
+      "+f"((d)[18]), "+f"((d)[19]), "+f"((d)[20]), "+f"((d)[21]), "+f"((d)[22]), "+f"((d)[23]), \
+      "+f"((d)[24]), "+f"((d)[25]), "+f"((d)[26]), "+f"((d)[27]), "+f"((d)[28]), "+f"((d)[29]), \
+      "+f"((d)[30]), "+f"((d)[31])
+#define FLASHSCOPE_WGMMA_ACC_64                                                      \
+  "{"                                                                                \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"   \
+  "}"
+#define FLASHSCOPE_WGMMA_ACC_OUT_64(d) \
+  FLASHSCOPE_WGMMA_ACC_OUT_32(d), FLASHSCOPE_WGMMA_ACC_OUT_32((d) + 32)
+#define FLASHSCOPE_WGMMA_ACC_128                                                                   \
+  "{"                                                                                              \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                         \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "               \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "               \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "               \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "               \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "               \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "   \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
+  "}"
+#define FLASHSCOPE_WGMMA_ACC_OUT_128(d) \
+  FLASHSCOPE_WGMMA_ACC_OUT_64(d), FLASHSCOPE_WGMMA_ACC_OUT_64((d) + 64)
 
-// d (kN/2 fp32 per thread) = A (64x16, K-major, desc_a) · B (16xkN, MN-major, desc_b) + (scale_d ?
-// d : 0), T = __half or __nv_bfloat16. Accumulator layout: warp w of the warpgroup holds rows
-// 16w..16w+15; for each n8 block j, d[4j..4j+3] are (r, c), (r, c+1), (r+8, c), (r+8, c+1) with
-// r = 16w + lane/4, c = 8j + 2(lane%4).
-template <typename T, int kN>
-__device__ __forceinline__ void WgmmaM64K16SsNMajorB(float (&d)[kN / 2], uint64_t desc_a,
-                                                     uint64_t desc_b, int scale_d) {
-  static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>,
-                "wgmma here takes fp16 or bf16 operands");
-  static_assert(kN == 64 || kN == 128 || kN == 256, "instantiated for n = 64, 128 and 256");
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  if constexpr (kN == 64 && std::is_same_v<T, __half>) {
-    asm volatile(FLASHSCOPE_WGMMA_ASM("m64n64k16", "f16", FLASHSCOPE_WGMMA_REGS32, 32, 33, 34)
-                 : FLASHSCOPE_WGMMA_D32(0)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  } else if constexpr (kN == 64) {
-    asm volatile(FLASHSCOPE_WGMMA_ASM("m64n64k16", "bf16", FLASHSCOPE_WGMMA_REGS32, 32, 33, 34)
-                 : FLASHSCOPE_WGMMA_D32(0)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  } else if constexpr (kN == 128 && std::is_same_v<T, __half>) {
-    asm volatile(FLASHSCOPE_WGMMA_ASM("m64n128k16", "f16", FLASHSCOPE_WGMMA_REGS64, 64, 65, 66)
-                 : FLASHSCOPE_WGMMA_D64(0)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  } else if constexpr (kN == 128) {
-    asm volatile(FLASHSCOPE_WGMMA_ASM("m64n128k16", "bf16", FLASHSCOPE_WGMMA_REGS64, 64, 65, 66)
-                 : FLASHSCOPE_WGMMA_D64(0)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  } else if constexpr (std::is_same_v<T, __half>) {
-    asm volatile(FLASHSCOPE_WGMMA_ASM("m64n256k16", "f16", FLASHSCOPE_WGMMA_REGS128, 128, 129, 130)
-                 : FLASHSCOPE_WGMMA_D64(0), FLASHSCOPE_WGMMA_D64(64)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  } else {
-    asm volatile(FLASHSCOPE_WGMMA_ASM("m64n256k16", "bf16", FLASHSCOPE_WGMMA_REGS128, 128, 129, 130)
-                 : FLASHSCOPE_WGMMA_D64(0), FLASHSCOPE_WGMMA_D64(64)
-                 : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+// One wgmma.mma_async: A from shared memory (SS: %R desc_a, %R+1 desc_b, %R+2 scale_d) or from
+// four registers (RS: %R..%R+3 a, %R+4 desc_b, %R+5 scale_d); scale_d = 0 overwrites D, else adds.
+// Operand scales are +1; TA/TB (0/1) are the transpose immediates (1 = MN-major operand).
+#define FLASHSCOPE_WGMMA_SS_ASM(N, ACC, A, B, S, TY, TA, TB)                        \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, " S                                             \
+  ", 0;\n"                                                                          \
+  "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " " ACC ", " A ", " B \
+  ", p, 1, 1, " #TA ", " #TB ";\n}\n"
+#define FLASHSCOPE_WGMMA_RS_ASM(N, ACC, A, B, S, TY, TB)                            \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, " S                                             \
+  ", 0;\n"                                                                          \
+  "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " " ACC ", " A ", " B \
+  ", p, 1, 1, " #TB ";\n}\n"
+
+#define FLASHSCOPE_WGMMA_SS_CASE(N, R, A, B, S, TY, TA, TB)                              \
+  asm volatile(FLASHSCOPE_WGMMA_SS_ASM(N, FLASHSCOPE_WGMMA_ACC_##R, A, B, S, TY, TA, TB) \
+               : FLASHSCOPE_WGMMA_ACC_OUT_##R(d)                                         \
+               : "l"(desc_a), "l"(desc_b), "r"(scale_d))
+#define FLASHSCOPE_WGMMA_RS_CASE(N, R, A, B, S, TY, TB)                              \
+  asm volatile(FLASHSCOPE_WGMMA_RS_ASM(N, FLASHSCOPE_WGMMA_ACC_##R, A, B, S, TY, TB) \
+               : FLASHSCOPE_WGMMA_ACC_OUT_##R(d)                                     \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d))
+
+// Picks the instruction for the element type and the transpose immediates at compile time.
+#define FLASHSCOPE_WGMMA_SS_DISPATCH(N, R, A, B, S, TY) \
+  if constexpr (!kTransA && !kTransB) {                 \
+    FLASHSCOPE_WGMMA_SS_CASE(N, R, A, B, S, TY, 0, 0);  \
+  } else if constexpr (!kTransA && kTransB) {           \
+    FLASHSCOPE_WGMMA_SS_CASE(N, R, A, B, S, TY, 0, 1);  \
+  } else if constexpr (kTransA && !kTransB) {           \
+    FLASHSCOPE_WGMMA_SS_CASE(N, R, A, B, S, TY, 1, 0);  \
+  } else {                                              \
+    FLASHSCOPE_WGMMA_SS_CASE(N, R, A, B, S, TY, 1, 1);  \
   }
-#else
-  (void)d;
-  (void)desc_a;
-  (void)desc_b;
-  (void)scale_d;
-  __trap();
-#endif
-}
+#define FLASHSCOPE_WGMMA_RS_DISPATCH(N, R, A, B, S, TY) \
+  if constexpr (!kTransB) {                             \
+    FLASHSCOPE_WGMMA_RS_CASE(N, R, A, B, S, TY, 0);     \
+  } else {                                              \
+    FLASHSCOPE_WGMMA_RS_CASE(N, R, A, B, S, TY, 1);     \
+  }
 
-#undef FLASHSCOPE_WGMMA_ASM
-#undef FLASHSCOPE_WGMMA_REGS128
-#undef FLASHSCOPE_WGMMA_REGS64
-#undef FLASHSCOPE_WGMMA_REGS32
-#undef FLASHSCOPE_R8
-#undef FLASHSCOPE_WGMMA_D64
-#undef FLASHSCOPE_WGMMA_D32
-#undef FLASHSCOPE_WGMMA_D8
+// D[64 x N] (N / 2 fp32 per thread) += A[64 x 16] · B[16 x N], T = __half or __nv_bfloat16.
+// Accumulator layout of m64nNk16: warp w of the warpgroup holds rows 16w..16w+15; for each n8
+// block j, d[4j..4j+3] are (r, c), (r, c+1), (r+8, c), (r+8, c+1) with r = 16w + lane/4,
+// c = 8j + 2(lane%4).
+template <int N>
+struct Wgmma;
 
-#undef FLASHSCOPE_SM90A_ONLY
+#define FLASHSCOPE_DEFINE_WGMMA(N, R, SS_A, SS_B, SS_S, RS_A, RS_B, RS_S)                      \
+  template <>                                                                                  \
+  struct Wgmma<N> {                                                                            \
+    /* A and B from shared memory through descriptors (kTransA/kTransB: MN-major operand). */  \
+    template <typename T, bool kTransA, bool kTransB>                                          \
+    __device__ __forceinline__ static void SS(float (&d)[R], uint64_t desc_a, uint64_t desc_b, \
+                                              uint32_t scale_d) {                              \
+      static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>,             \
+                    "wgmma here takes fp16 or bf16 operands");                                 \
+      if constexpr (std::is_same_v<T, __nv_bfloat16>) {                                        \
+        FLASHSCOPE_WGMMA_SS_DISPATCH(N, R, SS_A, SS_B, SS_S, "bf16")                           \
+      } else {                                                                                 \
+        FLASHSCOPE_WGMMA_SS_DISPATCH(N, R, SS_A, SS_B, SS_S, "f16")                            \
+      }                                                                                        \
+    }                                                                                          \
+    /* A from registers (the mma.m16n8k16 A fragment layout, one per warp's 16 rows), B        \
+       from shared memory. The registers are read asynchronously: keep them unchanged until    \
+       the wgmma's group has been waited for. */                                               \
+    template <typename T, bool kTransB>                                                        \
+    __device__ __forceinline__ static void RS(float (&d)[R], const uint32_t (&a)[4],           \
+                                              uint64_t desc_b, uint32_t scale_d) {             \
+      static_assert(std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>,             \
+                    "wgmma here takes fp16 or bf16 operands");                                 \
+      if constexpr (std::is_same_v<T, __nv_bfloat16>) {                                        \
+        FLASHSCOPE_WGMMA_RS_DISPATCH(N, R, RS_A, RS_B, RS_S, "bf16")                           \
+      } else {                                                                                 \
+        FLASHSCOPE_WGMMA_RS_DISPATCH(N, R, RS_A, RS_B, RS_S, "f16")                            \
+      }                                                                                        \
+    }                                                                                          \
+  };
+
+FLASHSCOPE_DEFINE_WGMMA(64, 32, "%32", "%33", "%34", "{%32, %33, %34, %35}", "%36", "%37")
+FLASHSCOPE_DEFINE_WGMMA(128, 64, "%64", "%65", "%66", "{%64, %65, %66, %67}", "%68", "%69")
+FLASHSCOPE_DEFINE_WGMMA(256, 128, "%128", "%129", "%130", "{%128, %129, %130, %131}", "%132",
+                        "%133")
+
+#undef FLASHSCOPE_DEFINE_WGMMA
+#undef FLASHSCOPE_WGMMA_RS_DISPATCH
+#undef FLASHSCOPE_WGMMA_SS_DISPATCH
+#undef FLASHSCOPE_WGMMA_RS_CASE
+#undef FLASHSCOPE_WGMMA_SS_CASE
+#undef FLASHSCOPE_WGMMA_RS_ASM
+#undef FLASHSCOPE_WGMMA_SS_ASM
+#undef FLASHSCOPE_WGMMA_ACC_OUT_128
+#undef FLASHSCOPE_WGMMA_ACC_128
+#undef FLASHSCOPE_WGMMA_ACC_OUT_64
+#undef FLASHSCOPE_WGMMA_ACC_64
+#undef FLASHSCOPE_WGMMA_ACC_OUT_32
+#undef FLASHSCOPE_WGMMA_ACC_32
 
 }  // namespace flashscope::kernels::hopper

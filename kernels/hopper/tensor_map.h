@@ -1,6 +1,7 @@
-// Host side of TMA for the Hopper rungs: 2-D tensor maps of row-major matrices, encoded by the
-// driver's cuTensorMapEncodeTiled. The driver entry point is reached through
-// cudaGetDriverEntryPointByVersion, so nothing beyond the CUDA runtime is linked.
+// Host side of TMA for the Hopper rungs (GEMM g06, attention a12+): tensor maps of up to three
+// dimensions, encoded by the driver's cuTensorMapEncodeTiled. The driver entry point is reached
+// through cudaGetDriverEntryPointByVersion, so nothing beyond the CUDA runtime is linked (the
+// driver library is already loaded by then).
 #pragma once
 
 #include <cuda.h>
@@ -10,23 +11,32 @@
 
 namespace flashscope::kernels::hopper {
 
-// A row-major matrix of `rows` x `cols` elements with `row_stride_bytes` between rows, read in
-// boxes of `box_rows` x `box_cols` elements (the box's row must be at most the swizzle span:
-// 128 bytes for CU_TENSOR_MAP_SWIZZLE_128B).
-struct MatrixTile {
+// A tensor of `rank` (2 or 3) dimensions of 16-bit elements: dims[0] is the contiguous one;
+// strides_bytes[i] is the distance between consecutive indices of dims[i + 1]. TMA copies boxes
+// of box[0] x box[1] (x box[2]) elements; box[0] · 2 bytes must not exceed the swizzle span (128
+// bytes with CU_TENSOR_MAP_SWIZZLE_128B). Elements of a box outside the tensor load as zeros.
+struct TmaTensor {
   const void* base = nullptr;
   CUtensorMapDataType type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  uint64_t rows = 0, cols = 0, row_stride_bytes = 0;
-  uint32_t box_rows = 0, box_cols = 0;
+  int rank = 2;
+  uint64_t dims[3] = {0, 0, 1};
+  uint64_t strides_bytes[2] = {0, 0};
+  uint32_t box[3] = {0, 0, 1};
   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
 };
 
-// Empty when TMA can address the matrix: the base 16-byte aligned and the row stride a multiple
-// of 16 bytes (the tensor map's own rules); else why not, naming the value.
+// A row-major matrix of `rows` x `cols` elements, `row_stride_bytes` apart, read in boxes of
+// `box_rows` x `box_cols` elements, 128-byte swizzled.
+TmaTensor MatrixTensor(const void* base, CUtensorMapDataType type, uint64_t rows, uint64_t cols,
+                       uint64_t row_stride_bytes, uint32_t box_rows, uint32_t box_cols);
+
+// Empty when TMA can address a tensor at `base` whose rows are `row_stride_bytes` apart: the base
+// 16-byte aligned and the stride a multiple of 16 bytes (the tensor map's own rules); else why
+// not, naming the value.
 std::string TmaAddressable(const void* base, uint64_t row_stride_bytes);
 
-// Encodes `tile` into `out`; empty on success, else the reason (the driver's error included).
-// Elements of a box outside the matrix are loaded as zeros.
-std::string EncodeTensorMap2D(const MatrixTile& tile, CUtensorMap* out);
+// Encodes `t` into `out`. Empty on success, else the reason naming the value at fault (alignment,
+// stride, extent, box) or the driver's own error with the tensor's shape.
+std::string EncodeTensorMap(const TmaTensor& t, CUtensorMap* out);
 
 }  // namespace flashscope::kernels::hopper

@@ -17,7 +17,13 @@ std::vector<KernelEntry> TestKernels() {
                                 MakeTestCheatSideStream(),
                                 MakeTestCheatSideStreamAsync(),
                                 MakeTestCheatFp16Accum(),
-                                MakeTestCheatHostCopy()};
+                                MakeTestCheatHostCopy(),
+                                MakeTestBugGridFloor(),
+                                MakeTestBugKeyTileFloor(),
+                                MakeTestBugCausalDiagonal(),
+                                MakeTestBugStaleRescale(),
+                                MakeTestBugLdmatrixTrans(),
+                                MakeTestBugFp16Accumulate()};
   SortInLadderOrder(&v);
   return v;
 }

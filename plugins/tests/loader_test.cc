@@ -34,6 +34,16 @@ std::string Refusal(const std::string& variant) {
 #define EXPECT_HAS(text, part) \
   EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
+// fs_kernel gained `prepare` after version 1 shipped: a plugin built before declares the shorter
+// struct_size and must still load (the field reads as zero).
+TEST(PluginLoader, APluginBuiltBeforePrepareWasAppendedStillLoads) {
+  PluginSet set;
+  absl::Status s = set.Load(PluginPath("v1_struct_size"));
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(set.kernels().size(), 1u);
+  EXPECT_NE(set.Find("good.attn_v1"), nullptr);
+}
+
 TEST(PluginLoader, GoodPluginOffersItsKernelsWithProvenance) {
   PluginSet set;
   ASSERT_TRUE(set.Load(PluginPath("good")).ok());

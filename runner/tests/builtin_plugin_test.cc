@@ -6,6 +6,8 @@
 #include "kernels/abi_adapter.h"
 #include "kernels/registry.h"
 #include "plugins/plugin_set.h"
+#include "runner/planner.h"
+#include "suites/suite.h"
 
 namespace flashscope::runner {
 namespace {
@@ -85,16 +87,62 @@ TEST(BuiltinPlugin, TestKernelsAreAPluginFile) {
     ids.push_back(k->info().id);
     EXPECT_TRUE(k->info().test_only) << k->info().id;
   }
-  EXPECT_EQ(ids,
-            (std::vector<std::string>{
-                "test.oob_write", "test.infinite_loop", "test.nan_output", "test.half_output",
-                "test.a10_slow3", "test.a10_slow5", "test.a10_slow10", "test.cheat_cache_output",
-                "test.cheat_cache_inputs", "test.cheat_when_poisoned", "test.cheat_first_full",
-                "test.cheat_side_stream", "test.cheat_side_stream_async", "test.cheat_fp16_accum",
-                "test.cheat_host_copy"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"test.oob_write",
+                                           "test.infinite_loop",
+                                           "test.nan_output",
+                                           "test.half_output",
+                                           "test.a10_slow3",
+                                           "test.a10_slow5",
+                                           "test.a10_slow10",
+                                           "test.cheat_cache_output",
+                                           "test.cheat_cache_inputs",
+                                           "test.cheat_when_poisoned",
+                                           "test.cheat_first_full",
+                                           "test.cheat_side_stream",
+                                           "test.cheat_side_stream_async",
+                                           "test.cheat_fp16_accum",
+                                           "test.cheat_host_copy",
+                                           "test.bug_grid_floor",
+                                           "test.bug_key_tile_floor",
+                                           "test.bug_causal_diagonal",
+                                           "test.bug_stale_rescale",
+                                           "test.bug_ldmatrix_trans",
+                                           "test.bug_fp16_accumulate"}));
   EXPECT_FALSE(set.Find("test.oob_write")->info().idempotent);
   // It can sit beside the built-in kernels: no id is offered twice.
   EXPECT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
+}
+
+// The demo suite (suites/demo.json, docs/heatmaps.md) plans a10 and its six bug variants from the
+// test plugin on both problems, and every case can run on an H100/H200 except fp16 accumulation
+// on the bf16 problem, which says why.
+TEST(BuiltinPlugin, DemoSuitePlansA10BesideItsBugVariants) {
+  plugins::PluginSet set;
+  ASSERT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
+  ASSERT_TRUE(set.Load(std::string(FLASHSCOPE_PLUGIN_BUILD_DIR) + "/libfs_test_kernels.so").ok());
+  auto suite = suites::LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/demo.json");
+  ASSERT_TRUE(suite.ok()) << suite.status();
+  EXPECT_EQ(suite->plugins, std::vector<std::string>{"fs_test_kernels"});
+  auto plan = MakePlan({&*suite, "sha", &set, "", "", {}});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->cases.size(), 14u);
+  int bugs = 0;
+  for (const auto& c : plan->cases) {
+    const plugins::Kernel* k = set.Find(c.kernel_id);
+    ASSERT_NE(k, nullptr) << c.key;
+    const bool a10 = c.kernel_id == "attn.a10_fa2";
+    EXPECT_TRUE(a10 || c.kernel_id.rfind("test.bug_", 0) == 0) << c.key;
+    EXPECT_EQ(k->info().test_only, !a10) << c.key;
+    bugs += !a10;
+    const std::string why = k->Supports(c.problem, /*device_sm=*/90);
+    if (c.kernel_id == "test.bug_fp16_accumulate" &&
+        std::get<AttentionProblem>(c.problem).dtype == DType::kBF16) {
+      EXPECT_NE(why.find("fp16 only"), std::string::npos) << why;
+    } else {
+      EXPECT_EQ(why, "") << c.key;
+    }
+  }
+  EXPECT_EQ(bugs, 12);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine, in a copy of the repo with .carry/bins.tar.xz (scripts/device/stage.sh).
-# Usage: scripts/device/session.sh BUILD STEP...   steps: info gpu-tests smoke ladder faults
+# Usage: scripts/device/session.sh BUILD STEP...   steps: info gpu-tests smoke ladder python_peers python-facts faults
 # Logs and reports go to $OUT (and reports/runs/ in the copy).
 set -uo pipefail
 build=$1
@@ -20,7 +20,7 @@ for step in "$@"; do
       ;;
     gpu-tests)
       scripts/gpu-tests.sh "$build" 2>&1 | tee "$out/gpu-tests.log" | grep -E "^(===|FAILED|gpu tests|\[  FAILED|.*Failure)" ;;
-    smoke | ladder)
+    smoke | ladder | python_peers)
       "$fs" run "$step" --out "reports/runs/$(date -u +%Y%m%d-%H%M%S)-$step.json" --color=false \
         ${FS_ARGS:-} 2>"$out/$step.progress.log" | tee "$out/$step.table.txt" | tail -n 40
       cp reports/runs/*-"$step".json "$out/" 2>/dev/null
@@ -43,10 +43,8 @@ for step in "$@"; do
       [[ -f $journal ]] && cp "$journal" "$out/$name.journal.jsonl"
       [[ -f $dir/run.json ]] && cp "$dir/run.json" "$out/$name.json"
       ;;
-    torch-peers)
-      PYTHONUNBUFFERED=1 python3 scripts/torch_sdpa_report.py --suite suites/ladder.json \
-        --out "$out/torch-sdpa.json" 2>&1 | tail -n 40
-      ;;
+    python-facts)
+      PYTHONUNBUFFERED=1 python3 scripts/device/python_facts.py 2>&1 | tee "$out/python-facts.txt" ;;
     faults)
       "$fs" run suites/testing/faults.json --out "$out/faults.json" --case_timeout_s 10 --color=false \
         2>&1 | tail -n 30

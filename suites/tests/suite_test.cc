@@ -65,6 +65,21 @@ TEST(SuiteTest, CommittedSuitesParseWithExpectedGrids) {
   EXPECT_EQ(smoke->verify.heatmaps, "failed");
 }
 
+TEST(SuiteTest, DemoSuiteHoldsTheBugsBesideA10OnTwoCausalProblems) {
+  auto demo = LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/demo.json");
+  ASSERT_TRUE(demo.ok()) << demo.status();
+  EXPECT_EQ(demo->name, "demo");
+  ASSERT_EQ(demo->kernel_patterns.size(), 7u);
+  EXPECT_EQ(demo->kernel_patterns[0], "attn.a10_fa2");
+  ASSERT_EQ(demo->problems.size(), 2u);
+  EXPECT_EQ(ProblemKey(demo->problems[0]), "attention_fwd{B=2,H=4,S=255,D=64,bf16,causal}");
+  EXPECT_EQ(ProblemKey(demo->problems[1]),
+            "attention_fwd{B=2,H=4,Sq=255,Sk=16383,D=64,fp16,causal}");
+  // Failing cases carry full-resolution maps; a10's passing ones small maps to compare with.
+  EXPECT_EQ(demo->verify.heatmaps, "all");
+  EXPECT_EQ(demo->metrics, "");
+}
+
 TEST(SuiteTest, GridNestsLastAxisFastestAndKeepsDefaults) {
   auto s = ParseSuite(R"({"name": "g", "kernels": ["attn.*"], "problems": [{"family":
       "attention_fwd", "axes": {"dtype": ["fp16", "bf16"], "seq": [1, 17], "causal": true}}]})",

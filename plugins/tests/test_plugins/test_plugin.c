@@ -6,6 +6,8 @@
  *   FS_TEST_BAD_ID         an id with a space
  *   FS_TEST_BAD_FAMILY     family 7
  *   FS_TEST_BAD_STRUCT_SIZE  fs_kernel.struct_size 12
+ *   FS_TEST_V1_STRUCT_SIZE fs_kernel.struct_size as version 1 first had it (before `prepare`),
+ *                          as a plugin built then declares it; one kernel (the stride is short)
  *   FS_TEST_NULL_LAUNCH    launch is NULL
  *   FS_TEST_SNEAKY_TEST_ID an id "test.sneaky" without FS_KERNEL_TEST_ONLY
  *   FS_TEST_CRASH_LOAD_SEGV / FS_TEST_CRASH_LOAD_ABORT   the entry function crashes
@@ -13,6 +15,7 @@
  *   FS_TEST_CRASH_LAUNCH   launch() crashes (reached on a GPU only: after inputs are made)
  *   FS_TEST_TEST_ONLY      both kernels flagged FS_KERNEL_TEST_ONLY (use with FS_TEST_PREFIX
  * "test.") They have no GPU code: launch() reports a plugin error, which CPU tests never reach. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -80,6 +83,8 @@ static const char* LastError(void* user) {
 #endif
 #ifdef FS_TEST_BAD_STRUCT_SIZE
 #define FS_TEST_KERNEL_SIZE 12
+#elif defined(FS_TEST_V1_STRUCT_SIZE)
+#define FS_TEST_KERNEL_SIZE offsetof(fs_kernel, prepare)
 #else
 #define FS_TEST_KERNEL_SIZE sizeof(fs_kernel)
 #endif
@@ -127,8 +132,14 @@ static const fs_kernel kKernels[] = {
      NULL},
 };
 
-static const fs_plugin kPlugin = {sizeof(fs_plugin), FS_TEST_ABI_VERSION, FS_TEST_NAME, "1.2.3", 2,
-                                  kKernels};
+#ifdef FS_TEST_V1_STRUCT_SIZE
+#define FS_TEST_KERNEL_COUNT 1
+#else
+#define FS_TEST_KERNEL_COUNT 2
+#endif
+
+static const fs_plugin kPlugin = {sizeof(fs_plugin), FS_TEST_ABI_VERSION,  FS_TEST_NAME,
+                                  "1.2.3",           FS_TEST_KERNEL_COUNT, kKernels};
 
 #ifdef FS_TEST_NO_ENTRY
 #define FS_TEST_ENTRY flashscope_plugin_v0

@@ -1,0 +1,6 @@
+import flashscope
+
+
+@flashscope.kernel(id="bad.family", family="attention_bwd", title="t")
+def gemm(a, b, c):
+    pass

@@ -1,0 +1,6 @@
+import flashscope
+
+
+@flashscope.kernel(id="bad id", family="gemm", title="t")
+def gemm(a, b, c):
+    pass

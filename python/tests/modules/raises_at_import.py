@@ -1,0 +1,3 @@
+import flashscope  # noqa: F401
+
+raise RuntimeError("this module refuses to load")
