@@ -10,10 +10,7 @@
 #include "reports/compare.h"
 #include "reports/file_util.h"
 #include "reports/gate.h"
-#include "reports/render_csv.h"
-#include "reports/render_html.h"
-#include "reports/render_junit.h"
-#include "reports/render_markdown.h"
+#include "reports/render.h"
 #include "reports/render_terminal.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
@@ -67,15 +64,9 @@ int RefuseMismatch(const char* command, const reports::Comparison& c) {
                            "so)."));
 }
 
-std::string RenderComparisonAs(const std::string& format, const reports::Comparison& c,
-                               const reports::GateResult* gate, bool color) {
-  if (format == "markdown") return reports::RenderComparisonMarkdown(c, gate);
-  if (format == "junit") return reports::RenderComparisonJunit(c, gate);
-  if (format == "csv") return reports::RenderComparisonCsv(c, gate);
-  if (format == "html") return reports::RenderComparisonHtml(c, gate);
-  std::string text = reports::RenderComparison(c, color);
-  if (gate != nullptr) text += "\n" + reports::RenderGateTerminal(*gate, color);
-  return text;
+// The flag's choices are the formats' names (FormatFlag), so the lookup cannot miss.
+reports::Format FormatOf(const Args& a) {
+  return reports::ParseFormat(a.String("format")).value_or(reports::Format::kTerminal);
 }
 
 // --alpha / --min_effect, when given, override the policy's.
@@ -95,12 +86,11 @@ int Compare(const Args& a) {
   if (int rc = RefuseMismatch("compare", c)) return rc;
   const bool to_stdout = a.String("out").empty();
   return Emit("compare", a,
-              RenderComparisonAs(a.String("format"), c, nullptr, to_stdout && UseColor(a)));
+              reports::RenderComparisonAs(FormatOf(a), c, nullptr, to_stdout && UseColor(a)));
 }
 
 int Gate(const Args& a) {
   const std::vector<std::string>& args = a.positional();
-  const std::string& format = a.String("format");
   // Both outputs are checked first, so that the verdict is never written to one of them alone.
   for (const char* flag : {"json", "out"}) {
     if (const std::string& target = a.String(flag); !target.empty()) {
@@ -132,25 +122,16 @@ int Gate(const Args& a) {
   }
   const bool color = UseColor(a);
   const std::string summary = reports::RenderGateTerminal(gate, color);
-  if (format == "terminal" && a.String("out").empty()) {
+  if (FormatOf(a) == reports::Format::kTerminal && a.String("out").empty()) {
     // The CI log: what was compared, the verdict counts, then the gate's decision.
     using reports::text::TerminalSafe;
     Print(absl::StrCat("flashscope gate: ", TerminalSafe(args[0]), " vs ", TerminalSafe(args[1]),
-                       "\n"));
-    if (!c.environment_note.empty() && !c.forced) {
-      Print(absl::StrCat("environment differs: ", TerminalSafe(c.environment_note), "\n"));
-    }
-    PrintF(
-        "%d pairs: %d slower, %d faster, %d same, %d ambiguous, %d not timed; %zu only in "
-        "base, %zu only in next\n",
-        static_cast<int>(c.paired.size()), c.CountVerdict(reports::Verdict::kSlower),
-        c.CountVerdict(reports::Verdict::kFaster), c.CountVerdict(reports::Verdict::kSame),
-        c.CountVerdict(reports::Verdict::kAmbiguous), c.CountVerdict(reports::Verdict::kNotTimed),
-        c.only_base.size(), c.only_next.size());
-    Print(summary);
+                       "\n", reports::RenderGateLog(c, gate, color)));
     return gate.ExitCode();
   }
-  if (int rc = Emit("gate", a, RenderComparisonAs(format, c, &gate, false))) return rc;
+  if (int rc = Emit("gate", a, reports::RenderComparisonAs(FormatOf(a), c, &gate, false))) {
+    return rc;
+  }
   // The decision always reaches the log: on stderr when stdout carries the rendering.
   if (a.String("out").empty()) {
     std::fputs(summary.c_str(), stderr);
@@ -165,15 +146,9 @@ int Render(const Args& a) {
   auto report = reports::ReadReportFile(a.positional()[0]);
   if (!report.ok()) return Fail("render", std::string(report.status().message()));
   std::string text;
-  if (format == "markdown") text = reports::RenderReportMarkdown(*report);
-  if (format == "junit") text = reports::RenderReportJunit(*report);
-  if (format == "csv") text = reports::RenderReportCsv(*report);
-  if (format == "html") text = reports::RenderReportHtml(*report);
-  if (format == "terminal") {
-    const bool color = a.String("out").empty() && UseColor(a);
-    text = reports::RenderSummary(*report, color) + "\n" + reports::RenderCaseTable(*report, color);
-  }
-  if (format == "baseline") {
+  if (std::optional<reports::Format> f = reports::ParseFormat(format)) {
+    text = reports::RenderReportAs(*f, *report, a.String("out").empty() && UseColor(a));
+  } else {  // "baseline", the one format that is a report again
     // Heatmaps are most of a report's bytes and play no part in a gate; timings, samples,
     // statuses, verification numbers and metrics stay.
     for (reports::CaseResult& c : report->cases) {

@@ -12,56 +12,10 @@
 namespace flashscope::profiler {
 namespace {
 
-// Hardware names were checked with cuptiProfilerHostGetMetricProperties for the GA100 and GH100
-// chips (CUDA 13.0); profiler/tests/cupti_host_test.cc keeps checking them.
-std::vector<MetricDef> AllEntries() {
-  return {
-      {"tensor_pipe_pct", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-       "%",
-       "Tensor pipe busy, % of active SM cycles (HMMA from mma.sync; on sm_90 also HGMMA/QGMMA "
-       "from wgmma)",
-       80},
-      {"mma_instructions", "sm__inst_executed_pipe_tensor_op_hmma.sum", "instructions",
-       "Warp-level tensor instructions executed (HMMA; on sm_90 also HGMMA/QGMMA)", 80},
-      {"wgmma_instructions", "sm__inst_executed_pipe_tensor_op_gmma.sum", "instructions",
-       "Warp-group MMA instructions executed (HGMMA/QGMMA/IGMMA/BGMMA, Hopper wgmma)", 90},
-      {"shared_pct", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
-       "%",
-       "Shared-memory data-stage throughput, % of peak over elapsed cycles (LDS/LDSM/STS/LDGSTS, "
-       "and wgmma operand reads on sm_90)",
-       80},
-      {"shared_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "wavefronts",
-       "Shared-memory wavefronts processed; more wavefronts per request means bank conflicts", 80},
-      {"shared_bank_conflicts_ld", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-       "conflicts", "Shared-memory bank conflicts of loads (LDS, LDSM)", 80},
-      {"shared_bank_conflicts_st", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-       "conflicts", "Shared-memory bank conflicts of stores (STS, STSM)", 80},
-      {"dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "%",
-       "DRAM (HBM) throughput, % of peak over elapsed cycles", 80},
-      {"dram_bytes", "dram__bytes.sum", "bytes", "Bytes read from and written to DRAM", 80},
-      {"l2_hit_rate", "lts__t_sector_hit_rate.pct", "%", "L2 sector lookups that hit, %", 80},
-      {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", "%",
-       "Achieved occupancy: warps in flight, % of the SM's maximum, over active cycles", 80},
-      {"sm_throughput_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "%",
-       "SM throughput: the busiest SM sub-unit, % of its peak over elapsed cycles", 80},
-      {"xu_pipe_pct", "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active", "%",
-       "XU pipe (special functions: exp2, rcp, rsqrt, sin) instruction rate, % of peak over "
-       "active cycles",
-       80},
-      {"local_load_bytes", "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum", "bytes",
-       "Local-memory load bytes (register spills and stack arrays)", 80},
-      {"local_store_bytes", "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum", "bytes",
-       "Local-memory store bytes (register spills and stack arrays)", 80},
-      {"gpu_time", "gpu__time_duration.sum", "ns", "GPU time of the profiled range", 80},
-      {"sm_frequency", "smsp__cycles_elapsed.avg.per_second", "Hz",
-       "SM clock during the profiled range (cycles elapsed per second)", 80},
-  };
-}
-
 std::vector<MetricDef> Filter(int cc) {
   std::vector<MetricDef> out;
   if (cc < 80) return out;
-  for (auto& m : AllEntries()) {
+  for (const MetricDef& m : MetricInfos()) {
     if (m.min_cc <= cc) out.push_back(m);
   }
   return out;
@@ -92,8 +46,13 @@ const std::vector<MetricDef>& MetricCatalogue(int cc) {
 }
 
 const std::vector<std::string>& BasicMetricNames() {
-  static const std::vector<std::string> kBasic = {"tensor_pipe_pct", "shared_pct", "dram_pct",
-                                                  "achieved_occupancy"};
+  static const std::vector<std::string> kBasic = [] {
+    std::vector<std::string> names;
+    for (const MetricDef& m : MetricInfos()) {
+      if (m.basic) names.push_back(m.name);
+    }
+    return names;
+  }();
   return kBasic;
 }
 

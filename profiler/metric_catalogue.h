@@ -6,16 +6,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/metric_catalogue.h"
 
 namespace flashscope::profiler {
 
-struct MetricDef {
-  std::string name;     // friendly: "tensor_pipe_pct"; a raw metric keeps its hardware name
-  std::string hw_name;  // what CUPTI evaluates: "sm__pipe_tensor_op_hmma_cycles_active.avg..."
-  std::string unit;     // "%", "bytes", "instructions", "wavefronts", "conflicts", "ns", "Hz"
-  std::string description;
-  int min_cc = 80;  // compute capability x 10 at which the metric exists (0: unknown, raw)
-};
+// The names, units and descriptions are common/metric_catalogue.h's, which the reports read too.
+using MetricDef = MetricInfo;
 
 // The catalogue entries that exist on compute capability `cc` (x 10: 80, 86, 90, ...), in display
 // order. sm_80 and sm_90 are the architectures whose names were checked against CUPTI's host
@@ -23,7 +19,7 @@ struct MetricDef {
 // there, which the range profiler then reports by name. Empty below sm_80.
 const std::vector<MetricDef>& MetricCatalogue(int cc);
 
-// The friendly names of the "basic" set: what the seeds' tables show.
+// The friendly names of the "basic" set (MetricInfo::basic): the columns of every case table.
 const std::vector<std::string>& BasicMetricNames();
 
 // Resolves a metric spec for compute capability `cc`:

@@ -103,8 +103,4 @@ struct VerdictEvidence {
 Verdict DecideVerdict(const VerdictEvidence& evidence, const CompareOptions& options,
                       std::string* reason, bool* by_effect = nullptr);
 
-// Environment note, then status changes (prominent), then a table of paired cases with their
-// median delta, then the cases found on one side only, then a geometric-mean line.
-std::string RenderComparison(const Comparison& comparison, bool color);
-
 }  // namespace flashscope::reports

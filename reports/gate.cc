@@ -11,7 +11,6 @@
 #include "absl/strings/str_join.h"
 #include "reports/file_util.h"
 #include "reports/json_fields.h"
-#include "reports/text_safety.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -266,44 +265,6 @@ Json GateVerdictJson(const Comparison& cmp, const GateResult& gate, const GatePo
   }
   j["cases"] = cases;
   return j;
-}
-
-std::string RenderGateTerminal(const GateResult& gate, bool color) {
-  std::string out;
-  if (!gate.forced_banner.empty()) {
-    absl::StrAppend(
-        &out, text::Paint(text::TerminalSafe(gate.forced_banner), text::kBoldRed, color), "\n");
-  }
-  // What passed without a full judgement is said on the verdict's own line, never left out.
-  std::string notes;
-  if (!gate.ignored.empty()) absl::StrAppend(&notes, ", ", gate.ignored.size(), " ignored");
-  if (gate.not_judged > 0) {
-    absl::StrAppend(&notes, ", ", gate.not_judged, " not judged",
-                    gate.not_judged == gate.not_judged_allowed ? " (allowed by the policy)" : "");
-  }
-  if (gate.ambiguous_passed > 0) {
-    absl::StrAppend(&notes, ", ", gate.ambiguous_passed,
-                    " ambiguous beyond the allowance (too noisy to tell; passed: "
-                    "fail_on_ambiguous is off)");
-  }
-  if (gate.passed) {
-    absl::StrAppend(&out,
-                    text::Paint(absl::StrCat("GATE PASSED: ", gate.cases_gated, " cases gated"),
-                                text::kGreen, color),
-                    notes, " (policy: ", text::TerminalSafe(gate.policy_source), ")\n");
-    return out;
-  }
-  absl::StrAppend(&out,
-                  text::Paint(absl::StrCat("GATE FAILED: ", gate.failures.size(), " failure",
-                                           gate.failures.size() == 1 ? "" : "s", " in ",
-                                           gate.cases_gated, " cases gated"),
-                              text::kBoldRed, color),
-                  notes, " (policy: ", text::TerminalSafe(gate.policy_source), ")\n");
-  for (const GateFailure& f : gate.failures) {
-    absl::StrAppend(&out, "  [", f.rule, "] ", text::TerminalSafe(f.key), ": ",
-                    text::TerminalSafe(f.message), "\n");
-  }
-  return out;
 }
 
 }  // namespace flashscope::reports

@@ -107,7 +107,4 @@ nlohmann::json GateVerdictJson(const Comparison& comparison, const GateResult& g
                                const GatePolicy& policy, const std::string& base_path,
                                const std::string& next_path);
 
-// "GATE PASSED: ..." or "GATE FAILED: N failures" followed by one line per failure.
-std::string RenderGateTerminal(const GateResult& gate, bool color);
-
 }  // namespace flashscope::reports

@@ -6,9 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "reports/comparison_summary.h"
+#include "reports/heatmap_overlay.h"
 #include "reports/provenance.h"
 #include "reports/render_junit.h"
-#include "reports/render_util.h"
+#include "reports/summary.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -34,10 +37,10 @@ std::string Page(const std::string& title, const std::string& body) {
                       body, "</body></html>\n");
 }
 
-std::string Warnings(const std::vector<std::string>& warnings) {
+std::string Warnings(const std::vector<Warning>& warnings) {
   std::string out;
-  for (const std::string& w : warnings)
-    absl::StrAppend(&out, "<div class=\"warn\">", Esc(w), "</div>\n");
+  for (const Warning& w : warnings)
+    absl::StrAppend(&out, "<div class=\"warn\">", Esc(w.text), "</div>\n");
   return out;
 }
 
@@ -186,6 +189,41 @@ std::string Roofline(const Report& r) {
   return out;
 }
 
+// The kernel's structure over a heatmap drawn at (x0, y0) with square cells of `cell` pixels:
+// tile boundaries grey, the causal diagonal's key-tile crossings cyan and dashed, the last partial
+// tile outlined red (reports/heatmap_overlay.h, as the viewer draws them).
+std::string Overlay(const HeatmapOverlay& o, const HeatmapRecord& h, double x0, double y0,
+                    double cell) {
+  std::string out;
+  const double w = h.cols * cell, ht = h.rows * cell;
+  auto lines = [&](const std::vector<double>& at, bool rows, const char* style) {
+    for (double a : at) {
+      const double p = (rows ? y0 : x0) + a * cell;
+      absl::StrAppendFormat(&out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" %s/>",
+                            rows ? x0 : p, rows ? p : y0, rows ? x0 + w : p, rows ? p : y0 + ht,
+                            style);
+    }
+  };
+  for (const auto& [axis, rows] : {std::make_pair(&o.rows, true), std::make_pair(&o.cols, false)}) {
+    lines(axis->tile_lines, rows, "stroke=\"#ebebeb\" stroke-width=\"1\"");
+    lines(axis->diagonal_lines, rows,
+          "stroke=\"#00e6ff\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"");
+    if (axis->partial) {
+      const double a = axis->partial->from * cell, b = axis->partial->to * cell;
+      absl::StrAppendFormat(&out,
+                            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                            "fill=\"#ff3c3c\" fill-opacity=\"0.2\" stroke=\"#ff3c3c\"/>",
+                            rows ? x0 : x0 + a, rows ? y0 + a : y0, rows ? w : b - a,
+                            rows ? b - a : ht);
+    }
+  }
+  if (!out.empty()) {
+    out = absl::StrCat("<g class=\"tiles\"><title>", Esc(absl::StrJoin(o.legend, "; ")), "</title>",
+                       out, "</g>\n");
+  }
+  return out;
+}
+
 std::string Heatmaps(const Report& r, int max_heatmaps) {
   std::vector<std::pair<const CaseResult*, const HeatmapRecord*>> maps;
   for (int pass = 0; pass < 2; ++pass) {  // failed cases first
@@ -223,12 +261,15 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
       }
       out += "\n";
     }
+    out += Overlay(BuildHeatmapOverlay(*c, *h), *h, 10, 32, cell);
     out += "</svg>\n";
   }
   out += "</div>\n";
   absl::StrAppend(
       &out,
-      "<p>Colour: max |error| per cell, log scale over three decades below each map's maximum. ",
+      "<p>Colour: max |error| per cell, log scale over three decades below each map's maximum. "
+      "Over it, the kernel's tile boundaries (grey), the last partial tile (red) and, for causal "
+      "attention, where the diagonal enters a new key tile (cyan, dashed); hover for the legend. ",
       maps.size() > static_cast<size_t>(shown)
           ? absl::StrCat(maps.size() - shown, " more heatmaps not drawn.")
           : "",
@@ -236,31 +277,32 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
   return out;
 }
 
-std::string CaseTable(const Report& r) {
-  std::string out =
-      "<table class=\"cases\"><tr><th>kernel</th><th>problem</th><th>status</th><th>median ms</th>"
-      "<th>TFLOPS</th><th>% peak</th><th>max err</th><th>tensor %</th><th>reason</th></tr>\n";
-  for (const CaseResult& c : r.cases) {
-    const bool bad = c.status == CaseStatus::kFailed || c.status == CaseStatus::kError ||
-                     c.status == CaseStatus::kTimeout;
-    absl::StrAppend(
-        &out, bad ? "<tr class=\"bad\">" : "<tr>", "<td>", Esc(c.kernel_id), "</td><td>",
-        Esc(c.problem_key), "</td><td>", CaseStatusName(c.status), "</td><td class=\"n\">",
-        text::Ms(render::MedianMs(c)), "</td><td class=\"n\">",
-        c.throughput ? text::Fixed(c.throughput->tflops, 1) : "-", "</td><td class=\"n\">",
-        c.throughput ? text::Fixed(c.throughput->pct_peak_flops, 1) : "-", "</td><td class=\"n\">",
-        c.verification && c.verification->ran ? text::Sci(c.verification->stats.max_abs) : "-",
-        "</td><td class=\"n\">", text::Fixed(render::TensorPct(c), 1), "</td><td>",
-        Esc(render::CaseReason(c)), "</td></tr>\n");
+// The compact columns of the summary model; each header's tooltip is the value's description.
+std::string CaseTable(const ReportSummary& summary) {
+  const std::vector<size_t> columns = HeadlineColumns(summary);
+  std::string out = "<table class=\"cases\"><tr><th>kernel</th><th>problem</th><th>status</th>";
+  for (size_t k : columns) {
+    const ValueSpec& spec = summary.columns[k];
+    absl::StrAppend(&out, "<th title=\"", Esc(spec.description), "\">", Esc(spec.label), "</th>");
+  }
+  out += "<th>reason</th></tr>\n";
+  for (const CaseSummary& c : summary.cases) {
+    absl::StrAppend(&out, c.bad ? "<tr class=\"bad\">" : "<tr>", "<td>", Esc(c.kernel_id),
+                    "</td><td>", Esc(c.problem_key), "</td><td>", CaseStatusName(c.status),
+                    "</td>");
+    for (size_t k : columns) {
+      absl::StrAppend(&out, "<td class=\"n\">", Esc(FormatValue(c.values[k])), "</td>");
+    }
+    absl::StrAppend(&out, "<td>", Esc(c.reason), "</td></tr>\n");
   }
   return out + "</table>\n";
 }
 
 // Bars of the median change, centred on 0, for the most-changed timed pairs.
-std::string DeltaChart(const Comparison& c, int max_bars) {
+std::string DeltaChart(const ComparisonSummary& s, int max_bars) {
   std::vector<const CaseDelta*> timed;
-  for (const CaseDelta& d : c.paired) {
-    if (!std::isnan(d.delta_pct)) timed.push_back(&d);
+  for (const PairSummary& p : s.pairs) {
+    if (!std::isnan(p.delta_pct.value)) timed.push_back(p.delta);
   }
   if (timed.empty()) return "<p>No pairs timed on both sides.</p>\n";
   std::stable_sort(timed.begin(), timed.end(), [](const CaseDelta* a, const CaseDelta* b) {
@@ -298,14 +340,15 @@ std::string DeltaChart(const Comparison& c, int max_bars) {
 }  // namespace
 
 std::string RenderReportHtml(const Report& r, const HtmlLimits& limits) {
-  const render::StatusCounts n = render::CountStatuses(r);
-  std::string body = Warnings(render::ReportWarnings(r));
-  absl::StrAppend(&body, "<p>", Esc(render::EnvironmentLine(r.environment)), "</p>\n<p><b>",
-                  n.total(), " cases</b>: ", n.passed, " passed, ", n.failed, " failed, ", n.error,
-                  " error, ", n.timeout, " timeout, ", n.skipped, " skipped</p>\n");
-  if (const std::vector<PluginUse> plugins = PluginsOf(r); !plugins.empty()) {
+  const ReportSummary summary = SummarizeReport(r);
+  const StatusCounts& n = summary.counts;
+  std::string body = Warnings(summary.warnings);
+  absl::StrAppend(&body, "<p>", Esc(summary.environment_line), "</p>\n<p><b>", n.total(),
+                  " cases</b>: ", n.passed, " passed, ", n.failed, " failed, ", n.error, " error, ",
+                  n.timeout, " timeout, ", n.skipped, " skipped</p>\n");
+  if (!summary.plugins.empty()) {
     body += "<p>Kernels from:</p><ul>\n";
-    for (const PluginUse& u : plugins) {
+    for (const PluginUse& u : summary.plugins) {
       absl::StrAppend(&body, "<li>", Esc(DescribeProvenance(u.provenance, /*full_hash=*/true)),
                       ": ", u.cases, u.cases == 1 ? " case" : " cases", "</li>\n");
     }
@@ -315,81 +358,80 @@ std::string RenderReportHtml(const Report& r, const HtmlLimits& limits) {
                   LadderCharts(r, limits.ladder_problems));
   absl::StrAppend(&body, "<h2>Roofline</h2>\n", Roofline(r));
   absl::StrAppend(&body, "<h2>Error heatmaps</h2>\n", Heatmaps(r, limits.heatmaps));
-  absl::StrAppend(&body, "<h2>Cases</h2>\n", CaseTable(r));
+  absl::StrAppend(&body, "<h2>Cases</h2>\n", CaseTable(summary));
   return Page(absl::StrCat("flashscope report: ", r.suite.name), body);
 }
 
+namespace {
+
+std::string GateBanner(const GateResult& gate) {
+  std::string out = absl::StrCat(gate.passed ? "<div class=\"pass\">" : "<div class=\"fail\">",
+                                 Esc(GateHeadline(gate) + GateNotes(gate)),
+                                 " (policy: ", Esc(gate.policy_source), ")</div>\n<ul>\n");
+  for (const GateFailure& f : gate.failures) {
+    absl::StrAppend(&out, "<li><b>", Esc(f.rule), "</b> ", Esc(f.key), ": ", Esc(f.message),
+                    "</li>\n");
+  }
+  return out + "</ul>\n";
+}
+
+std::string PairRow(const PairSummary& p) {
+  const char* cls = p.tone == Tone::kFailure  ? " class=\"bad\""
+                    : p.tone == Tone::kSlower ? " class=\"slow\""
+                    : p.tone == Tone::kFaster ? " class=\"fast\""
+                                              : "";
+  std::string gate_text;
+  if (p.gate == GateMark::kFail) gate_text = p.failure;
+  return absl::StrCat("<tr", cls, "><td>", Esc(p.kernel_id), "</td><td>", Esc(p.problem_key),
+                      "</td><td>", Esc(p.StatusText(" → ")), "</td><td class=\"n\">",
+                      FormatValue(p.base_median), "</td><td class=\"n\">",
+                      FormatValue(p.next_median), "</td><td class=\"n\">",
+                      text::SignedPct(p.delta_pct.value), "</td><td class=\"n\">",
+                      FormatValue(p.p_value), "</td><td>",
+                      Esc(absl::StrCat(VerdictName(p.verdict),
+                                       p.verdict_reason.empty() ? "" : ": " + p.verdict_reason)),
+                      "</td><td>", Esc(gate_text), "</td></tr>\n");
+}
+
+}  // namespace
+
 std::string RenderComparisonHtml(const Comparison& c, const GateResult* gate,
                                  const HtmlLimits& limits) {
-  std::string body = Warnings(render::ComparisonWarnings(c));
-  const auto failures = render::FailuresByKey(gate);
-  if (gate != nullptr) {
-    absl::StrAppend(
-        &body,
-        gate->passed ? "<div class=\"pass\">GATE PASSED: " : "<div class=\"fail\">GATE FAILED: ",
-        gate->passed ? absl::StrCat(gate->cases_gated, " cases gated")
-                     : absl::StrCat(gate->failures.size(), " failures in ", gate->cases_gated,
-                                    " cases gated"),
-        " (policy: ", Esc(gate->policy_source), ")</div>\n<ul>\n");
-    for (const GateFailure& f : gate->failures)
-      absl::StrAppend(&body, "<li><b>", Esc(f.rule), "</b> ", Esc(f.key), ": ", Esc(f.message),
-                      "</li>\n");
-    body += "</ul>\n";
-  }
-  absl::StrAppend(&body, "<p>",
-                  Esc(absl::StrFormat(
-                      "Mann-Whitney U on raw samples, alpha %g, minimum effect %g%%: %d slower, %d "
-                      "faster, %d same, %d ambiguous, %d not timed; %d correctness regressions; %d "
-                      "only in base, %d only in next.",
-                      c.options.alpha, c.options.min_effect * 100, c.CountVerdict(Verdict::kSlower),
-                      c.CountVerdict(Verdict::kFaster), c.CountVerdict(Verdict::kSame),
-                      c.CountVerdict(Verdict::kAmbiguous), c.CountVerdict(Verdict::kNotTimed),
-                      c.CorrectnessRegressions(), c.only_base.size(), c.only_next.size())),
-                  "</p>\n<h2>Median change (most changed first)</h2>\n",
-                  DeltaChart(c, limits.delta_bars));
+  const ComparisonSummary s = SummarizeComparison(c, gate);
+  std::string body = Warnings(s.warnings);
+  if (gate != nullptr) body += GateBanner(*gate);
+  absl::StrAppend(
+      &body, "<p>",
+      Esc(absl::StrCat(
+          s.method, ": ",
+          absl::StrFormat("%d slower, %d faster, %d same, %d ambiguous, %d not timed; "
+                          "%d correctness regressions; %d only in base, %d only in "
+                          "next.",
+                          s.counts.slower, s.counts.faster, s.counts.same, s.counts.ambiguous,
+                          s.counts.not_timed, s.counts.correctness_regressions, s.only_base.size(),
+                          s.only_next.size()))),
+      "</p>\n<h2>Median change (most changed first)</h2>\n", DeltaChart(s, limits.delta_bars));
   body +=
       "<h2>Pairs</h2>\n<table "
       "class=\"pairs\"><tr><th>kernel</th><th>problem</th><th>status</th><th>base ms</th><th>next "
       "ms</th><th>delta</th><th>p</th><th>verdict</th><th>gate</th></tr>\n";
-  for (const CaseDelta& d : c.paired) {
-    const bool failed = failures.count(d.key) > 0 || d.IsCorrectnessRegression();
-    const char* cls = failed                          ? " class=\"bad\""
-                      : d.verdict == Verdict::kSlower ? " class=\"slow\""
-                      : d.verdict == Verdict::kFaster ? " class=\"fast\""
-                                                      : "";
-    std::string gate_text;
-    if (auto it = failures.find(d.key); it != failures.end()) {
-      for (const GateFailure* f : it->second)
-        absl::StrAppend(&gate_text, gate_text.empty() ? "" : "; ", f->rule, ": ", f->message);
-    }
-    absl::StrAppend(
-        &body, "<tr", cls, "><td>", Esc(d.kernel_id), "</td><td>", Esc(d.problem_key), "</td><td>",
-        d.StatusChanged()
-            ? absl::StrCat(CaseStatusName(d.base->status), " → ", CaseStatusName(d.next->status))
-            : CaseStatusName(d.next->status),
-        "</td><td class=\"n\">", text::Ms(d.base_median_ms), "</td><td class=\"n\">",
-        text::Ms(d.next_median_ms), "</td><td class=\"n\">", text::SignedPct(d.delta_pct),
-        "</td><td class=\"n\">", std::isnan(d.PValue()) ? "-" : absl::StrFormat("%.2g", d.PValue()),
-        "</td><td>",
-        Esc(absl::StrCat(VerdictName(d.verdict),
-                         d.verdict_reason.empty() ? "" : ": " + d.verdict_reason)),
-        "</td><td>", Esc(gate_text), "</td></tr>\n");
-  }
+  for (const PairSummary& p : s.pairs) body += PairRow(p);
   body += "</table>\n";
-  std::string rebuilt;
-  for (const CaseDelta& d : c.paired) {
-    const std::string change = ProvenanceChange(*d.base, *d.next);
-    const std::string item = absl::StrCat("<li>", Esc(d.kernel_id), ": ", Esc(change), "</li>\n");
-    if (!change.empty() && rebuilt.find(item) == std::string::npos) rebuilt += item;
+  if (!s.rebuilt.empty()) {
+    body += "<h2>Kernels from another build</h2><ul>\n";
+    for (const auto& [kernel, change] : s.rebuilt) {
+      absl::StrAppend(&body, "<li>", Esc(kernel), ": ", Esc(change), "</li>\n");
+    }
+    body += "</ul>\n";
   }
-  if (!rebuilt.empty())
-    absl::StrAppend(&body, "<h2>Kernels from another build</h2><ul>\n", rebuilt, "</ul>\n");
-  for (const auto& [title, cases] : {std::make_pair("Only in base", &c.only_base),
-                                     std::make_pair("Only in next", &c.only_next)}) {
+  for (const auto& [title, cases] : {std::make_pair("Only in base", &s.only_base),
+                                     std::make_pair("Only in next", &s.only_next)}) {
     if (cases->empty()) continue;
     absl::StrAppend(&body, "<h2>", title, " (", cases->size(), ")</h2><ul>\n");
-    for (const CaseResult* x : *cases)
-      absl::StrAppend(&body, "<li>", Esc(x->Key()), " (", CaseStatusName(x->status), ")</li>\n");
+    for (const PairSummary& x : *cases) {
+      const CaseResult* one = x.base != nullptr ? x.base : x.next;
+      absl::StrAppend(&body, "<li>", Esc(x.key), " (", CaseStatusName(one->status), ")</li>\n");
+    }
     body += "</ul>\n";
   }
   return Page(gate ? "flashscope gate" : "flashscope compare", body);

@@ -5,7 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "reports/render_util.h"
+#include "reports/comparison_summary.h"
+#include "reports/summary.h"
 #include "reports/text_safety.h"
 #include "reports/text_table.h"
 
@@ -17,14 +18,55 @@ std::string Attr(const char* name, const std::string& value) {
 }
 
 // Warnings as <property> lines and a <system-out>, so that a CI page shows them.
-std::string Properties(const std::vector<std::string>& warnings, const std::string& env) {
+std::string Properties(const std::vector<Warning>& warnings, const std::string& env) {
   std::string out = "    <properties>\n";
   absl::StrAppend(&out, "      <property", Attr("name", "environment"), Attr("value", env), "/>\n");
-  for (const std::string& w : warnings) {
-    absl::StrAppend(&out, "      <property", Attr("name", "warning"), Attr("value", w), "/>\n");
+  for (const Warning& w : warnings) {
+    absl::StrAppend(&out, "      <property", Attr("name", "warning"), Attr("value", w.text),
+                    "/>\n");
   }
   out += "    </properties>\n";
   return out;
+}
+
+// The warnings again at the end of the suite, where a CI page shows the suite's output.
+std::string WarningsOut(const std::vector<Warning>& warnings) {
+  if (warnings.empty()) return "";
+  std::vector<std::string> lines;
+  for (const Warning& w : warnings) lines.push_back(w.text);
+  return absl::StrCat("    <system-out>", XmlEscape(absl::StrJoin(lines, "\n")), "</system-out>\n");
+}
+
+// What a passed case measured, in words: its headline values that it has ("median ms 0.0123,
+// TFLOPS 45.1, ...").
+std::string Measured(const CaseSummary& c) {
+  std::vector<std::string> parts;
+  for (const SummaryValue& v : c.values) {
+    if (v.spec.headline && v.Has())
+      parts.push_back(absl::StrCat(v.spec.label, " ", FormatValue(v)));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+std::string CaseBody(const CaseSummary& c) {
+  switch (c.status) {
+    case CaseStatus::kPassed: {
+      const std::string measured = Measured(c);
+      if (measured.empty()) return "";
+      return absl::StrCat("      <system-out>", XmlEscape(measured), "</system-out>\n");
+    }
+    case CaseStatus::kFailed:
+      return absl::StrCat("      <failure", Attr("type", "verification"),
+                          Attr("message", c.reason.empty() ? "verification failed" : c.reason),
+                          "/>\n");
+    case CaseStatus::kSkipped:
+      return absl::StrCat("      <skipped", Attr("message", c.reason), "/>\n");
+    case CaseStatus::kError:
+    case CaseStatus::kTimeout:
+      return absl::StrCat("      <error", Attr("type", CaseStatusName(c.status)),
+                          Attr("message", c.reason), "/>\n");
+  }
+  return "";
 }
 
 }  // namespace
@@ -69,7 +111,8 @@ std::string XmlEscape(const std::string& s) {
 }
 
 std::string RenderReportJunit(const Report& r) {
-  const render::StatusCounts n = render::CountStatuses(r);
+  const ReportSummary summary = SummarizeReport(r);
+  const StatusCounts& n = summary.counts;
   double total_s = 0;
   for (const CaseResult& c : r.cases) total_s += c.wall_s;
   const std::string suite = absl::StrCat("flashscope.", r.suite.name);
@@ -80,123 +123,56 @@ std::string RenderReportJunit(const Report& r) {
   absl::StrAppend(&out, "<testsuites", Attr("name", suite), counts, ">\n");
   absl::StrAppend(&out, "  <testsuite", Attr("name", suite), counts,
                   Attr("timestamp", r.environment.started_at), ">\n");
-  const std::vector<std::string> warnings = render::ReportWarnings(r);
-  out += Properties(warnings, render::EnvironmentLine(r.environment));
-  for (const CaseResult& c : r.cases) {
+  out += Properties(summary.warnings, summary.environment_line);
+  for (const CaseSummary& c : summary.cases) {
     absl::StrAppend(&out, "    <testcase", Attr("classname", c.kernel_id),
-                    Attr("name", c.problem_key), absl::StrFormat(" time=\"%.3f\"", c.wall_s));
-    const std::string reason = render::CaseReason(c);
-    std::string body;
-    switch (c.status) {
-      case CaseStatus::kPassed:
-        if (c.timing) {
-          body = absl::StrCat(
-              "      <system-out>",
-              XmlEscape(absl::StrCat(
-                  "median ", text::Ms(c.timing->median_ms), " ms",
-                  c.throughput ? absl::StrCat(", ", text::Fixed(c.throughput->tflops, 2), " TFLOPS")
-                               : "")),
-              "</system-out>\n");
-        }
-        break;
-      case CaseStatus::kFailed:
-        body =
-            absl::StrCat("      <failure", Attr("type", "verification"),
-                         Attr("message", reason.empty() ? "verification failed" : reason), "/>\n");
-        break;
-      case CaseStatus::kSkipped:
-        body = absl::StrCat("      <skipped", Attr("message", reason), "/>\n");
-        break;
-      case CaseStatus::kError:
-      case CaseStatus::kTimeout:
-        body = absl::StrCat("      <error", Attr("type", CaseStatusName(c.status)),
-                            Attr("message", reason), "/>\n");
-        break;
-    }
+                    Attr("name", c.problem_key),
+                    absl::StrFormat(" time=\"%.3f\"", c.source->wall_s));
+    const std::string body = CaseBody(c);
     if (body.empty()) {
       out += "/>\n";
     } else {
       absl::StrAppend(&out, ">\n", body, "    </testcase>\n");
     }
   }
-  if (!warnings.empty()) {
-    absl::StrAppend(&out, "    <system-out>", XmlEscape(absl::StrJoin(warnings, "\n")),
-                    "</system-out>\n");
-  }
+  out += WarningsOut(summary.warnings);
   out += "  </testsuite>\n</testsuites>\n";
   return out;
 }
 
+// One <testcase> per pair and per case on one side only; the model says which fail and why.
 std::string RenderComparisonJunit(const Comparison& c, const GateResult* gate) {
-  const auto failures = render::FailuresByKey(gate);
-  struct Row {
-    std::string classname, name, failure, out;
-  };
-  std::vector<Row> rows;
-  for (const CaseDelta& d : c.paired) {
-    Row row{d.kernel_id, d.problem_key, "", ""};
-    row.out =
-        absl::StrCat(CaseStatusName(d.base->status), " -> ", CaseStatusName(d.next->status),
-                     ", median ", text::Ms(d.base_median_ms), " -> ", text::Ms(d.next_median_ms),
-                     " ms (", text::SignedPct(d.delta_pct), "), ", VerdictName(d.verdict),
-                     d.verdict_reason.empty() ? "" : absl::StrCat(": ", d.verdict_reason));
-    if (gate != nullptr) {
-      auto it = failures.find(d.key);
-      if (it != failures.end()) {
-        std::vector<std::string> parts;
-        for (const GateFailure* f : it->second)
-          parts.push_back(absl::StrCat(f->rule, ": ", f->message));
-        row.failure = absl::StrJoin(parts, "; ");
-      }
-    } else if (d.IsCorrectnessRegression()) {
-      row.failure = absl::StrCat("correctness: ", CaseStatusName(d.base->status), " -> ",
-                                 CaseStatusName(d.next->status));
-    } else if (d.verdict == Verdict::kSlower) {
-      row.failure = absl::StrCat("slower: ", d.verdict_reason);
-    }
-    rows.push_back(std::move(row));
-  }
-  auto one_side = [&](const std::vector<const CaseResult*>& cases, const char* side) {
-    for (const CaseResult* x : cases) {
-      Row row{x->kernel_id, x->problem_key, "",
-              absl::StrCat("only in ", side, " (", CaseStatusName(x->status), ")")};
-      auto it = failures.find(x->Key());
-      if (it != failures.end()) {
-        std::vector<std::string> parts;
-        for (const GateFailure* f : it->second)
-          parts.push_back(absl::StrCat(f->rule, ": ", f->message));
-        row.failure = absl::StrJoin(parts, "; ");
-      }
-      rows.push_back(std::move(row));
-    }
-  };
-  one_side(c.only_base, "base");
-  one_side(c.only_next, "next");
+  const ComparisonSummary s = SummarizeComparison(c, gate);
+  const std::vector<const PairSummary*> rows = s.All();
   int n_failed = 0;
-  for (const Row& row : rows) n_failed += !row.failure.empty();
+  for (const PairSummary* p : rows) n_failed += !p->failure.empty();
   const std::string suite = gate ? "flashscope.gate" : "flashscope.compare";
   const std::string counts = absl::StrFormat(
       " tests=\"%d\" failures=\"%d\" errors=\"0\" skipped=\"0\"", rows.size(), n_failed);
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   absl::StrAppend(&out, "<testsuites", Attr("name", suite), counts, ">\n");
   absl::StrAppend(&out, "  <testsuite", Attr("name", suite), counts, ">\n");
-  std::vector<std::string> warnings = render::ComparisonWarnings(c);
-  out += Properties(warnings, absl::StrFormat("alpha %g, min effect %g%%", c.options.alpha,
-                                              c.options.min_effect * 100));
-  for (const Row& row : rows) {
-    absl::StrAppend(&out, "    <testcase", Attr("classname", row.classname), Attr("name", row.name),
-                    ">\n");
-    if (!row.failure.empty()) {
+  out += Properties(s.warnings, absl::StrFormat("alpha %g, min effect %g%%", c.options.alpha,
+                                                c.options.min_effect * 100));
+  for (const PairSummary* p : rows) {
+    absl::StrAppend(&out, "    <testcase", Attr("classname", p->kernel_id),
+                    Attr("name", p->problem_key), ">\n");
+    if (!p->failure.empty()) {
       absl::StrAppend(&out, "      <failure", Attr("type", "regression"),
-                      Attr("message", row.failure), "/>\n");
+                      Attr("message", p->failure), "/>\n");
     }
-    absl::StrAppend(&out, "      <system-out>", XmlEscape(row.out), "</system-out>\n",
+    const std::string said =
+        p->side != PairSummary::Side::kBoth
+            ? p->StatusText("")
+            : absl::StrCat(CaseStatusName(p->base->status), " -> ", CaseStatusName(p->next->status),
+                           ", median ", FormatValue(p->base_median), " -> ",
+                           FormatValue(p->next_median), " ms (",
+                           text::SignedPct(p->delta_pct.value), "), ", VerdictName(p->verdict),
+                           p->verdict_reason.empty() ? "" : ": " + p->verdict_reason);
+    absl::StrAppend(&out, "      <system-out>", XmlEscape(said), "</system-out>\n",
                     "    </testcase>\n");
   }
-  if (!warnings.empty()) {
-    absl::StrAppend(&out, "    <system-out>", XmlEscape(absl::StrJoin(warnings, "\n")),
-                    "</system-out>\n");
-  }
+  out += WarningsOut(s.warnings);
   out += "  </testsuite>\n</testsuites>\n";
   return out;
 }

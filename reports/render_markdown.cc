@@ -6,7 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "reports/render_util.h"
+#include "reports/comparison_summary.h"
+#include "reports/summary.h"
 #include "reports/text_safety.h"
 #include "reports/text_table.h"
 
@@ -16,42 +17,30 @@ namespace {
 // Room kept at the end of a section for the "N more ... not shown" note and what must follow.
 constexpr size_t kNoteRoom = 400;
 
-bool IsBad(const CaseResult& c) {
-  return c.status == CaseStatus::kFailed || c.status == CaseStatus::kError ||
-         c.status == CaseStatus::kTimeout;
-}
-
 // Cells are clipped: one string of a hostile or runaway report must not fill a comment alone.
 std::string Clip(const std::string& s) {
   constexpr size_t kMaxCell = 300;
   return s.size() <= kMaxCell ? s : s.substr(0, kMaxCell) + "...";
 }
 
-void AppendWarnings(std::string* out, const std::vector<std::string>& warnings) {
-  for (const std::string& w : warnings) {
-    absl::StrAppend(out, "> **", MarkdownCell(Clip(w)), "**\n\n");
+void AppendWarnings(std::string* out, const std::vector<Warning>& warnings) {
+  for (const Warning& w : warnings) {
+    absl::StrAppend(out, "> **", MarkdownCell(Clip(w.text)), "**\n\n");
   }
 }
 
-std::string PValue(double p) { return std::isnan(p) ? "-" : absl::StrFormat("%.2g", p); }
-
-std::string PairRow(const CaseDelta& d,
-                    const std::map<std::string, std::vector<const GateFailure*>>& failures) {
-  std::string status = d.StatusChanged() ? absl::StrCat(CaseStatusName(d.base->status), " → ",
-                                                        CaseStatusName(d.next->status))
-                                         : CaseStatusName(d.next->status);
-  if (d.IsCorrectnessRegression()) status = absl::StrCat("**", status, "**");
+std::string PairRow(const PairSummary& p) {
+  std::string status = p.StatusText(" → ");
+  if (p.correctness_regression) status = absl::StrCat("**", status, "**");
   std::string gate;
-  auto it = failures.find(d.key);
-  if (it != failures.end()) {
-    for (const GateFailure* f : it->second)
-      absl::StrAppend(&gate, gate.empty() ? "" : "; ", "❌ ", f->rule);
+  for (const GateFailure* f : p.gate_failures) {
+    absl::StrAppend(&gate, gate.empty() ? "" : "; ", "❌ ", f->rule);
   }
-  return absl::StrCat("| ", MarkdownCode(Clip(d.kernel_id)), " | ",
-                      MarkdownCell(Clip(d.problem_key)), " | ", status, " | ",
-                      text::Ms(d.base_median_ms), " | ", text::Ms(d.next_median_ms), " | ",
-                      text::SignedPct(d.delta_pct), " | ", PValue(d.PValue()), " | ",
-                      VerdictName(d.verdict), " | ", gate, " |\n");
+  return absl::StrCat("| ", MarkdownCode(Clip(p.kernel_id)), " | ",
+                      MarkdownCell(Clip(p.problem_key)), " | ", status, " | ",
+                      FormatValue(p.base_median), " | ", FormatValue(p.next_median), " | ",
+                      text::SignedPct(p.delta_pct.value), " | ", FormatValue(p.p_value), " | ",
+                      VerdictName(p.verdict), " | ", gate, " |\n");
 }
 
 constexpr char kPairHeader[] =
@@ -119,17 +108,14 @@ std::string MarkdownCode(const std::string& s) {
 
 namespace {
 
-std::string ReportRow(const CaseResult& c) {
+std::string ReportRow(const CaseSummary& c, const std::vector<size_t>& columns) {
   std::string status = CaseStatusName(c.status);
-  if (IsBad(c)) status = absl::StrCat("**", status, "**");
-  return absl::StrCat(
-      "| ", MarkdownCode(Clip(c.kernel_id)), " | ", MarkdownCell(Clip(c.problem_key)), " | ",
-      status, " | ", text::Ms(render::MedianMs(c)), " | ",
-      c.throughput ? text::Fixed(c.throughput->tflops, 1) : "-", " | ",
-      c.throughput ? text::Fixed(c.throughput->pct_peak_flops, 1) : "-", " | ",
-      c.verification && c.verification->ran ? text::Sci(c.verification->stats.max_abs) : "-", " | ",
-      text::Fixed(render::TensorPct(c), 1), " | ", MarkdownCell(Clip(render::CaseReason(c))),
-      " |\n");
+  if (c.bad) status = absl::StrCat("**", status, "**");
+  std::string row = absl::StrCat("| ", MarkdownCode(Clip(c.kernel_id)), " | ",
+                                 MarkdownCell(Clip(c.problem_key)), " | ", status, " | ");
+  for (size_t k : columns) absl::StrAppend(&row, FormatValue(c.values[k]), " | ");
+  absl::StrAppend(&row, MarkdownCell(Clip(c.reason)), " |\n");
+  return row;
 }
 
 // Appends `rows` to *out while the text stays `reserve` characters under kMarkdownLimit, so that
@@ -152,35 +138,43 @@ std::string NotShown(size_t n, const char* what) {
 }  // namespace
 
 std::string RenderReportMarkdown(const Report& r) {
+  const ReportSummary summary = SummarizeReport(r);
   std::string out =
       absl::StrCat("## flashscope report: ", MarkdownCell(Clip(r.suite.name)), "\n\n");
-  AppendWarnings(&out, render::ReportWarnings(r));
-  const render::StatusCounts n = render::CountStatuses(r);
-  absl::StrAppend(&out, MarkdownCell(Clip(render::EnvironmentLine(r.environment))), "\n\n", "**",
-                  n.total(), " cases**: ", n.passed, " passed, ", n.failed, " failed, ", n.error,
-                  " error, ", n.timeout, " timeout, ", n.skipped, " skipped\n\n");
+  AppendWarnings(&out, summary.warnings);
+  const StatusCounts& n = summary.counts;
+  absl::StrAppend(&out, MarkdownCell(Clip(summary.environment_line)), "\n\n", "**", n.total(),
+                  " cases**: ", n.passed, " passed, ", n.failed, " failed, ", n.error, " error, ",
+                  n.timeout, " timeout, ", n.skipped, " skipped\n\n");
   if (r.cases.empty()) return out;
-  absl::StrAppend(&out,
-                  "| kernel | problem | status | median ms | TFLOPS | % peak | max err | "
-                  "tensor % | reason |\n|---|---|---|--:|--:|--:|--:|--:|---|\n");
-  std::vector<const CaseResult*> order;
+  const std::vector<size_t> columns = HeadlineColumns(summary);
+  std::string header = "| kernel | problem | status | ";
+  std::string rule = "|---|---|---|";
+  for (size_t k : columns) {
+    absl::StrAppend(&header, MarkdownCell(summary.columns[k].label), " | ");
+    rule += "--:|";
+  }
+  absl::StrAppend(&out, header, "reason |\n", rule, "---|\n");
+  std::vector<const CaseSummary*> order;
   size_t total = out.size();
-  for (const CaseResult& c : r.cases) order.push_back(&c);
-  std::vector<std::string> rows;
-  for (const CaseResult* c : order) total += ReportRow(*c).size();
+  for (const CaseSummary& c : summary.cases) {
+    order.push_back(&c);
+    total += ReportRow(c, columns).size();
+  }
   if (total + kNoteRoom >= kMarkdownLimit) {
     // Not everything fits: the cases that failed come first, so that they are never left out.
-    std::stable_partition(order.begin(), order.end(),
-                          [](const CaseResult* c) { return IsBad(*c); });
+    std::stable_partition(order.begin(), order.end(), [](const CaseSummary* c) { return c->bad; });
   }
-  for (const CaseResult* c : order) rows.push_back(ReportRow(*c));
+  std::vector<std::string> rows;
+  for (const CaseSummary* c : order) rows.push_back(ReportRow(*c, columns));
   out += NotShown(AppendWhileFits(&out, rows, kNoteRoom), "cases");
   return out;
 }
 
 std::string RenderComparisonMarkdown(const Comparison& c, const GateResult* gate) {
+  const ComparisonSummary s = SummarizeComparison(c, gate);
   std::string out = gate ? "## flashscope gate\n\n" : "## flashscope compare\n\n";
-  AppendWarnings(&out, render::ComparisonWarnings(c));
+  AppendWarnings(&out, s.warnings);
   if (gate != nullptr) {
     if (gate->passed) {
       absl::StrAppend(&out, "✅ **GATE PASSED**: ", gate->cases_gated, " cases gated");
@@ -188,9 +182,8 @@ std::string RenderComparisonMarkdown(const Comparison& c, const GateResult* gate
       absl::StrAppend(&out, "❌ **GATE FAILED**: ", gate->failures.size(), " failures in ",
                       gate->cases_gated, " cases gated");
     }
-    absl::StrAppend(
-        &out, gate->ignored.empty() ? "" : absl::StrCat(", ", gate->ignored.size(), " ignored"),
-        " (policy: ", MarkdownCode(gate->policy_source), ")\n\n");
+    absl::StrAppend(&out, MarkdownCell(GateNotes(*gate)),
+                    " (policy: ", MarkdownCode(gate->policy_source), ")\n\n");
     std::vector<std::string> lines;
     for (const GateFailure& f : gate->failures) {
       lines.push_back(absl::StrCat("- **", f.rule, "** ", MarkdownCode(Clip(f.key)), ": ",
@@ -201,44 +194,40 @@ std::string RenderComparisonMarkdown(const Comparison& c, const GateResult* gate
     if (!gate->failures.empty()) out += "\n";
   }
   absl::StrAppend(
-      &out,
-      absl::StrFormat("Verdicts (Mann-Whitney U on raw samples, alpha %g, minimum effect %g%%): "
-                      "**%d slower**, %d faster, %d same, %d ambiguous, %d not timed; **%d "
-                      "correctness regressions**; %d only in base, %d only in next.\n\n",
-                      c.options.alpha, c.options.min_effect * 100, c.CountVerdict(Verdict::kSlower),
-                      c.CountVerdict(Verdict::kFaster), c.CountVerdict(Verdict::kSame),
-                      c.CountVerdict(Verdict::kAmbiguous), c.CountVerdict(Verdict::kNotTimed),
-                      c.CorrectnessRegressions(), c.only_base.size(), c.only_next.size()));
-  const auto failures = render::FailuresByKey(gate);
+      &out, "Verdicts (", s.method, "): ",
+      absl::StrFormat("**%d slower**, %d faster, %d same, %d ambiguous, %d not timed; "
+                      "**%d correctness regressions**; %d only in base, %d only in "
+                      "next.\n\n",
+                      s.counts.slower, s.counts.faster, s.counts.same, s.counts.ambiguous,
+                      s.counts.not_timed, s.counts.correctness_regressions, s.only_base.size(),
+                      s.only_next.size()));
   std::vector<std::string> changed;
-  for (const CaseDelta& d : c.paired) {
-    const bool notable = d.StatusChanged() || d.verdict == Verdict::kSlower ||
-                         d.verdict == Verdict::kFaster || d.verdict == Verdict::kAmbiguous ||
-                         failures.count(d.key) > 0;
-    if (notable) changed.push_back(PairRow(d, failures));
+  for (const PairSummary& p : s.pairs) {
+    if (p.status_changed || p.tone != Tone::kNeutral) changed.push_back(PairRow(p));
   }
   if (!changed.empty()) {
     absl::StrAppend(&out, "### Changes (", changed.size(), ")\n\n", kPairHeader);
     out += NotShown(AppendWhileFits(&out, changed, 3 * kNoteRoom), "changed cases");
     out += "\n";
   }
-  auto one_side = [&](const char* title, const std::vector<const CaseResult*>& cases) {
+  auto one_side = [&](const char* title, const std::vector<PairSummary>& cases) {
     if (cases.empty()) return;
     absl::StrAppend(&out, "### ", title, " (", cases.size(), ")\n\n");
     std::vector<std::string> lines;
-    for (const CaseResult* x : cases) {
+    for (const PairSummary& x : cases) {
+      const CaseResult* one = x.base != nullptr ? x.base : x.next;
       lines.push_back(
-          absl::StrCat("- ", MarkdownCode(Clip(x->Key())), " (", CaseStatusName(x->status), ")\n"));
+          absl::StrCat("- ", MarkdownCode(Clip(x.key)), " (", CaseStatusName(one->status), ")\n"));
     }
     out += NotShown(AppendWhileFits(&out, lines, 2 * kNoteRoom), "cases");
     out += "\n";
   };
-  one_side("Only in base", c.only_base);
-  one_side("Only in next", c.only_next);
-  if (!c.paired.empty()) {
+  one_side("Only in base", s.only_base);
+  one_side("Only in next", s.only_next);
+  if (!s.pairs.empty()) {
     std::vector<std::string> all;
-    for (const CaseDelta& d : c.paired) all.push_back(PairRow(d, failures));
-    absl::StrAppend(&out, "<details><summary>All ", c.paired.size(), " paired cases</summary>\n\n",
+    for (const PairSummary& p : s.pairs) all.push_back(PairRow(p));
+    absl::StrAppend(&out, "<details><summary>All ", s.pairs.size(), " paired cases</summary>\n\n",
                     kPairHeader);
     out += NotShown(AppendWhileFits(&out, all, kNoteRoom), "paired cases");
     out += "\n</details>\n";

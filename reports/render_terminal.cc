@@ -7,14 +7,13 @@
 #include <cstring>
 #include <limits>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
 #include "reports/devices.h"
 #include "reports/provenance.h"
-#include "reports/render_util.h"
+#include "reports/summary.h"
 #include "reports/text_safety.h"
 #include "reports/text_table.h"
 
@@ -24,8 +23,6 @@ namespace {
 using text::Cell;
 using text::Paint;
 using text::Table;
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 const char* StatusColor(CaseStatus s) {
   switch (s) {
@@ -42,28 +39,6 @@ const char* StatusColor(CaseStatus s) {
   return nullptr;
 }
 
-const MetricRecord* FindMetric(const CaseResult& c, absl::string_view hw_prefix,
-                               std::initializer_list<absl::string_view> names) {
-  if (!c.profile || !c.profile->available) return nullptr;
-  for (const MetricRecord& m : c.profile->metrics) {
-    if (absl::StartsWith(m.hw_name, hw_prefix)) return &m;
-  }
-  for (const MetricRecord& m : c.profile->metrics) {
-    for (absl::string_view n : names) {
-      if (m.name == n) return &m;
-    }
-  }
-  return nullptr;
-}
-
-std::string Reason(const CaseResult& c) {
-  if (c.status == CaseStatus::kFailed && c.reason.empty() && c.verification) {
-    return c.verification->rule;
-  }
-  if (c.status == CaseStatus::kPassed) return "";
-  return c.reason;
-}
-
 std::optional<absl::Duration> RunSpan(const Environment& e) {
   absl::Time start, end;
   std::string err;
@@ -77,68 +52,44 @@ std::optional<absl::Duration> RunSpan(const Environment& e) {
 
 }  // namespace
 
-const MetricRecord* FindTensorPipeMetric(const CaseResult& c) {
-  return FindMetric(c, "sm__pipe_tensor_op_hmma_cycles_active",
-                    {"tensor_pipe_pct", "tensor_pipe", "tensor_pct"});
-}
-
-const MetricRecord* FindSharedMemoryMetric(const CaseResult& c) {
-  return FindMetric(c, "l1tex__data_pipe_lsu_wavefronts_mem_shared",
-                    {"shared_pct", "shared_wavefronts_pct", "smem_pct"});
-}
-
 std::string RenderCaseTable(const Report& report, bool color) {
   if (report.cases.empty()) return "(no cases)\n";
+  const ReportSummary summary = SummarizeReport(report);
   Table t;
   using A = Table::Align;
   t.AddColumn("kernel", A::kLeft);
   t.AddColumn("problem", A::kLeft);
   t.AddColumn("status", A::kLeft);
-  t.AddColumn("median ms", A::kRight);
-  t.AddColumn("TFLOPS", A::kRight);
-  t.AddColumn("% peak", A::kRight);
-  t.AddColumn("max err", A::kRight);
-  t.AddColumn("err/base", A::kRight);
-  t.AddColumn("tensor %", A::kRight);
-  t.AddColumn("shared %", A::kRight);
+  for (const ValueSpec& spec : summary.columns) {
+    if (spec.headline) t.AddColumn(spec.label, A::kRight);
+  }
   t.AddColumn("reason", A::kLeft);
-  for (const CaseResult& c : report.cases) {
-    std::vector<Cell> row;
-    row.push_back({c.kernel_id});
-    row.push_back({c.problem_key});
-    row.push_back({CaseStatusName(c.status), StatusColor(c.status)});
-    row.push_back({text::Ms(c.timing ? c.timing->median_ms : kNaN)});
-    row.push_back({text::Fixed(c.throughput ? c.throughput->tflops : kNaN, 1)});
-    row.push_back({c.throughput ? text::Fixed(c.throughput->pct_peak_flops, 1) + "%" : "-"});
-    const bool verified = c.verification && c.verification->ran;
-    row.push_back({text::Sci(verified ? c.verification->stats.max_abs : kNaN)});
-    // Without a baseline measurement (max_abs 0) the ratio means nothing: show "-".
-    const bool has_ratio = verified && c.verification->baseline_max_abs > 0;
-    row.push_back({text::Fixed(has_ratio ? c.verification->ratio_to_baseline : kNaN, 2),
-                   verified && !c.verification->passed ? text::kRed : nullptr});
-    const MetricRecord* tensor = FindTensorPipeMetric(c);
-    const MetricRecord* shared = FindSharedMemoryMetric(c);
-    row.push_back({text::Fixed(tensor ? tensor->value : kNaN, 1)});
-    row.push_back({text::Fixed(shared ? shared->value : kNaN, 1)});
-    row.push_back({Reason(c), c.status == CaseStatus::kPassed ? nullptr : text::kDim});
+  for (const CaseSummary& c : summary.cases) {
+    std::vector<Cell> row = {
+        {c.kernel_id}, {c.problem_key}, {CaseStatusName(c.status), StatusColor(c.status)}};
+    for (const SummaryValue& v : c.values) {
+      if (v.spec.headline) row.push_back({FormatValue(v), v.alarm ? text::kRed : nullptr});
+    }
+    const bool passed = c.status == CaseStatus::kPassed;
+    row.push_back({passed ? "" : c.reason, passed ? nullptr : text::kDim});
     t.AddRow(std::move(row));
   }
   // Metric columns appear only when something was profiled; the reason column only when needed.
   t.DropEmptyColumns();
   std::string out = t.Render(color);
+  // After a long table the synthetic warning is said again, where the eye ends.
   if (report.environment.synthetic) {
-    out += Paint("SYNTHETIC report: made-up numbers for tests, not a GPU measurement\n",
-                 text::kBoldRed, color);
+    out += Paint(summary.warnings.front().text + "\n", text::kBoldRed, color);
   }
   return out;
 }
 
 std::string RenderSummary(const Report& report, bool color) {
   const Environment& e = report.environment;
+  const ReportSummary summary = SummarizeReport(report);
   std::string out;
-  if (e.synthetic) {
-    out += Paint("SYNTHETIC report: made-up numbers for tests, not a GPU measurement\n",
-                 text::kBoldRed, color);
+  for (const Warning& w : summary.warnings) {
+    out += Paint(w.text + "\n", w.severe ? text::kBoldRed : text::kYellow, color);
   }
   if (e.gpu_name.empty()) {
     out += "GPU: none recorded\n";
@@ -175,20 +126,16 @@ std::string RenderSummary(const Report& report, bool color) {
                                         e.host.empty() ? "" : " on " + e.host)),
         "\n");
   }
-  for (const PluginUse& u : PluginsOf(report)) {
+  for (const PluginUse& u : summary.plugins) {
     absl::StrAppend(&out, "kernels from ", text::TerminalSafe(DescribeProvenance(u.provenance)),
                     ": ", u.cases, u.cases == 1 ? " case\n" : " cases\n");
   }
-  int counts[5] = {0, 0, 0, 0, 0};
   double case_wall = 0;
-  for (const CaseResult& c : report.cases) {
-    ++counts[static_cast<int>(c.status)];
-    case_wall += c.wall_s;
-  }
+  for (const CaseResult& c : report.cases) case_wall += c.wall_s;
   std::vector<std::string> status_parts;
   for (CaseStatus s : {CaseStatus::kPassed, CaseStatus::kFailed, CaseStatus::kSkipped,
                        CaseStatus::kError, CaseStatus::kTimeout}) {
-    int n = counts[static_cast<int>(s)];
+    const int n = summary.counts.Of(s);
     std::string part = absl::StrCat(n, " ", CaseStatusName(s));
     status_parts.push_back(n > 0 ? Paint(part, StatusColor(s), color) : part);
   }
@@ -201,14 +148,6 @@ std::string RenderSummary(const Report& report, bool color) {
   absl::StrAppend(
       &out, "suite ", report.suite.name.empty() ? "?" : text::TerminalSafe(report.suite.name), ": ",
       report.cases.size(), " cases: ", absl::StrJoin(status_parts, ", "), "; ", wall, "\n");
-  if (!report.complete) {
-    out += Paint(
-        "INCOMPLETE: the run did not finish (report recovered from its journal or interrupted)\n",
-        text::kYellow, color);
-  }
-  if (report.unreadable_journal_lines > 0) {
-    out += Paint(render::UnreadableJournalLines(report) + "\n", text::kBoldRed, color);
-  }
   return out;
 }
 

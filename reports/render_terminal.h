@@ -4,30 +4,36 @@
 
 #include <string>
 
+#include "reports/compare.h"
+#include "reports/gate.h"
 #include "reports/report.h"
 
 namespace flashscope::reports {
 
-// One row per case: kernel, problem, status, median ms, TFLOPS, % of measured peak, max error,
-// error ratio to the same-precision baseline, then tensor-pipe % and shared-memory % when any
-// case has profile metrics, then the reason of skipped/error/timeout cases (and the deciding
-// rule of failed ones). Column widths follow the contents; a long problem key widens its column
-// instead of being cut. "-" marks a value the case does not have.
+// One row per case: kernel, problem, status, the headline values of the summary model
+// (reports/summary.h: median ms, TFLOPS, % of measured peak, max error, error ratio to the
+// same-precision baseline, the basic metrics) where any case has them, then the reason of
+// skipped/error/timeout cases (and the deciding rule of failed ones). Column widths follow the
+// contents; a long problem key widens its column instead of being cut. "-" marks a value the case
+// does not have.
 std::string RenderCaseTable(const Report& report, bool color);
 
-// The environment (GPU name, SMs, architecture, driver, CUDA, measured peaks), the suite name,
-// case counts per status and the total wall time; says loudly when the report is synthetic or
-// incomplete (recovered from a journal).
+// The report's warnings first (synthetic, incomplete, unreadable journal lines), then the
+// environment (GPU name, SMs, architecture, driver, CUDA, measured peaks), the suite name, case
+// counts per status and the total wall time.
 std::string RenderSummary(const Report& report, bool color);
+
+// A comparison (`flashscope compare`): environment note, then status changes (prominent), then a
+// table of paired cases with their median delta and verdict, then the cases found on one side
+// only, then a geometric-mean line and the verdict counts.
+std::string RenderComparison(const Comparison& comparison, bool color);
+
+// The gate's decision: "GATE PASSED: ..." or "GATE FAILED: N failures" followed by one line per
+// failure.
+std::string RenderGateTerminal(const GateResult& gate, bool color);
 
 bool StdoutIsTty();
 // StdoutIsTty(), unless NO_COLOR is set (https://no-color.org) or TERM is "dumb".
 bool UseColorByDefault();
-
-// The value of the tensor-pipe / shared-memory metric of a case's profile, if it was measured.
-// Matched by hardware metric name (the profiler's friendly names may change), then by friendly
-// name.
-const MetricRecord* FindTensorPipeMetric(const CaseResult& c);
-const MetricRecord* FindSharedMemoryMetric(const CaseResult& c);
 
 }  // namespace flashscope::reports

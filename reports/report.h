@@ -107,6 +107,10 @@ struct MetricRecord {
   std::string hw_name;  // hardware metric ("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_...")
   std::string unit;     // "%", "bytes", "count", ...
   double value = 0;
+  // What the metric means, in plain words (the catalogue's, common/metric_catalogue.h). Empty in
+  // reports written before it was recorded: readers fall back to the catalogue
+  // (reports::MetricDescription).
+  std::string description;
 };
 
 struct ProfileRecord {
@@ -219,6 +223,17 @@ struct PrepareRecord {
   std::string note;   // what the plugin said it did ("compiled and autotuned in 1.9 s")
 };
 
+// The kernel's tile (common/kernel_info.h TileShape): attention: block_m query rows per thread
+// block, block_n keys per step; gemm: block_m × block_n of C. Heatmap views draw its boundaries and
+// the last partial tile over the error, so that error and structure line up.
+struct TileRecord {
+  int block_m = 0;
+  int block_n = 0;
+  bool operator==(const TileRecord& o) const {
+    return block_m == o.block_m && block_n == o.block_n;
+  }
+};
+
 enum class CaseStatus { kPassed, kFailed, kSkipped, kError, kTimeout };
 const char* CaseStatusName(CaseStatus s);
 std::optional<CaseStatus> ParseCaseStatus(const std::string& s);
@@ -245,6 +260,9 @@ struct CaseResult {
   std::optional<SanitizerRecord> sanitizer;  // only with `flashscope run --sanitize`
   // Absent in reports written before plugins existed (every kernel was built in then).
   std::optional<ProvenanceRecord> provenance;
+  // Absent in reports written before it was recorded, and for kernels without a tile of their own
+  // (library peers: cuBLAS picks its kernels).
+  std::optional<TileRecord> tile;
   std::optional<TrustRecord> trust;      // the trust checks (absent in reports made before them)
   std::optional<PrepareRecord> prepare;  // only for kernels with a prepare() callback
   double wall_s = 0;                     // wall time spent on the case, all phases

@@ -200,6 +200,7 @@ void ReadProfile(const Json& j, const std::string& path, absl::Status* st, Profi
       m.Get("hw_name", &r.hw_name);
       m.Get("unit", &r.unit);
       m.Get("value", &r.value, Need::kRequired);
+      m.Get("description", &r.description);
       p->metrics.push_back(std::move(r));
     }
   }
@@ -310,6 +311,16 @@ void ReadCase(const Json& j, const std::string& path, absl::Status* st, CaseResu
   }
   if (const Json* p = f.Object("provenance")) {
     ReadProvenance(*p, f.PathOf("provenance"), st, &c->provenance.emplace());
+  }
+  if (const Json* t = f.Object("tile")) {
+    Fields tile(*t, f.PathOf("tile"), st);
+    TileRecord& r = c->tile.emplace();
+    tile.Get("block_m", &r.block_m, Need::kRequired);
+    tile.Get("block_n", &r.block_n, Need::kRequired);
+    if (tile.ok() && (r.block_m < 1 || r.block_n < 1)) {
+      tile.Fail(tile.PathOf("block_m"),
+                absl::StrCat("a tile of ", r.block_m, " x ", r.block_n, " (both must be >= 1)"));
+    }
   }
   if (const Json* t = f.Object("trust")) ReadTrust(*t, f.PathOf("trust"), st, &c->trust.emplace());
   if (const Json* p = f.Object("prepare")) {

@@ -99,8 +99,12 @@ Json VerificationToJson(const VerificationRecord& v) {
 Json ProfileToJson(const ProfileRecord& p) {
   Json metrics = Json::array();
   for (const MetricRecord& m : p.metrics) {
-    metrics.push_back(
-        {{"name", m.name}, {"hw_name", m.hw_name}, {"unit", m.unit}, {"value", Number(m.value)}});
+    Json metric = {
+        {"name", m.name}, {"hw_name", m.hw_name}, {"unit", m.unit}, {"value", Number(m.value)}};
+    // Optional: absent in reports written before descriptions were recorded, which stay as they
+    // were when re-written.
+    if (!m.description.empty()) metric["description"] = m.description;
+    metrics.push_back(std::move(metric));
   }
   Json durations = Json::array();
   for (const auto& [kernel, ms] : p.kernel_durations_ms) {
@@ -185,6 +189,7 @@ Json CaseToJson(const CaseResult& c) {
   if (c.prepare) j["prepare"] = {{"wall_s", c.prepare->wall_s}, {"note", c.prepare->note}};
   if (c.device) j["device"] = *c.device;
   if (!c.device_uuid.empty()) j["device_uuid"] = c.device_uuid;
+  if (c.tile) j["tile"] = {{"block_m", c.tile->block_m}, {"block_n", c.tile->block_n}};
   return j;
 }
 

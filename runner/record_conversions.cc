@@ -148,7 +148,7 @@ reports::ProfileRecord ToProfileRecord(const profiler::ProfileResult& p) {
   r.ranges = p.ranges;
   r.wall_s = p.wall_s;
   for (const auto& [def, value] : p.values) {
-    r.metrics.push_back({def.name, def.hw_name, def.unit, value});
+    r.metrics.push_back({def.name, def.hw_name, def.unit, value, def.description});
   }
   return r;
 }

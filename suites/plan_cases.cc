@@ -15,6 +15,10 @@ reports::CaseResult NewCaseResult(const reports::PlanRecord& plan,
     r.kernel_revision = k->info.revision;
     r.kernel_title = k->info.title;
     r.kernel_changed = k->info.changed;
+    // A tile of one element is no tile (library peers pick their own kernels): nothing to draw.
+    if (k->info.tile.block_m > 1 || k->info.tile.block_n > 1) {
+      r.tile = reports::TileRecord{k->info.tile.block_m, k->info.tile.block_n};
+    }
   }
   if (const reports::ProvenanceRecord* p = plan.ProvenanceOf(c.kernel_id)) r.provenance = *p;
   r.family = std::string(FamilyName(FamilyOf(c.problem)));

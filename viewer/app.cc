@@ -83,6 +83,16 @@ const reports::CaseResult* ViewerState::SelectedCase() const {
   return &r->cases[size_t(selected_case)];
 }
 
+TextureCache& ViewerState::TexturesFor() {
+  uint64_t generations = 0;
+  for (const auto& r : session->reports()) generations = generations * 1000003 + r.generation;
+  if (generations != textures_generations) {
+    textures.Clear();
+    textures_generations = generations;
+  }
+  return textures;
+}
+
 bool SelectCaseById(ViewerState& s, const std::string& id) {
   const reports::Report* r = s.CurrentReport();
   if (!r || id.empty()) return false;
@@ -126,7 +136,6 @@ void DrawApp(ViewerState& s, double now_s) {
   if (ImGui::BeginTabBar("views")) {
     for (int i = 0; i < int(ViewId::kCount); ++i) {
       ViewId v = ViewId(i);
-      if (v == ViewId::kErrors && !has_errors && s.request_view != ViewId::kErrors) continue;
       ImGuiTabItemFlags tf = s.request_view == v ? ImGuiTabItemFlags_SetSelected : 0;
       if (!ImGui::BeginTabItem(kTabTitles[i], nullptr, tf)) continue;
       switch (v) {
@@ -146,12 +155,7 @@ void DrawApp(ViewerState& s, double now_s) {
           DrawRooflineView(s);
           break;
         case ViewId::kErrors:
-          if (!has_errors)
-            ImGui::TextUnformatted("All reports loaded without errors.");
-          else
-            ImGui::TextWrapped(
-                "The reports named above could not be loaded; the other views "
-                "show whatever did load.");
+          DrawErrorsView(s, has_errors);
           break;
         default:
           break;

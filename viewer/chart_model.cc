@@ -15,11 +15,6 @@ uint32_t PackRgba(Rgb c) {
   return 0xFF000000u | (uint32_t(c.b) << 16) | (uint32_t(c.g) << 8) | uint32_t(c.r);
 }
 
-Rgb Mix(Rgb a, Rgb b, double t) {
-  auto m = [t](uint8_t x, uint8_t y) { return uint8_t(std::lround(x + (y - x) * t)); };
-  return {m(a.r, b.r), m(a.g, b.g), m(a.b, b.b)};
-}
-
 }  // namespace
 
 std::vector<std::string> LadderProblems(const reports::Report& report) {
@@ -42,6 +37,9 @@ Ladder BuildLadder(const reports::Report& report, const std::string& problem_key
     LadderBar b;
     b.case_index = int(i);
     b.kernel_id = c.kernel_id;
+    b.revision = c.kernel_revision;
+    b.title = c.kernel_title;
+    b.changed = c.kernel_changed;
     b.status = c.status;
     if (c.throughput) {
       b.tflops = c.throughput->tflops;
@@ -50,9 +48,14 @@ Ladder BuildLadder(const reports::Report& report, const std::string& problem_key
     l.max_tflops = std::max(l.max_tflops, b.tflops);
     (IsPeer(c.kernel_id) ? l.peers : l.rungs).push_back(b);
   }
-  auto by_id = [](const LadderBar& a, const LadderBar& b) { return a.kernel_id < b.kernel_id; };
-  std::stable_sort(l.rungs.begin(), l.rungs.end(), by_id);
-  std::stable_sort(l.peers.begin(), l.peers.end(), by_id);
+  auto order = [](const LadderBar& a, const LadderBar& b) {
+    if (a.revision != b.revision && a.revision > 0 && b.revision > 0) {
+      return a.revision < b.revision;
+    }
+    return a.kernel_id < b.kernel_id;
+  };
+  std::stable_sort(l.rungs.begin(), l.rungs.end(), order);
+  std::stable_sort(l.peers.begin(), l.peers.end(), order);
   return l;
 }
 
@@ -115,10 +118,39 @@ double ScalePosition(double v, double lo, double hi, bool log_scale) {
   return std::clamp((v - lo) / (hi - lo), 0.0, 1.0);
 }
 
-HeatmapImage BuildHeatmapImage(const reports::HeatmapRecord& h, bool use_mean, bool log_scale) {
+namespace {
+
+const std::vector<float>& Values(const reports::HeatmapRecord& h, bool use_mean) {
+  return use_mean ? h.mean : h.max;
+}
+
+}  // namespace
+
+ValueRange HeatmapRange(const reports::HeatmapRecord& h, bool use_mean, bool log_scale) {
+  double hi = 0, pos_lo = std::numeric_limits<double>::infinity();
+  for (float x : Values(h, use_mean)) {
+    if (!std::isfinite(x)) continue;
+    hi = std::max(hi, double(x));
+    if (x > 0) pos_lo = std::min(pos_lo, double(x));
+  }
+  if (!log_scale) return {0, hi};
+  ValueRange r;
+  r.hi = hi > 0 ? hi : 1;
+  r.lo = std::isfinite(pos_lo) ? std::max(pos_lo, r.hi * 1e-8) : r.hi * 1e-8;
+  return r;
+}
+
+ValueRange Union(ValueRange a, ValueRange b, bool log_scale) {
+  ValueRange r{std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+  if (log_scale) r.lo = std::max(r.lo, r.hi * 1e-8);
+  return r;
+}
+
+HeatmapImage BuildHeatmapImage(const reports::HeatmapRecord& h, bool use_mean, bool log_scale,
+                               const ValueRange* range) {
   HeatmapImage img;
   img.log_scale = log_scale;
-  const std::vector<float>& v = use_mean ? h.mean : h.max;
+  const std::vector<float>& v = Values(h, use_mean);
   size_t n = size_t(std::max(h.rows, 0)) * size_t(std::max(h.cols, 0));
   if (h.rows <= 0 || h.cols <= 0) {
     img.error = "heatmap '" + h.kind + "' has an empty grid (" + std::to_string(h.rows) + " x " +
@@ -131,20 +163,9 @@ HeatmapImage BuildHeatmapImage(const reports::HeatmapRecord& h, bool use_mean, b
                 std::to_string(h.cols) + " grid; the report is damaged";
     return img;
   }
-  double hi = 0, pos_lo = std::numeric_limits<double>::infinity();
-  for (float x : v) {
-    if (!std::isfinite(x)) continue;
-    hi = std::max(hi, double(x));
-    if (x > 0) pos_lo = std::min(pos_lo, double(x));
-  }
-  if (log_scale) {
-    // Span at most 8 decades below the maximum so that a few exact zeros do not flatten the map.
-    img.hi = hi > 0 ? hi : 1;
-    img.lo = std::isfinite(pos_lo) ? std::max(pos_lo, img.hi * 1e-8) : img.hi * 1e-8;
-  } else {
-    img.lo = 0;
-    img.hi = hi;
-  }
+  const ValueRange r = range != nullptr ? *range : HeatmapRange(h, use_mean, log_scale);
+  img.lo = r.lo;
+  img.hi = r.hi;
   img.width = h.cols;
   img.height = h.rows;
   img.rgba.resize(n);
@@ -183,14 +204,50 @@ Histogram BuildHistogram(const std::vector<double>& samples, int bins) {
   return hst;
 }
 
-Rgb DeltaColour(double base, double next, bool lower_is_better) {
-  if (!(base > 0) || !(next > 0) || !std::isfinite(base) || !std::isfinite(next)) {
-    return palette::kNeutral;
+Rgb ToneColour(reports::Tone tone) {
+  switch (tone) {
+    case reports::Tone::kFailure:
+      return palette::kWorse;
+    case reports::Tone::kSlower:
+      return palette::kSlower;
+    case reports::Tone::kUnsure:
+      return palette::kUnsure;
+    case reports::Tone::kFaster:
+      return palette::kBetter;
+    case reports::Tone::kNeutral:
+      break;
   }
-  double gain = lower_is_better ? base / next : next / base;  // > 1 means better
-  double t = std::clamp(std::log2(gain), -1.0, 1.0);          // saturates at 2x either way
-  return t >= 0 ? Mix(palette::kNeutral, palette::kBetter, t)
-                : Mix(palette::kNeutral, palette::kWorse, -t);
+  return palette::kNeutral;
+}
+
+std::vector<std::string> RungLabel(const std::string& kernel_id, size_t max_chars, int max_lines) {
+  const size_t dot = kernel_id.find('.');
+  const std::string id = dot == std::string::npos ? kernel_id : kernel_id.substr(dot + 1);
+  std::vector<std::string> lines;
+  std::string line;
+  size_t start = 0;
+  while (start <= id.size()) {
+    size_t end = id.find('_', start);
+    if (end == std::string::npos) end = id.size();
+    const std::string part = id.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + part.size() > max_chars) {
+      lines.push_back(line);
+      line.clear();
+    }
+    line += (line.empty() ? "" : "_") + part;
+    start = end + 1;
+  }
+  if (!line.empty()) lines.push_back(line);
+  for (std::string& l : lines) {
+    if (l.size() > max_chars && max_chars > 1) l = l.substr(0, max_chars - 1) + "~";
+  }
+  if (max_lines > 0 && lines.size() > size_t(max_lines)) {
+    lines.resize(size_t(max_lines));
+    std::string& last = lines.back();
+    if (last.size() >= max_chars && max_chars > 1) last = last.substr(0, max_chars - 1);
+    last += "~";
+  }
+  return lines;
 }
 
 }  // namespace flashscope::viewer

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/comparison_summary.h"
 #include "reports/report.h"
 #include "viewer/palette.h"
 
@@ -15,6 +16,9 @@ namespace flashscope::viewer {
 struct LadderBar {
   int case_index = -1;
   std::string kernel_id;
+  int revision = 0;     // the kernel's revision in its ladder (0: not recorded)
+  std::string title;    // the registry's title, "" in reports that predate it
+  std::string changed;  // what this revision changed against the previous one
   double tflops = 0;
   double pct_peak = 0;
   reports::CaseStatus status = reports::CaseStatus::kSkipped;
@@ -22,7 +26,9 @@ struct LadderBar {
 
 struct Ladder {
   std::string problem_key;
-  std::vector<LadderBar> rungs;  // ordered by kernel id (ids carry a zero-padded revision)
+  // Ordered by revision, then id (reports without revisions: by id, which carries a zero-padded
+  // number).
+  std::vector<LadderBar> rungs;
   std::vector<LadderBar> peers;  // "peer.*" kernels, drawn as horizontal lines
   double max_tflops = 0;
 };
@@ -62,8 +68,18 @@ struct HeatmapImage {
   std::string error;  // non-empty when the record is inconsistent (then rgba is empty)
 };
 
-// Maps max (or mean) onto the colour map, linear from 0..max or log10 over the positive range.
-HeatmapImage BuildHeatmapImage(const reports::HeatmapRecord& h, bool use_mean, bool log_scale);
+// The values a map spans under a scale: linear 0..max, or log10 over the positive values (at most
+// eight decades below the maximum, so that a few exact zeros do not flatten the map).
+struct ValueRange {
+  double lo = 0, hi = 0;
+};
+ValueRange HeatmapRange(const reports::HeatmapRecord& h, bool use_mean, bool log_scale);
+// Two maps on one scale (side by side): the range that holds both.
+ValueRange Union(ValueRange a, ValueRange b, bool log_scale);
+
+// Maps max (or mean) onto the colour map over `range` (the map's own HeatmapRange when null).
+HeatmapImage BuildHeatmapImage(const reports::HeatmapRecord& h, bool use_mean, bool log_scale,
+                               const ValueRange* range = nullptr);
 // Position of a value in [0, 1] under the image's scale.
 double ScalePosition(double v, double lo, double hi, bool log_scale);
 
@@ -76,8 +92,13 @@ struct Histogram {
 Histogram BuildHistogram(const std::vector<double>& samples, int bins);
 
 // ---- compare ----
-// Colour of a change from `base` to `next`; green when better, red when worse, saturating at a
-// factor of 2 either way (Tracy's compare view); neutral grey when equal or not comparable.
-Rgb DeltaColour(double base, double next, bool lower_is_better);
+// The colour of a pair's tone (reports/comparison_summary.h): a decision, not a size: a confirmed
+// slowdown of 3 % is as red as one of 30 %, an unconfirmed change of 30 % is amber.
+Rgb ToneColour(reports::Tone tone);
+
+// The short label of a rung under its bar, wrapped at '_' into lines of at most `max_chars`
+// characters (at most `max_lines`, the last cut with "~"): "a11_fa4_cond_rescale" ->
+// {"a11_fa4", "cond_rescale"}. The family prefix ("attn.") is dropped.
+std::vector<std::string> RungLabel(const std::string& kernel_id, size_t max_chars, int max_lines);
 
 }  // namespace flashscope::viewer

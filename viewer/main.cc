@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/gate.h"
 #include "viewer/screenshot.h"
 #include "viewer/session.h"
 #include "viewer/viewer_state.h"
@@ -32,6 +33,7 @@ struct Options {
   std::string screenshot;
   std::string view = "results";
   std::string case_id;
+  std::string policy;  // gate policy for the compare view; "" for the built-in defaults
   int width = 1280, height = 800;
   int frame_stats = 0;
 };
@@ -40,7 +42,10 @@ constexpr const char* kUsage =
     "usage: flashscope-view REPORT.json [MORE.json...]\n"
     "         [--screenshot FILE.png --view results|case|ladder|compare|roofline|errors\n"
     "          [--case INDEX|KEY|KERNEL_ID] [--size WxH] [--frame-stats N]]\n"
-    "The first report is the base of the compare view. Reports are reloaded when they change.\n";
+    "         [--policy GATE_POLICY.json]\n"
+    "The first report is the base of the compare view, which judges each pair as `flashscope\n"
+    "gate` does (with --policy, under that policy). In the compare view --case KEY selects a\n"
+    "pair and opens its heatmaps side by side. Reports are reloaded when they change.\n";
 
 bool ParseArgs(int argc, char** argv, Options* o, std::string* err) {
   for (int i = 1; i < argc; ++i) {
@@ -67,6 +72,10 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* err) {
         *err = "unknown view '" + o->view + "' (results, case, ladder, compare, roofline, errors)";
         return false;
       }
+    } else if (a == "--policy") {
+      const char* v = value("--policy");
+      if (!v) return false;
+      o->policy = v;
     } else if (a == "--case") {
       const char* v = value("--case");
       if (!v) return false;
@@ -143,6 +152,103 @@ void PrintStats(const char* what, std::vector<double> v) {
       v.back(), v.size());
 }
 
+// The window and its OpenGL 3.2 context, or null (with the reason printed).
+GLFWwindow* OpenWindow(const Options& opt) {
+  glfwSetErrorCallback([](int code, const char* msg) {
+    std::fprintf(stderr, "flashscope-view: GLFW error %d: %s\n", code, msg);
+  });
+  if (!glfwInit()) {
+    std::fprintf(stderr,
+                 "flashscope-view: cannot initialise GLFW (no display? run under "
+                 "xvfb-run -a for headless use)\n");
+    return nullptr;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 2);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
+  glfwWindowHint(GLFW_RESIZABLE, opt.screenshot.empty() ? GLFW_TRUE : GLFW_FALSE);
+  GLFWwindow* win = glfwCreateWindow(opt.width, opt.height, "flashscope-view", nullptr, nullptr);
+  if (!win) {
+    std::fprintf(stderr,
+                 "flashscope-view: cannot create a %dx%d OpenGL 3.2 window (no display, "
+                 "or no OpenGL 3 driver; try xvfb-run -a with Mesa)\n",
+                 opt.width, opt.height);
+    glfwTerminate();
+  }
+  return win;
+}
+
+// The first report that loaded is shown; --case and --policy applied. Returns 0 or 2 (usage).
+int SetUpState(const Options& opt, fv::Session& session, fv::ViewerState* state) {
+  state->session = &session;
+  state->headless = !opt.screenshot.empty();
+  // Show the first report that loaded (the compare view still uses the first two as given).
+  for (size_t i = 0; i < session.reports().size(); ++i) {
+    if (session.reports()[i].report) {
+      state->report_index = int(i);
+      break;
+    }
+  }
+  state->request_view = fv::ParseViewName(opt.view);
+  if (!opt.policy.empty()) {
+    auto p = flashscope::reports::ReadGatePolicyFile(opt.policy);
+    if (!p.ok()) {
+      std::fprintf(stderr, "flashscope-view: --policy: %s\n",
+                   std::string(p.status().message()).c_str());
+      return 2;
+    }
+    state->policy = *p;
+  }
+  const bool compare = opt.view == "compare";
+  if (!opt.case_id.empty() && !(compare ? fv::SelectPairById(*state, opt.case_id)
+                                        : fv::SelectCaseById(*state, opt.case_id))) {
+    std::fprintf(stderr,
+                 "flashscope-view: no %s matches --case '%s' (use an index, a key "
+                 "\"KERNEL PROBLEM\", or a kernel id)\n",
+                 compare ? "pair of the compared reports" : "case", opt.case_id.c_str());
+    return 2;
+  }
+  if (opt.case_id.empty() && state->CurrentReport() && !state->CurrentReport()->cases.empty()) {
+    state->selected_case = 0;
+  }
+  return 0;
+}
+
+// Warm-up frames, the frame statistics if asked, then the captured frame as a PNG.
+int Screenshot(GLFWwindow* win, const Options& opt, fv::ViewerState& state) {
+  fv::ViewId view = *fv::ParseViewName(opt.view);
+  FrameTimes times;
+  // Warm-up frames: ImGui lays out tables and tabs over the first frames.
+  for (int i = 0; i < 4; ++i) {
+    state.request_view = view;
+    RenderFrame(win, state, nullptr);
+    glfwSwapBuffers(win);
+  }
+  for (int i = 0; i < opt.frame_stats; ++i) {
+    RenderFrame(win, state, &times);
+    glfwSwapBuffers(win);
+  }
+  if (opt.frame_stats > 0) {
+    std::printf("view %s, %zu cases\n", opt.view.c_str(),
+                state.CurrentReport() ? state.CurrentReport()->cases.size() : size_t(0));
+    PrintStats("(UI build, CPU)", times.build_ms);
+    PrintStats("(UI build + GL render, glFinish)", times.total_ms);
+  }
+  RenderFrame(win, state, nullptr);  // the frame that is captured, before the swap
+  int w, h;
+  glfwGetFramebufferSize(win, &w, &h);
+  std::string gl_err;
+  std::vector<uint8_t> rgb = fv::ReadFramebufferRgb(w, h, &gl_err);
+  std::string png_err = gl_err.empty() ? fv::WritePng(opt.screenshot, w, h, rgb) : gl_err;
+  if (!png_err.empty()) {
+    std::fprintf(stderr, "flashscope-view: %s\n", png_err.c_str());
+    return 4;
+  }
+  std::printf("wrote %s (%dx%d, view %s)\n", opt.screenshot.c_str(), w, h, opt.view.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,29 +264,8 @@ int main(int argc, char** argv) {
       if (!r.error.empty()) std::fprintf(stderr, "flashscope-view: %s\n", r.error.c_str());
     }
   }
-  glfwSetErrorCallback([](int code, const char* msg) {
-    std::fprintf(stderr, "flashscope-view: GLFW error %d: %s\n", code, msg);
-  });
-  if (!glfwInit()) {
-    std::fprintf(stderr,
-                 "flashscope-view: cannot initialise GLFW (no display? run under "
-                 "xvfb-run -a for headless use)\n");
-    return 3;
-  }
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 2);
-  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GL_TRUE);
-  glfwWindowHint(GLFW_RESIZABLE, opt.screenshot.empty() ? GLFW_TRUE : GLFW_FALSE);
-  GLFWwindow* win = glfwCreateWindow(opt.width, opt.height, "flashscope-view", nullptr, nullptr);
-  if (!win) {
-    std::fprintf(stderr,
-                 "flashscope-view: cannot create a %dx%d OpenGL 3.2 window (no display, "
-                 "or no OpenGL 3 driver; try xvfb-run -a with Mesa)\n",
-                 opt.width, opt.height);
-    glfwTerminate();
-    return 3;
-  }
+  GLFWwindow* win = OpenWindow(opt);
+  if (!win) return 3;
   glfwMakeContextCurrent(win);
   glfwSwapInterval(opt.screenshot.empty() ? 1 : 0);
   IMGUI_CHECKVERSION();
@@ -189,61 +274,12 @@ int main(int argc, char** argv) {
   ImGui::StyleColorsDark();
   ImGui_ImplGlfw_InitForOpenGL(win, true);
   ImGui_ImplOpenGL3_Init("#version 150");
-
   int rc = 0;
   {
     fv::ViewerState state;
-    state.session = &session;
-    state.headless = !opt.screenshot.empty();
-    // Show the first report that loaded (the compare view still uses the first two as given).
-    for (size_t i = 0; i < session.reports().size(); ++i) {
-      if (session.reports()[i].report) {
-        state.report_index = int(i);
-        break;
-      }
-    }
-    state.request_view = fv::ParseViewName(opt.view);
-    if (!opt.case_id.empty() && !fv::SelectCaseById(state, opt.case_id)) {
-      std::fprintf(stderr,
-                   "flashscope-view: no case matches --case '%s' (use an index, a key "
-                   "\"KERNEL PROBLEM\", or a kernel id)\n",
-                   opt.case_id.c_str());
-      rc = 2;
-    } else if (opt.case_id.empty() && state.CurrentReport() &&
-               !state.CurrentReport()->cases.empty()) {
-      state.selected_case = 0;
-    }
+    rc = SetUpState(opt, session, &state);
     if (rc == 0 && !opt.screenshot.empty()) {
-      fv::ViewId view = *fv::ParseViewName(opt.view);
-      FrameTimes times;
-      // Warm-up frames: ImGui lays out tables and tabs over the first frames.
-      for (int i = 0; i < 4; ++i) {
-        state.request_view = view;
-        RenderFrame(win, state, nullptr);
-        glfwSwapBuffers(win);
-      }
-      for (int i = 0; i < opt.frame_stats; ++i) {
-        RenderFrame(win, state, &times);
-        glfwSwapBuffers(win);
-      }
-      if (opt.frame_stats > 0) {
-        std::printf("view %s, %zu cases\n", opt.view.c_str(),
-                    state.CurrentReport() ? state.CurrentReport()->cases.size() : size_t(0));
-        PrintStats("(UI build, CPU)", times.build_ms);
-        PrintStats("(UI build + GL render, glFinish)", times.total_ms);
-      }
-      RenderFrame(win, state, nullptr);  // the frame that is captured, before the swap
-      int w, h;
-      glfwGetFramebufferSize(win, &w, &h);
-      std::string gl_err;
-      std::vector<uint8_t> rgb = fv::ReadFramebufferRgb(w, h, &gl_err);
-      std::string png_err = gl_err.empty() ? fv::WritePng(opt.screenshot, w, h, rgb) : gl_err;
-      if (!png_err.empty()) {
-        std::fprintf(stderr, "flashscope-view: %s\n", png_err.c_str());
-        rc = 4;
-      } else {
-        std::printf("wrote %s (%dx%d, view %s)\n", opt.screenshot.c_str(), w, h, opt.view.c_str());
-      }
+      rc = Screenshot(win, opt, state);
     } else if (rc == 0) {
       while (!glfwWindowShouldClose(win)) {
         RenderFrame(win, state, nullptr);

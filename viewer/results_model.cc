@@ -2,12 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
-#include <cstdio>
-#include <optional>
 #include <sstream>
-
-#include "viewer/case_values.h"
 
 namespace flashscope::viewer {
 namespace {
@@ -17,103 +12,85 @@ std::string Lower(std::string s) {
   return s;
 }
 
-std::optional<double> NumericValue(const reports::CaseResult& c, Column col) {
-  switch (col) {
-    case Column::kMedianMs:
-      return MedianMs(c);
-    case Column::kTflops:
-      return Tflops(c);
-    case Column::kPctPeak:
-      return PctPeak(c);
-    case Column::kTensorPct:
-      return FindMetric(c, MetricKind::kTensorPipe);
-    case Column::kSharedPct:
-      return FindMetric(c, MetricKind::kShared);
-    case Column::kDramPct:
-      return FindMetric(c, MetricKind::kDram);
-    case Column::kOccupancy:
-      return FindMetric(c, MetricKind::kOccupancy);
-    case Column::kMaxError:
-      return MaxAbsError(c);
-    case Column::kVerdict:
-      if (!c.verification || !c.verification->ran) return std::nullopt;
-      return c.verification->ratio_to_baseline;
-    default:
-      return std::nullopt;
+const TableColumn* FindColumn(const std::vector<TableColumn>& columns, const std::string& key) {
+  for (const TableColumn& c : columns) {
+    if (c.key == key) return &c;
   }
+  return nullptr;
 }
 
-bool IsTextColumn(Column col) {
-  return col == Column::kKernel || col == Column::kProblem || col == Column::kStatus;
-}
-
-// -1, 0, 1 comparing a and b in ascending order for one column; absent values compare as
-// "after everything", independent of direction (handled by the caller).
-int CompareText(const reports::CaseResult& a, const reports::CaseResult& b, Column col) {
-  switch (col) {
-    case Column::kKernel:
-      return a.kernel_id.compare(b.kernel_id);
-    case Column::kProblem:
-      return a.problem_key.compare(b.problem_key);
-    case Column::kStatus:
-      return int(a.status) - int(b.status);
-    default:
-      return 0;
-  }
+// -1, 0, 1 comparing a and b in ascending order of a text column.
+int CompareText(const reports::CaseSummary& a, const reports::CaseSummary& b,
+                const std::string& key) {
+  if (key == "kernel") return a.kernel_id.compare(b.kernel_id);
+  if (key == "problem") return a.problem_key.compare(b.problem_key);
+  if (key == "status") return int(a.status) - int(b.status);
+  return 0;
 }
 
 }  // namespace
 
-const char* ColumnName(Column c) {
-  static const char* kNames[] = {"Kernel", "Problem",  "Status",   "Median ms",
-                                 "TFLOPS", "% peak",   "Tensor %", "Shared %",
-                                 "DRAM %", "Occup. %", "Max err",  "Verdict"};
-  int i = int(c);
-  return i >= 0 && i < int(Column::kCount) ? kNames[i] : "?";
+std::vector<TableColumn> ResultsColumns(const reports::ReportSummary& summary) {
+  std::vector<TableColumn> out = {
+      {"kernel", "Kernel", "The kernel's id: family, revision and name"},
+      {"problem", "Problem", "The problem's key: its shape, dtype and flags"},
+      {"status", "Status", "passed, failed (verification), skipped, error or timeout"}};
+  for (size_t k : reports::HeadlineColumns(summary)) {
+    const reports::ValueSpec& spec = summary.columns[k];
+    out.push_back({spec.key, spec.label, spec.description, int(k)});
+  }
+  return out;
 }
 
 bool ResultsFilter::operator==(const ResultsFilter& o) const {
   return text == o.text && std::equal(show_status, show_status + 5, o.show_status);
 }
 
-bool CaseMatches(const reports::CaseResult& c, const ResultsFilter& f) {
-  int s = int(c.status);
-  if (s >= 0 && s < 5 && !f.show_status[s]) return false;
-  if (f.text.empty()) return true;
-  std::string hay = Lower(c.kernel_id + " " + c.problem_key + " " + CaseStatusName(c.status));
-  std::istringstream words(Lower(f.text));
+bool WordsMatch(const std::string& haystack, const std::string& words) {
+  const std::string hay = Lower(haystack);
+  std::istringstream in(Lower(words));
   std::string w;
-  while (words >> w) {
-    bool negate = w.size() > 1 && w[0] == '-';
+  while (in >> w) {
+    const bool negate = w.size() > 1 && w[0] == '-';
     if (negate) w = w.substr(1);
-    bool found = hay.find(w) != std::string::npos;
-    if (found == negate) return false;
+    if ((hay.find(w) != std::string::npos) == negate) return false;
   }
   return true;
 }
 
-std::vector<int> FilterAndSort(const reports::Report& report, const ResultsFilter& filter,
+bool CaseMatches(const reports::CaseSummary& c, const ResultsFilter& f) {
+  const int s = int(c.status);
+  if (s >= 0 && s < 5 && !f.show_status[s]) return false;
+  return WordsMatch(c.kernel_id + " " + c.problem_key + " " + CaseStatusName(c.status), f.text);
+}
+
+std::vector<int> FilterAndSort(const reports::ReportSummary& summary, const ResultsFilter& filter,
                                const std::vector<SortKey>& keys) {
+  const std::vector<TableColumn> columns = ResultsColumns(summary);
   std::vector<int> idx;
-  idx.reserve(report.cases.size());
-  for (size_t i = 0; i < report.cases.size(); ++i) {
-    if (CaseMatches(report.cases[i], filter)) idx.push_back(int(i));
+  for (size_t i = 0; i < summary.cases.size(); ++i) {
+    if (CaseMatches(summary.cases[i], filter)) idx.push_back(int(i));
   }
   auto less = [&](int ia, int ib) {
-    const auto& a = report.cases[ia];
-    const auto& b = report.cases[ib];
+    const reports::CaseSummary& a = summary.cases[size_t(ia)];
+    const reports::CaseSummary& b = summary.cases[size_t(ib)];
     for (const SortKey& k : keys) {
+      const TableColumn* col = FindColumn(columns, k.column);
+      if (col == nullptr) continue;  // a column this report does not have
       int cmp = 0;
-      if (IsTextColumn(k.column)) {
+      if (col->value < 0) {
         cmp = CompareText(a, b, k.column);
-        if (k.descending) cmp = -cmp;
       } else {
-        auto va = NumericValue(a, k.column), vb = NumericValue(b, k.column);
-        bool ha = va && !std::isnan(*va), hb = vb && !std::isnan(*vb);
-        if (ha != hb) return ha;  // present values first, whatever the direction
-        if (ha && *va != *vb) cmp = (*va < *vb) ? -1 : 1;
-        if (k.descending) cmp = -cmp;
+        const reports::SummaryValue& va = a.values[size_t(col->value)];
+        const reports::SummaryValue& vb = b.values[size_t(col->value)];
+        if (va.Has() != vb.Has()) return va.Has();  // present values first, whatever the direction
+        if (va.spec.hint == reports::Hint::kText) {
+          cmp = va.text.compare(vb.text);
+        } else if (va.Has() && va.value != vb.value) {
+          cmp = va.value < vb.value ? -1 : 1;
+        }
       }
+      if (k.descending) cmp = -cmp;
       if (cmp != 0) return cmp < 0;
     }
     return false;
@@ -122,43 +99,27 @@ std::vector<int> FilterAndSort(const reports::Report& report, const ResultsFilte
   return idx;
 }
 
-std::string CellText(const reports::CaseResult& c, Column col) {
-  switch (col) {
-    case Column::kKernel:
-      return c.kernel_id;
-    case Column::kProblem:
-      return c.problem_key;
-    case Column::kStatus:
-      return CaseStatusName(c.status);
-    case Column::kVerdict:
-      return VerdictText(c);
-    default:
-      break;
-  }
-  auto v = NumericValue(c, col);
-  if (!v) return "-";
-  char buf[48];
-  if (col == Column::kMaxError) {
-    std::snprintf(buf, sizeof buf, "%.3g", *v);
-  } else if (col == Column::kMedianMs) {
-    std::snprintf(buf, sizeof buf, "%.4f", *v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.1f", *v);
-  }
-  return buf;
+std::string CellText(const reports::CaseSummary& c, const TableColumn& column) {
+  if (column.key == "kernel") return c.kernel_id;
+  if (column.key == "problem") return c.problem_key;
+  if (column.key == "status") return CaseStatusName(c.status);
+  if (column.value < 0 || size_t(column.value) >= c.values.size()) return "-";
+  return reports::FormatValue(c.values[size_t(column.value)]);
 }
 
 const std::vector<int>& ResultsOrder::Get(const reports::Report& report, uint64_t generation,
                                           const ResultsFilter& filter,
                                           const std::vector<SortKey>& keys) {
-  std::vector<std::pair<int, bool>> k;
-  for (const auto& s : keys) k.emplace_back(int(s.column), s.descending);
-  if (valid_ && generation == generation_ && filter == filter_ && k == keys_) return order_;
-  order_ = FilterAndSort(report, filter, keys);
+  if (valid_ && generation == generation_ && filter == filter_ && keys == keys_) return order_;
+  if (!valid_ || generation != generation_) {
+    summary_ = reports::SummarizeReport(report);
+    columns_ = ResultsColumns(summary_);
+  }
+  order_ = FilterAndSort(summary_, filter, keys);
   valid_ = true;
   generation_ = generation;
   filter_ = filter;
-  keys_ = std::move(k);
+  keys_ = keys;
   ++recomputations_;
   return order_;
 }

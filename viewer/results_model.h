@@ -1,37 +1,34 @@
-// The results table's model: which cases pass the filter and in which order, computed only when
-// the report, the filter or the sort changes (a 2,000-case report is then drawn through a list
-// clipper at no per-frame cost beyond the visible rows).
+// The results table's model: its columns are the summary model's (reports/summary.h: kernel,
+// problem, status, then every headline value some case has, each with its description for the
+// header's tooltip), and which cases pass the filter in which order, computed only when the
+// report, the filter or the sort changes (a 2,000-case report is then drawn through a list clipper
+// at no per-frame cost beyond the visible rows).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "reports/report.h"
+#include "reports/summary.h"
 
 namespace flashscope::viewer {
 
-enum class Column {
-  kKernel,
-  kProblem,
-  kStatus,
-  kMedianMs,
-  kTflops,
-  kPctPeak,
-  kTensorPct,
-  kSharedPct,
-  kDramPct,
-  kOccupancy,
-  kMaxError,
-  kVerdict,
-  kCount
+struct TableColumn {
+  std::string key;          // "kernel", "problem", "status", or a summary value's key
+  std::string label;        // the header
+  std::string description;  // the header's tooltip
+  int value = -1;           // index into ReportSummary::columns; -1 for kernel, problem, status
 };
 
-const char* ColumnName(Column c);
+// Kernel, problem, status, then the headline columns of the summary that some case has.
+std::vector<TableColumn> ResultsColumns(const reports::ReportSummary& summary);
 
 struct SortKey {
-  Column column = Column::kKernel;
+  std::string column = "kernel";  // TableColumn::key
   bool descending = false;
+  bool operator==(const SortKey& o) const {
+    return column == o.column && descending == o.descending;
+  }
 };
 
 struct ResultsFilter {
@@ -43,29 +40,38 @@ struct ResultsFilter {
   bool operator==(const ResultsFilter& o) const;
 };
 
-bool CaseMatches(const reports::CaseResult& c, const ResultsFilter& f);
+// Whether `haystack` holds every word of `words` and none of the '-' words (case-insensitive);
+// the compare view's filter uses it too.
+bool WordsMatch(const std::string& haystack, const std::string& words);
 
-// Indices into report.cases of the cases that pass the filter, stably sorted by the keys in
-// order; cases missing a numeric value sort last in either direction.
-std::vector<int> FilterAndSort(const reports::Report& report, const ResultsFilter& filter,
+bool CaseMatches(const reports::CaseSummary& c, const ResultsFilter& f);
+
+// Indices into summary.cases of the cases that pass the filter, stably sorted by the keys in
+// order; cases missing a value sort last in either direction.
+std::vector<int> FilterAndSort(const reports::ReportSummary& summary, const ResultsFilter& filter,
                                const std::vector<SortKey>& keys);
 
-// The cell text of a column for a case ("-" when the value is absent).
-std::string CellText(const reports::CaseResult& c, Column col);
+// The cell text of a column for a case ("-" when the value is absent), as the terminal shows it.
+std::string CellText(const reports::CaseSummary& c, const TableColumn& column);
 
-// Keeps the current order and recomputes it when the inputs change; `generation` identifies the
-// loaded report (it changes on every reload).
+// Keeps the summary, the columns and the current order of the loaded report, and recomputes
+// them when the inputs change; `generation` identifies the loaded report (it changes on every
+// reload).
 class ResultsOrder {
  public:
   const std::vector<int>& Get(const reports::Report& report, uint64_t generation,
                               const ResultsFilter& filter, const std::vector<SortKey>& keys);
+  const reports::ReportSummary& summary() const { return summary_; }
+  const std::vector<TableColumn>& columns() const { return columns_; }
   int recomputations() const { return recomputations_; }
 
  private:
   bool valid_ = false;
   uint64_t generation_ = 0;
+  reports::ReportSummary summary_;
+  std::vector<TableColumn> columns_;
   ResultsFilter filter_;
-  std::vector<std::pair<int, bool>> keys_;
+  std::vector<SortKey> keys_;
   std::vector<int> order_;
   int recomputations_ = 0;
 };

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "reports/provenance.h"
+#include "reports/summary.h"
 #include "viewer/chart_model.h"
 #include "viewer/heatmap_widget.h"
 #include "viewer/plot_helpers.h"
@@ -84,7 +85,11 @@ void DrawMetrics(const reports::CaseResult& c) {
     } else {
       ImGui::Text("%-22s %.4g %s", m.name.c_str(), m.value, m.unit.c_str());
     }
-    if (ImGui::IsItemHovered() && !m.hw_name.empty()) ImGui::SetTooltip("%s", m.hw_name.c_str());
+    // The catalogue's plain description first; the hardware name for those who know CUPTI.
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("%s\n%s", reports::MetricDescription(m).c_str(),
+                        m.hw_name.empty() ? "" : m.hw_name.c_str());
+    }
   }
   ImGui::TextDisabled("%d passes (%s replay), %d kernel(s), %.2f s", c.profile->passes,
                       c.profile->replay.empty() ? "user" : c.profile->replay.c_str(),
@@ -161,6 +166,10 @@ void DrawCaseView(ViewerState& s) {
   }
   ImGui::Text("%s  |  %s  |  %s", c->kernel_id.c_str(), c->problem_key.c_str(),
               CaseStatusName(c->status));
+  if (!c->kernel_title.empty()) {
+    ImGui::TextWrapped("%s%s%s", c->kernel_title.c_str(), c->kernel_changed.empty() ? "" : ": ",
+                       c->kernel_changed.c_str());
+  }
   if (!c->reason.empty()) ImGui::TextWrapped("reason: %s", c->reason.c_str());
   ImGui::TextDisabled("inputs %s, seed %llu, wall %.2f s", c->input_kind.c_str(),
                       (unsigned long long)c->seed, c->wall_s);
@@ -182,7 +191,11 @@ void DrawCaseView(ViewerState& s) {
   ImGui::BeginChild("case_right", ImVec2(0, 0), false);
   float hist_h = std::max(120.f, ImGui::GetContentRegionAvail().y * 0.3f);
   ImGui::BeginChild("heatmap", ImVec2(0, ImGui::GetContentRegionAvail().y - hist_h), true);
-  DrawHeatmapPanel(s, *c);
+  DrawHeatmapPanel(s.heatmap, s.TexturesFor(),
+                   "case/" + std::to_string(s.report_index) + "/" +
+                       std::to_string(s.CurrentGeneration()) + "/" +
+                       std::to_string(s.selected_case),
+                   *c);
   ImGui::EndChild();
   ImGui::BeginChild("hist", ImVec2(0, 0), true);
   DrawSampleHistogram(*c);

@@ -1,6 +1,7 @@
 // The error panel: a report that did not load (missing, not JSON, not a flashscope report, a
 // version this viewer cannot read, a bad field) is named with the reader's message and a hint;
 // a partial report (recovered from a journal) gets a warning. The rest of the UI keeps working.
+// The errors view says so when there is nothing to report, and lists what did load.
 #include <imgui.h>
 
 #include "viewer/plot_helpers.h"
@@ -35,6 +36,24 @@ bool DrawErrorPanel(ViewerState& s) {
   ImGui::EndChild();
   ImGui::PopStyleColor();
   return true;
+}
+
+void DrawErrorsView(ViewerState& s, bool has_errors) {
+  if (has_errors) {
+    ImGui::TextWrapped(
+        "The reports named above could not be loaded (or loaded partially); the other views "
+        "show whatever did load.");
+    return;
+  }
+  const auto& reports = s.session->reports();
+  ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(ToU32(palette::kOkText)),
+                     "No errors: all %zu report%s loaded completely.", reports.size(),
+                     reports.size() == 1 ? "" : "s");
+  for (const auto& r : reports) {
+    ImGui::BulletText("%s: suite %s, %zu cases (loaded %d time%s)", r.name.c_str(),
+                      r.report->suite.name.c_str(), r.report->cases.size(), r.loads,
+                      r.loads == 1 ? "" : "s");
+  }
 }
 
 }  // namespace flashscope::viewer

@@ -70,6 +70,65 @@ void HandleKeys(ViewerState& s, const std::vector<int>& order, int page) {
   }
 }
 
+// Headers drawn one by one so that each explains its value (the summary model's description).
+void DrawHeaders(const std::vector<TableColumn>& columns) {
+  ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (!ImGui::TableSetColumnIndex(int(c))) continue;
+    ImGui::TableHeader(columns[c].label.c_str());
+    if (ImGui::IsItemHovered() && !columns[c].description.empty()) {
+      ImGui::SetTooltip("%s", columns[c].description.c_str());
+    }
+  }
+}
+
+void ReadSortSpecs(ViewerState& s, const std::vector<TableColumn>& columns) {
+  ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs();
+  if (!specs || !specs->SpecsDirty) return;
+  s.sort.clear();
+  for (int i = 0; i < specs->SpecsCount; ++i) {
+    const ImGuiTableColumnSortSpecs& c = specs->Specs[i];
+    if (c.ColumnUserID < columns.size()) {
+      s.sort.push_back(
+          {columns[c.ColumnUserID].key, c.SortDirection == ImGuiSortDirection_Descending});
+    }
+  }
+  specs->SpecsDirty = false;
+}
+
+void ScrollToSelected(ViewerState& s, const std::vector<int>& order, float row_h) {
+  if (!s.scroll_to_selected) return;
+  auto it = std::find(order.begin(), order.end(), s.selected_case);
+  if (it != order.end()) {
+    float y = float(it - order.begin()) * row_h;
+    float top = ImGui::GetScrollY(), visible = ImGui::GetWindowHeight() - 2 * row_h;
+    if (y < top || y > top + visible) ImGui::SetScrollY(std::max(0.f, y - visible / 2));
+  }
+  s.scroll_to_selected = false;
+}
+
+void DrawRow(ViewerState& s, const reports::CaseSummary& c, int ci,
+             const std::vector<TableColumn>& columns, float row_h) {
+  ImGui::TableNextRow(ImGuiTableRowFlags_None, row_h);
+  const bool selected = ci == s.selected_case;
+  ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0,
+                         ToU32(selected ? palette::kRowSelected : StatusColour(c.status)));
+  ImGui::TableSetColumnIndex(0);
+  ImGui::PushID(ci);
+  if (ImGui::Selectable(
+          c.kernel_id.c_str(), false,
+          ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
+    s.selected_case = ci;
+    if (ImGui::IsMouseDoubleClicked(0)) s.request_view = ViewId::kCase;
+  }
+  if (ImGui::IsItemHovered() && !c.reason.empty()) ImGui::SetTooltip("%s", c.reason.c_str());
+  ImGui::PopID();
+  for (size_t col = 1; col < columns.size(); ++col) {
+    ImGui::TableSetColumnIndex(int(col));
+    ImGui::TextUnformatted(CellText(c, columns[col]).c_str());
+  }
+}
+
 }  // namespace
 
 void DrawResultsView(ViewerState& s) {
@@ -79,69 +138,37 @@ void DrawResultsView(ViewerState& s) {
     return;
   }
   const std::vector<int>& order = s.order.Get(*r, s.CurrentGeneration(), s.filter, s.sort);
+  const reports::ReportSummary& summary = s.order.summary();
+  const std::vector<TableColumn>& columns = s.order.columns();
   DrawFilterBar(s, *r, order.size());
 
-  constexpr int kCols = int(Column::kCount);
   ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_SortMulti |
                           ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                           ImGuiTableFlags_Resizable | ImGuiTableFlags_BordersInnerV |
                           ImGuiTableFlags_SizingFixedFit;
-  if (!ImGui::BeginTable("results", kCols, flags, ImVec2(0, 0))) return;
+  // The columns depend on the report (its headline values): a table per column set.
+  const std::string id = "results/" + std::to_string(columns.size());
+  if (!ImGui::BeginTable(id.c_str(), int(columns.size()), flags, ImVec2(0, 0))) return;
   ImGui::TableSetupScrollFreeze(1, 1);
-  for (int c = 0; c < kCols; ++c) {
+  for (size_t c = 0; c < columns.size(); ++c) {
     ImGuiTableColumnFlags cf = c == 0 ? ImGuiTableColumnFlags_DefaultSort : 0;
-    if (c == int(Column::kProblem)) cf |= ImGuiTableColumnFlags_WidthStretch;
-    ImGui::TableSetupColumn(ColumnName(Column(c)), cf, 0, ImGuiID(c));
+    if (columns[c].key == "problem") cf |= ImGuiTableColumnFlags_WidthStretch;
+    ImGui::TableSetupColumn(columns[c].label.c_str(), cf, 0, ImGuiID(c));
   }
-  ImGui::TableHeadersRow();
-
-  if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
-    s.sort.clear();
-    for (int i = 0; i < specs->SpecsCount; ++i) {
-      const ImGuiTableColumnSortSpecs& c = specs->Specs[i];
-      s.sort.push_back({Column(c.ColumnUserID), c.SortDirection == ImGuiSortDirection_Descending});
-    }
-    specs->SpecsDirty = false;
-  }
+  DrawHeaders(columns);
+  ReadSortSpecs(s, columns);
 
   float row_h = ImGui::GetTextLineHeight() + 2 * ImGui::GetStyle().CellPadding.y;
   int page = std::max(1, int(ImGui::GetWindowHeight() / row_h) - 2);
   HandleKeys(s, order, page);
-  if (s.scroll_to_selected) {
-    auto it = std::find(order.begin(), order.end(), s.selected_case);
-    if (it != order.end()) {
-      float y = float(it - order.begin()) * row_h;
-      float top = ImGui::GetScrollY(), visible = ImGui::GetWindowHeight() - 2 * row_h;
-      if (y < top || y > top + visible) ImGui::SetScrollY(std::max(0.f, y - visible / 2));
-    }
-    s.scroll_to_selected = false;
-  }
+  ScrollToSelected(s, order, row_h);
 
   ImGuiListClipper clipper;
   clipper.Begin(int(order.size()), row_h);
   while (clipper.Step()) {
     for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
-      int ci = order[size_t(row)];
-      const reports::CaseResult& c = r->cases[size_t(ci)];
-      ImGui::TableNextRow(ImGuiTableRowFlags_None, row_h);
-      bool selected = ci == s.selected_case;
-      ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0,
-                             ToU32(selected ? palette::kRowSelected : StatusColour(c.status)));
-      ImGui::TableSetColumnIndex(0);
-      ImGui::PushID(ci);
-      if (ImGui::Selectable(
-              c.kernel_id.c_str(), false,
-              ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowDoubleClick)) {
-        s.selected_case = ci;
-        if (ImGui::IsMouseDoubleClicked(0)) s.request_view = ViewId::kCase;
-      }
-      if (ImGui::IsItemHovered() && !c.reason.empty()) ImGui::SetTooltip("%s", c.reason.c_str());
-      ImGui::PopID();
-      for (int col = 1; col < kCols; ++col) {
-        ImGui::TableSetColumnIndex(col);
-        std::string text = CellText(c, Column(col));
-        ImGui::TextUnformatted(text.c_str());
-      }
+      const int ci = order[size_t(row)];
+      DrawRow(s, summary.cases[size_t(ci)], ci, columns, row_h);
     }
   }
   ImGui::EndTable();

@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "reports/gate.h"
 #include "viewer/chart_model.h"
+#include "viewer/compare_model.h"
 #include "viewer/gl_texture.h"
+#include "viewer/heatmap_widget.h"
 #include "viewer/results_model.h"
 #include "viewer/session.h"
 
@@ -31,20 +34,25 @@ struct ViewerState {
   // Results table.
   ResultsFilter filter;
   char filter_text[256] = {};
-  std::vector<SortKey> sort = {{Column::kKernel, false}};
+  std::vector<SortKey> sort = {{"kernel", false}};
   ResultsOrder order;
   bool scroll_to_selected = false;
 
   // Case view.
-  int heatmap_index = 0;
-  bool heatmap_mean = false;
-  bool heatmap_log = true;
-  float heatmap_zoom = 1.f;
-  float heatmap_pan[2] = {0.f, 0.f};  // in cells, top-left corner shown
+  HeatmapView heatmap;
+  // Heatmap textures of every view; freed when any report is reloaded (see TexturesFor).
   TextureCache textures;
-  std::string heatmap_key;  // the image below was built for this key
-  HeatmapImage heatmap_image;
-  uint64_t textures_generation = 0;
+  uint64_t textures_generations = 0;
+
+  // Compare view: the first two reports, judged by `policy` as `flashscope gate` judges them.
+  reports::GatePolicy policy;  // --policy FILE, else the built-in defaults
+  CompareCache compare;
+  CompareFilter compare_filter;
+  char compare_filter_text[256] = {};
+  std::vector<CompareSortKey> compare_sort = {{CompareColumn::kVerdict, false}};
+  int compare_selected = -1;  // index into the comparison's pairs
+  bool side_by_side = false;  // the selected pair's heatmaps, base and new, on one scale
+  HeatmapView side_base, side_next;
 
   // Ladder.
   std::string ladder_problem;
@@ -58,6 +66,9 @@ struct ViewerState {
   const reports::Report* CurrentReport() const;
   uint64_t CurrentGeneration() const;
   const reports::CaseResult* SelectedCase() const;
+  // The texture cache, emptied first when any report was reloaded since the last call (a texture
+  // key names a report's generation, so nothing stale is shown; this bounds the cache).
+  TextureCache& TexturesFor();
 };
 
 // Each view in its own file; all draw into the current ImGui window.
@@ -69,11 +80,16 @@ void DrawRooflineView(ViewerState& s);
 // The error panel: one entry per report that failed to load (or loaded with warnings, such as a
 // partial report recovered from a journal). Returns true when it drew anything.
 bool DrawErrorPanel(ViewerState& s);
+// The errors view: what the panel says, or that every report loaded (and what each holds).
+void DrawErrorsView(ViewerState& s, bool has_errors);
 
 // The whole window: status line, error panel, the view tabs. Polls for reloads.
 void DrawApp(ViewerState& s, double now_s);
 
 // Selects a case by index, exact key, kernel id (first match) or substring of the key.
 bool SelectCaseById(ViewerState& s, const std::string& id);
+// Selects a pair of the compare view by exact key or substring of the key, and opens its heatmaps
+// side by side.
+bool SelectPairById(ViewerState& s, const std::string& id);
 
 }  // namespace flashscope::viewer

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "reports/compare.h"
+#include "reports/render.h"
 #include "reports/report_json.h"
 
 namespace {
@@ -47,6 +48,9 @@ int main(int argc, char** argv) {
     }
   }
   const auto comparison = flashscope::reports::Compare(base, next);
-  std::printf("%s", flashscope::reports::RenderComparison(comparison, /*color=*/false).c_str());
+  std::printf("%s", flashscope::reports::RenderComparisonAs(flashscope::reports::Format::kTerminal,
+                                                            comparison,
+                                                            /*gate=*/nullptr, /*color=*/false)
+                        .c_str());
   return 0;
 }

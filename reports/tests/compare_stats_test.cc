@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "reports/compare.h"
+#include "reports/render_terminal.h"
 #include "reports/tests/sample_reports.h"
 
 namespace flashscope::reports {

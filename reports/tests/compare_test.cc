@@ -8,6 +8,7 @@
 #include <cmath>
 #include <regex>
 
+#include "reports/render_terminal.h"
 #include "reports/tests/sample_reports.h"
 
 namespace flashscope::reports {

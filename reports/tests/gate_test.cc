@@ -8,6 +8,7 @@
 #include <fstream>
 #include <limits>
 
+#include "reports/render_terminal.h"
 #include "reports/tests/sample_reports.h"
 
 namespace flashscope::reports {

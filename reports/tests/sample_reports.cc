@@ -90,6 +90,7 @@ void ExpectSameProfile(const ProfileRecord& a, const ProfileRecord& b) {
     FS_EQ(metrics[i].hw_name);
     FS_EQ(metrics[i].unit);
     FS_DEQ(metrics[i].value);
+    FS_EQ(metrics[i].description);
   }
 }
 
@@ -145,6 +146,11 @@ void ExpectSameCase(const CaseResult& a, const CaseResult& b) {
   if (a.prepare) {
     FS_EQ(prepare->wall_s);
     FS_EQ(prepare->note);
+  }
+  ASSERT_EQ(a.tile.has_value(), b.tile.has_value());
+  if (a.tile) {
+    FS_EQ(tile->block_m);
+    FS_EQ(tile->block_n);
   }
 }
 
@@ -256,6 +262,26 @@ CaseResult SimpleCase(const std::string& kernel_id, const std::string& problem_k
   return c;
 }
 
+namespace {
+
+// A profile with every field set (FullReport's first case).
+ProfileRecord FullProfile() {
+  ProfileRecord p;
+  p.available = true;
+  p.unavailable_reason = "";
+  p.metrics = {
+      {"tensor_pipe_pct", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+       "%", 42.5, "tensor pipe busy, as the runner described it"},
+      {"shared_pct", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+       "%", 17.4}};
+  p.passes = 9;
+  p.wall_s = 0.75;
+  p.kernel_durations_ms = {{"attn_a02_kernel", 0.0121}, {"flush_l2", 0.002}};
+  return p;
+}
+
+}  // namespace
+
 Report FullReport() {
   Report r;
   r.complete = true;
@@ -326,22 +352,12 @@ Report FullReport() {
   v.heatmaps.push_back(h);
   v.dump_dir = "dumps/case3";
   c.verification = v;
-  ProfileRecord p;
-  p.available = true;
-  p.unavailable_reason = "";
-  p.metrics = {
-      {"tensor_pipe_pct", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-       "%", 42.5},
-      {"shared_pct", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
-       "%", 17.4}};
-  p.passes = 9;
-  p.wall_s = 0.75;
-  p.kernel_durations_ms = {{"attn_a02_kernel", 0.0121}, {"flush_l2", 0.002}};
-  c.profile = p;
+  c.profile = FullProfile();
   c.resources = {{"attn_a02_kernel", 96, 16384, 32768, 8, 128, 0.5}};
   c.provenance = ProvenanceRecord{false, "my-attention", "3f2c1ab-dirty", "/opt/k/libmy.so",
                                   std::string(64, 'a')};
   c.prepare = PrepareRecord{1.93, "compiled and autotuned in 1.93 s; then 0.41 ms a call"};
+  c.tile = TileRecord{64, 32};
   r.cases.push_back(c);
 
   r.cases.push_back(

@@ -32,13 +32,9 @@ reports::HeatmapRecord MakeHeatmap(const std::string& kind, int rows, int cols, 
   return h;
 }
 
-}  // namespace
-
-reports::Report MakeSyntheticReport(int cases, uint64_t seed, double speedup, int heatmap_stride) {
-  std::mt19937_64 rng(seed);
-  reports::Report r;
-  r.complete = true;
-  auto& e = r.environment;
+// An H200-like environment that says it is synthetic.
+reports::Environment SyntheticEnvironment() {
+  reports::Environment e;
   e.gpu_name = "synthetic (viewer test data)";
   e.synthetic = true;
   e.sm_count = 132;
@@ -50,12 +46,101 @@ reports::Report MakeSyntheticReport(int cases, uint64_t seed, double speedup, in
   e.peaks.copy_gbps = 4000;
   e.peaks.matmul_source = "synthetic";
   e.peaks.copy_source = "synthetic";
+  return e;
+}
+
+// 40 cold samples around `ms` (1 % noise), with their summary.
+reports::TimingRecord SyntheticTiming(double ms, std::mt19937_64& rng) {
+  reports::TimingRecord t;
+  t.mode = "cold";
+  t.warmup_runs = 5;
+  std::normal_distribution<double> sample(ms, ms * 0.01);
+  for (int s = 0; s < 40; ++s) t.samples_ms.push_back(std::max(ms * 0.9, sample(rng)));
+  std::vector<double> sorted = t.samples_ms;
+  std::sort(sorted.begin(), sorted.end());
+  t.median_ms = sorted[sorted.size() / 2];
+  t.min_ms = sorted.front();
+  t.max_ms = sorted.back();
+  t.p10_ms = sorted[4];
+  t.p90_ms = sorted[35];
+  t.mean_ms = ms;
+  t.noise = 0.003;
+  t.converged = true;
+  t.stop_reason = "noise 0.30% <= 0.50% after 40 samples";
+  return t;
+}
+
+// Metrics that track the rung's speed; peers are not profiled.
+reports::ProfileRecord SyntheticProfile(bool peer, double tf, int k) {
+  reports::ProfileRecord prof;
+  prof.available = !peer;
+  if (peer) prof.unavailable_reason = "library kernels are not profiled in this run";
+  double tensor = std::min(90.0, tf / 6.0);
+  prof.metrics = {
+      {"tensor_pipe_pct", "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+       "%", tensor},
+      {"shared_pct", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed",
+       "%", 70 - tensor / 2},
+      {"dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "%", 20 + k * 3},
+      {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", "%", 35 + k},
+      {"bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "count",
+       1000.0 * (8 - k)}};
+  prof.passes = 9;
+  prof.wall_s = 0.4;
+  return prof;
+}
+
+// A verification that passed (or failed), with the four heatmap kinds when `heatmaps`.
+reports::VerificationRecord SyntheticVerification(bool failed, int64_t elements, bool heatmaps,
+                                                  int64_t S, int64_t D, int64_t H, int64_t B,
+                                                  std::mt19937_64& rng) {
+  reports::VerificationRecord v;
+  v.ran = true;
+  v.passed = !failed;
+  v.reference = "gpu fp32";
+  v.atol = 1e-3;
+  v.rtol = 1e-3;
+  v.baseline_max_abs = 1.2e-3;
+  v.stats.elements = elements;
+  v.stats.max_abs = failed ? 4.1e-2 : 1.5e-3;
+  v.stats.mean_abs = v.stats.max_abs / 20;
+  v.stats.nrmse = v.stats.max_abs / 5;
+  v.stats.max_rel = v.stats.max_abs * 10;
+  v.stats.bad = failed ? 1234 : 0;
+  v.stats.worst_index = 4242;
+  v.ratio_to_baseline = v.stats.max_abs / v.baseline_max_abs;
+  v.rule = std::string("max abs error ") + (failed ? "4.1e-02 > " : "1.5e-03 <= ") +
+           "2 x naive fp16 error 1.2e-03 + floor 1e-05";
+  if (heatmaps) {
+    v.heatmaps.push_back(MakeHeatmap("position_x_dim", 64, std::min<int>(64, int(D)), S, D, rng));
+    v.heatmaps.push_back(MakeHeatmap("sequence_profile", 128, 1, S, D, rng));
+    v.heatmaps.push_back(MakeHeatmap("tile_fold", 64, std::min<int>(64, int(D)), 64, D, rng));
+    v.heatmaps.push_back(MakeHeatmap("per_head", int(H), int(B), H, B, rng));
+  }
+  return v;
+}
+
+}  // namespace
+
+reports::Report MakeSyntheticReport(int cases, uint64_t seed, double speedup, int heatmap_stride) {
+  std::mt19937_64 rng(seed);
+  reports::Report r;
+  r.complete = true;
+  r.environment = SyntheticEnvironment();
   r.suite.name = "synthetic-viewer";
 
   const char* rungs[] = {
       "attn.a01_scalar",   "attn.a02_tiled",    "attn.a03_online_softmax", "attn.a04_mma",
       "attn.a05_ldmatrix", "attn.a06_cp_async", "attn.a07_direct_rescale", "attn.a08_wgmma"};
   const char* peers[] = {"peer.cudnn_fa", "peer.sdpa_flash"};
+  const char* changed[] = {"one thread per query row",
+                           "K/V tiles in shared memory",
+                           "online softmax",
+                           "mma.sync on the tensor cores",
+                           "ldmatrix operand loads",
+                           "cp.async double buffering",
+                           "rescale the accumulator once",
+                           "Hopper wgmma"};
   const double rung_tflops[] = {2, 9, 30, 120, 190, 260, 330, 520};
   const double peer_tflops[] = {650, 350};
   std::uniform_real_distribution<double> jitter(0.97, 1.03);
@@ -73,7 +158,15 @@ reports::Report MakeSyntheticReport(int cases, uint64_t seed, double speedup, in
     c.problem_key = "attention_fwd{B=" + std::to_string(B) + ",H=" + std::to_string(H) +
                     ",S=" + std::to_string(S) + ",D=" + std::to_string(D) + "," + dtype +
                     (causal ? ",causal" : "") + "}";
-    c.params = {{"dtype", dtype}, {"S", std::to_string(S)}, {"D", std::to_string(D)}};
+    c.params = {{"dtype", dtype},
+                {"Sq", std::to_string(S)},
+                {"Sk", std::to_string(S)},
+                {"D", std::to_string(D)},
+                {"causal", causal ? "true" : "false"}};
+    c.kernel_revision = peer ? 1000 + k : k + 1;
+    c.kernel_title = peer ? "library peer" : std::string("rung ") + std::to_string(k + 1);
+    c.kernel_changed = peer ? "" : changed[k];
+    if (!peer) c.tile = reports::TileRecord{64, 64};
     c.input_kind = "normal";
     c.seed = seed + uint64_t(i);
     c.status = reports::CaseStatus::kPassed;
@@ -97,22 +190,7 @@ reports::Report MakeSyntheticReport(int cases, uint64_t seed, double speedup, in
     double bytes = 4.0 * double(B) * double(H) * double(S) * double(D) * 2;
     double tf = (peer ? peer_tflops[k - 8] : rung_tflops[k]) * jitter(rng) * speedup;
     double ms = flops / (tf * 1e12) * 1e3;
-    reports::TimingRecord t;
-    t.mode = "cold";
-    t.warmup_runs = 5;
-    std::normal_distribution<double> sample(ms, ms * 0.01);
-    for (int s = 0; s < 40; ++s) t.samples_ms.push_back(std::max(ms * 0.9, sample(rng)));
-    std::vector<double> sorted = t.samples_ms;
-    std::sort(sorted.begin(), sorted.end());
-    t.median_ms = sorted[sorted.size() / 2];
-    t.min_ms = sorted.front();
-    t.max_ms = sorted.back();
-    t.p10_ms = sorted[4];
-    t.p90_ms = sorted[35];
-    t.mean_ms = ms;
-    t.noise = 0.003;
-    t.converged = true;
-    t.stop_reason = "noise 0.30% <= 0.50% after 40 samples";
+    const reports::TimingRecord t = SyntheticTiming(ms, rng);
     c.timing = t;
     reports::ThroughputRecord th;
     th.flops = flops;
@@ -123,52 +201,14 @@ reports::Report MakeSyntheticReport(int cases, uint64_t seed, double speedup, in
     th.pct_peak_bandwidth = th.gbps / 4000 * 100;
     c.throughput = th;
 
-    reports::ProfileRecord prof;
-    prof.available = !peer;
-    if (peer) prof.unavailable_reason = "library kernels are not profiled in this run";
-    double tensor = std::min(90.0, tf / 6.0);
-    prof.metrics = {
-        {"tensor_pipe_pct",
-         "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active", "%", tensor},
-        {"shared_pct",
-         "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed", "%",
-         70 - tensor / 2},
-        {"dram_pct", "dram__throughput.avg.pct_of_peak_sustained_elapsed", "%", 20 + k * 3},
-        {"achieved_occupancy", "sm__warps_active.avg.pct_of_peak_sustained_active", "%", 35 + k},
-        {"bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "count",
-         1000.0 * (8 - k)}};
-    prof.passes = 9;
-    prof.wall_s = 0.4;
-    c.profile = prof;
+    c.profile = SyntheticProfile(peer, tf, k);
     if (!peer) {
       c.resources.push_back(
           {"attention_fwd_kernel<" + std::to_string(k) + ">", 96 + 8 * k, 0, 49152, 0, 128, 0.5});
     }
 
-    reports::VerificationRecord v;
-    v.ran = true;
-    v.passed = !failed;
-    v.reference = "gpu fp32";
-    v.atol = 1e-3;
-    v.rtol = 1e-3;
-    v.baseline_max_abs = 1.2e-3;
-    v.stats.elements = B * H * S * D;
-    v.stats.max_abs = failed ? 4.1e-2 : 1.5e-3;
-    v.stats.mean_abs = v.stats.max_abs / 20;
-    v.stats.nrmse = v.stats.max_abs / 5;
-    v.stats.max_rel = v.stats.max_abs * 10;
-    v.stats.bad = failed ? 1234 : 0;
-    v.stats.worst_index = 4242;
-    v.ratio_to_baseline = v.stats.max_abs / v.baseline_max_abs;
-    v.rule = std::string("max abs error ") + (failed ? "4.1e-02 > " : "1.5e-03 <= ") +
-             "2 x naive fp16 error 1.2e-03 + floor 1e-05";
-    if (p % std::max(1, heatmap_stride) == 0) {
-      v.heatmaps.push_back(MakeHeatmap("position_x_dim", 64, std::min<int>(64, int(D)), S, D, rng));
-      v.heatmaps.push_back(MakeHeatmap("sequence_profile", 128, 1, S, D, rng));
-      v.heatmaps.push_back(MakeHeatmap("tile_fold", 64, std::min<int>(64, int(D)), 64, D, rng));
-      v.heatmaps.push_back(MakeHeatmap("per_head", int(H), int(B), H, B, rng));
-    }
-    c.verification = v;
+    c.verification = SyntheticVerification(failed, B * H * S * D,
+                                           p % std::max(1, heatmap_stride) == 0, S, D, H, B, rng);
     c.wall_s = 1.5;
     r.cases.push_back(std::move(c));
   }
