@@ -18,10 +18,23 @@ function(flashscope_add_test name)
   target_compile_definitions(${name} PRIVATE FLASHSCOPE_TEST_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   if(T_GPU)
     set(labels gpu)
+    # The GPU tests this build has, for scripts/gpu-tests.sh on a machine without the CMake tree:
+    # there a missing binary is a failure, not a smaller count (flashscope_write_gpu_test_list).
+    file(RELATIVE_PATH dir ${PROJECT_BINARY_DIR} ${CMAKE_CURRENT_BINARY_DIR})
+    set_property(GLOBAL APPEND PROPERTY FLASHSCOPE_GPU_TESTS "${dir}/${name}")
   else()
     set(labels cpu)
   endif()
   gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_MODE PRE_TEST
                        PROPERTIES LABELS "${labels}"
                        WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endfunction()
+
+# Writes BUILD/gpu_tests.txt, one GPU test binary per line (relative to the build folder); called
+# once every folder has added its tests.
+function(flashscope_write_gpu_test_list)
+  get_property(tests GLOBAL PROPERTY FLASHSCOPE_GPU_TESTS)
+  list(SORT tests)
+  list(JOIN tests "\n" text)
+  file(WRITE ${PROJECT_BINARY_DIR}/gpu_tests.txt "${text}\n")
 endfunction()

@@ -13,12 +13,12 @@ stage=$(mktemp -d)
 # The C test plugins (plugins/tests) serve the GPU tests of plugin crashes at launch.
 # The Python bridge's package and the shipped kernel modules (python/) travel beside it.
 plugins=$(cd "$build" && find lib/flashscope/plugins plugins/test_plugins -type f \( -name '*.so' -o -name '*.py' \) 2>/dev/null)
-for f in cli/flashscope cli/flashscope-worker $plugins $(cd "$build" && find . -type f \( -name '*_gpu_test' -o -name flashscope-metric-probe \) | sed 's|^\./||'); do
+for f in cli/flashscope cli/flashscope-worker gpu_tests.txt $plugins $(cd "$build" && find . -type f \( -name '*_gpu_test' -o -name flashscope-metric-probe \) | sed 's|^\./||'); do
   mkdir -p "$stage/$build/$(dirname "$f")"
   # Plugins keep their dynamic symbol table (flashscope_plugin_v1): strip debug information only.
   case $f in
     *.so) strip --strip-debug -o "$stage/$build/$f" "$build/$f" ;;
-    *.py) cp "$build/$f" "$stage/$build/$f" ;;
+    *.py | *.txt) cp "$build/$f" "$stage/$build/$f" ;;
     *) strip -o "$stage/$build/$f" "$build/$f" ;;
   esac
 done

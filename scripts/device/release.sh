@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# One device call of the release runs: several steps, one bundle back ($OUT/release-TAG.tgz, since
+# the device tool returns at most 8 files). Runs on the lent GPU machine in a copy of the repo with
+# .carry/bins.tar.xz (scripts/device/stage.sh). Every report lands in the bundle's reports/ with
+# the step's progress log beside it; commit what you keep under reports/runs/ and name this
+# command in the commit message.
+#
+# Usage: scripts/device/release.sh BUILD TAG STEP...
+#   info          nvidia-smi: the GPU, its clocks, power and temperature now
+#   facts         scripts/device/python_facts.py: the Python the bridge will embed
+#   trust         suites/testing/trust.json (the cheats beside honest kernels)
+#   gpu-tests     scripts/gpu-tests.sh (FLASHSCOPE_TRUST_REPORT reuses the trust step's report);
+#                 keeps the demo suite's report that suites_demo_gpu_test writes
+#   faults        suites/testing/faults.json
+#   example       examples/attention-plugin/example.json with the example plugin
+#   SUITE         any suite name or path: run it (FS_ARGS_<SUITE> adds flags, e.g. --kernels)
+#   resume:SUITE  continue SUITE's run from .carry/SUITE.journal.jsonl (a previous call's)
+# DEADLINE_S (default 540) is the call's own limit: the step in flight is given the time left
+# (--deadline_s), its journal is kept in the bundle for a `resume:` step in the next call.
+set -uo pipefail
+build=$1 tag=$2
+shift 2
+root=$PWD
+real_out=${OUT:-/tmp/out}
+work=/tmp/release-$tag
+mkdir -p "$work/reports" "$real_out"
+tar -C "$root" -xJf .carry/bins.tar.xz
+# The binaries carry absolute paths of the machine that built them (/work/main): mirror it.
+if [[ "$root" != /work/main ]]; then mkdir -p /work && ln -sfn "$root" /work/main; fi
+fs="$root/$build/cli/flashscope"
+start=$(date +%s)
+left() { echo $((${DEADLINE_S:-540} - ($(date +%s) - start))); }
+
+# run_suite NAME SUITE [FLAGS...]: a report NAME.json, stopped in time and resumable.
+run_suite() {
+  local name=$1 suite=$2
+  shift 2
+  local budget
+  budget=$(left)
+  if ((budget < 20)); then
+    echo "release: $name not started: ${budget} s left"
+    return
+  fi
+  "$fs" run "$suite" --out "$work/reports/$name.json" --deadline_s "$budget" --color=never "$@" \
+    2>"$work/reports/$name.progress.log" | tail -n 12
+  tail -n 3 "$work/reports/$name.progress.log"
+}
+
+for step in "$@"; do
+  echo "##### $step ($(date -u +%H:%M:%S), $(left) s left)"
+  case $step in
+    info)
+      nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu --format=csv | tee "$work/nvidia-smi.csv"
+      ;;
+    facts)
+      python3 scripts/device/python_facts.py 2>&1 | tee "$work/python-facts.txt" | tail -n 15
+      ;;
+    trust) run_suite trust suites/testing/trust.json ;;
+    gpu-tests)
+      FLASHSCOPE_TRUST_REPORT="$work/reports/trust.json" scripts/gpu-tests.sh "$build" \
+        >"$work/gpu-tests.log" 2>&1
+      grep -E "^(===|FAILED|gpu tests)" "$work/gpu-tests.log"
+      cp /tmp/flashscope_demo.json "$work/reports/demo.json" 2>/dev/null
+      ;;
+    faults) run_suite faults suites/testing/faults.json --case_timeout_s 10 ;;
+    example) run_suite example examples/attention-plugin/example.json --plugin example_attention ;;
+    resume:*)
+      name=${step#resume:}
+      journal="$work/reports/$name.json.journal.jsonl"
+      cp ".carry/$name.journal.jsonl" "$journal"
+      budget=$(left)
+      "$fs" run "$name" --resume "$journal" --out "$work/reports/$name.json" --deadline_s "$budget" \
+        --color=never 2>"$work/reports/$name.progress.log" | tail -n 12
+      tail -n 3 "$work/reports/$name.progress.log"
+      ;;
+    *)
+      var="FS_ARGS_${step//[^A-Za-z0-9]/_}"
+      # shellcheck disable=SC2086
+      run_suite "$(basename "$step" .json)" "$step" ${!var:-}
+      ;;
+  esac
+done
+tar -C "$work" -czf "$real_out/release-$tag.tgz" .
+ls -la "$real_out"
+echo "release: done in $(($(date +%s) - start)) s"
