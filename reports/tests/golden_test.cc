@@ -23,6 +23,7 @@
 #include "reports/gate.h"
 #include "reports/render.h"
 #include "reports/report_json.h"
+#include "reports/tests/sample_reports.h"
 
 namespace flashscope::reports {
 namespace {
@@ -130,7 +131,7 @@ std::vector<Golden> Goldens() {
 }
 
 Report Load(const std::string& path) {
-  absl::StatusOr<Report> r = ReadReportFile(kRoot + "/" + path);
+  absl::StatusOr<Report> r = ReadReportFile(reports::testing::CommittedReport(kRoot + "/" + path));
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? *std::move(r) : Report{};
 }

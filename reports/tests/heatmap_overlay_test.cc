@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/report_json.h"
+#include "reports/tests/sample_reports.h"
 
 namespace flashscope::reports {
 namespace {
@@ -108,8 +109,9 @@ TEST(HeatmapOverlay, NothingWithoutATile) {
 
 // Reports written before tiles were recorded: block_m comes from the tile fold's axis.
 TEST(HeatmapOverlay, CommittedReportsWithoutTilesTakeTheFold) {
-  absl::StatusOr<Report> r = ReadReportFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) +
-                                            "/reports/runs/20261122-025602-ladder-a10-a11.json");
+  absl::StatusOr<Report> r = ReadReportFile(
+      reports::testing::CommittedReport(std::string(FLASHSCOPE_TEST_SOURCE_DIR) +
+                                        "/reports/runs/20261122-025602-ladder-a10-a11.json"));
   ASSERT_TRUE(r.ok()) << r.status();
   const CaseResult& c = r->cases[0];  // attn.a10_fa2 at S = 2048, causal
   ASSERT_FALSE(c.tile.has_value());

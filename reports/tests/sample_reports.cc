@@ -3,9 +3,12 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <map>
 
 namespace flashscope::reports::testing {
 namespace {
@@ -376,6 +379,26 @@ Report FullReport() {
 
 std::string TestdataPath(const std::string& name) {
   return std::string(FS_REPORTS_TESTDATA) + "/" + name;
+}
+
+std::string CommittedReport(const std::string& path) {
+  static std::map<std::string, std::string> decompressed;
+  if (access(path.c_str(), R_OK) == 0) return path;
+  auto known = decompressed.find(path);
+  if (known != decompressed.end()) return known->second;
+  const std::string xz = path + ".xz";
+  if (access(xz.c_str(), R_OK) != 0) {
+    ADD_FAILURE() << "neither " << path << " nor " << xz << " can be read";
+    return "";
+  }
+  const std::string out = MakeTempDir() + "/" + path.substr(path.rfind('/') + 1);
+  const std::string cmd = "xz -dc '" + xz + "' > '" + out + "'";
+  if (std::system(cmd.c_str()) != 0) {
+    ADD_FAILURE() << "could not decompress " << xz << " (" << cmd << "): is xz installed?";
+    return "";
+  }
+  decompressed[path] = out;
+  return out;
 }
 
 std::string MakeTempDir() {

@@ -27,6 +27,12 @@ void ExpectSameCase(const CaseResult& a, const CaseResult& b);
 // The committed example report (reports/testdata/).
 std::string TestdataPath(const std::string& name);
 
+// The path of a committed report, `path` (absolute): `path` itself, or when only `path`.xz is
+// committed (large old runs are kept xz-compressed so that the checkout stays small enough to
+// travel to the GPU machine), a copy decompressed with `xz -dc` into a temporary folder, once per
+// process. Empty (with a test failure) when neither can be read.
+std::string CommittedReport(const std::string& path);
+
 // A fresh empty directory under TEST_TMPDIR or /tmp, unique per call.
 std::string MakeTempDir();
 
