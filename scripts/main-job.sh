@@ -12,13 +12,16 @@ scripts/install-deps.sh
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
   build=${FLASHSCOPE_BUILD_DIR:-build}
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLASHSCOPE_TESTS=OFF >/dev/null
-  cmake --build "$build" -j "$(nproc)" --target flashscope
+  # The command, the worker that runs the cases beside it and the plugins the suites load.
+  cmake --build "$build" -j "$(nproc)"
   exec "$build/cli/flashscope" run "$suite" "$@"
 fi
 
 echo "main-job: no GPU on this machine (nvidia-smi lists none), so no kernel can run here."
-# Reports are named <utc time>-<suite>.json, so the newest of the suite sorts last.
-latest=$(ls reports/runs/*-"$suite".json 2>/dev/null | sort | tail -n 1 || true)
+# Reports are named <utc time>-<suite>.json, so the newest of the suite sorts last; large ones
+# are committed xz-compressed (<utc time>-<suite>.json.xz).
+latest=$(ls reports/runs/*-"$suite".json reports/runs/*-"$suite".json.xz 2>/dev/null | sort |
+  tail -n 1 || true)
 if [[ -z "$latest" ]]; then
   echo "main-job: and no committed GPU report of suite '$suite' was found under reports/runs/." >&2
   exit 1
@@ -28,4 +31,9 @@ build=${FLASHSCOPE_CPU_BUILD_DIR:-build-cpu}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLASHSCOPE_CUDA=OFF \
   -DFLASHSCOPE_TESTS=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)" --target flashscope
+if [[ $latest == *.xz ]]; then
+  shown="$build/$(basename "$latest" .xz)"
+  xz -dc "$latest" >"$shown"
+  latest=$shown
+fi
 exec "$build/cli/flashscope" show "$latest"

@@ -12,7 +12,10 @@ mkdir -p .carry
 stage=$(mktemp -d)
 # The C test plugins (plugins/tests) serve the GPU tests of plugin crashes at launch.
 # The Python bridge's package and the shipped kernel modules (python/) travel beside it.
-plugins=$(cd "$build" && find lib/flashscope/plugins plugins/test_plugins -type f \( -name '*.so' -o -name '*.py' \) 2>/dev/null)
+# Every shared object the build made is one of ours (plugins, test plugins, the tracer's test
+# plugin that profiler_trace_sample_gpu_test dlopens by its build path): all travel.
+plugins=$( (cd "$build" && find . -type f -name '*.so' -not -path '*/CMakeFiles/*' | sed 's|^\./||'
+  find lib/flashscope/plugins -type f -name '*.py') 2>/dev/null)
 for f in cli/flashscope cli/flashscope-worker gpu_tests.txt $plugins $(cd "$build" && find . -type f \( -name '*_gpu_test' -o -name flashscope-metric-probe \) | sed 's|^\./||'); do
   mkdir -p "$stage/$build/$(dirname "$f")"
   # Plugins keep their dynamic symbol table (flashscope_plugin_v1): strip debug information only.
