@@ -10,6 +10,7 @@ README can be regenerated after each run:
 """
 import argparse
 import json
+import lzma
 import re
 import sys
 
@@ -18,6 +19,13 @@ HEADLINE = [
     "attention_fwd{B=4,H=32,S=4096,D=64,bf16}",
     "attention_fwd{B=4,H=12,S=2048,D=64,fp16,causal}",
 ]
+
+
+def load(path):
+    """A report, plain or xz-compressed (the larger committed runs are kept as .json.xz)."""
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)
 
 
 def metric(case, name):
@@ -134,21 +142,25 @@ def peer_table(ladder, torch_cases):
     return "\n".join(out)
 
 
-def vs_peer_table(cases, peer):
+def vs_peer_table(cases, peer, only=None):
     """TFLOPS of every passed case, problem by problem, each with its ratio to `peer` on the same
-    problem in the same report."""
+    problem in the same report; `only`: these kernels, in this order (the peer last)."""
     kernels, rows = [], {}
     for c in sorted(cases, key=lambda c: (revision(c), c["kernel_id"])):
-        if c["status"] != "passed":
+        if c["status"] != "passed" or (only and c["kernel_id"] not in only + [peer]):
             continue
         if c["kernel_id"] not in kernels:
             kernels.append(c["kernel_id"])
         rows.setdefault(c["problem_key"], {})[c["kernel_id"]] = c["throughput"]["tflops"]
+    if only:
+        kernels = [k for k in only if k in kernels]
     kernels = [k for k in kernels if k != peer] + ([peer] if any(peer in r for r in rows.values()) else [])
     out = ["| problem | " + " | ".join(k.split(".", 1)[1] for k in kernels) + " |",
            "|---|" + "---:|" * len(kernels)]
     for key, row in rows.items():
         ref = row.get(peer)
+        if only and ref is None:
+            continue
         cells = []
         for k in kernels:
             v = row.get(k)
@@ -169,11 +181,13 @@ def main():
     ap.add_argument("--gemm", action="store_true",
                     help="the GEMM ladder: a kernel x problem table per input type")
     ap.add_argument("--vs", help="a peer id: also print every problem x kernel against it")
+    ap.add_argument("--only", help="with --vs: a comma list of kernel ids, the table's columns "
+                                   "(problems the peer did not run are left out)")
     a = ap.parse_args()
     try:
-        ladder = json.load(open(a.ladder))
-        torch = json.load(open(a.peers)) if a.peers else {"cases": []}
-    except (OSError, ValueError) as e:
+        ladder = load(a.ladder)
+        torch = load(a.peers) if a.peers else {"cases": []}
+    except (OSError, ValueError, lzma.LZMAError) as e:
         sys.exit(f"ladder_tables: {e}")
     env = ladder["environment"]
     print(f"Source: `{a.ladder}` ({env['gpu_name']}, driver {env['driver_version']}, "
@@ -191,7 +205,7 @@ def main():
     if a.peers:
         print(peer_table(ladder["cases"], torch["cases"]))
     if a.vs:
-        print(vs_peer_table(ladder["cases"], a.vs))
+        print(vs_peer_table(ladder["cases"], a.vs, a.only.split(",") if a.only else None))
 
 
 if __name__ == "__main__":
