@@ -117,6 +117,17 @@ bool SelectCaseById(ViewerState& s, const std::string& id) {
   return false;
 }
 
+int HeatmapIndexOfKind(const reports::CaseResult& c, const std::string& kind, std::string* kinds) {
+  kinds->clear();
+  if (!c.verification) return -1;
+  const auto& maps = c.verification->heatmaps;
+  for (size_t i = 0; i < maps.size(); ++i) {
+    if (maps[i].kind == kind) return int(i);
+    *kinds += (i ? ", " : "") + maps[i].kind;
+  }
+  return -1;
+}
+
 void DrawApp(ViewerState& s, double now_s) {
   if (s.live_reload && now_s - s.last_poll_s > 0.5) {
     s.last_poll_s = now_s;

@@ -126,10 +126,16 @@ const std::vector<float>& Values(const reports::HeatmapRecord& h, bool use_mean)
 
 }  // namespace
 
+bool IsSaturatedCell(float max) {
+  return !std::isfinite(max) || max >= std::numeric_limits<float>::max();
+}
+
 ValueRange HeatmapRange(const reports::HeatmapRecord& h, bool use_mean, bool log_scale) {
   double hi = 0, pos_lo = std::numeric_limits<double>::infinity();
-  for (float x : Values(h, use_mean)) {
-    if (!std::isfinite(x)) continue;
+  const std::vector<float>& v = Values(h, use_mean);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const float x = v[i];
+    if (!std::isfinite(x) || (i < h.max.size() && IsSaturatedCell(h.max[i]))) continue;
     hi = std::max(hi, double(x));
     if (x > 0) pos_lo = std::min(pos_lo, double(x));
   }
@@ -157,10 +163,13 @@ HeatmapImage BuildHeatmapImage(const reports::HeatmapRecord& h, bool use_mean, b
                 std::to_string(h.cols) + ")";
     return img;
   }
-  if (v.size() != n) {
-    img.error = "heatmap '" + h.kind + "' " + (use_mean ? "mean" : "max") + " holds " +
-                std::to_string(v.size()) + " values for a " + std::to_string(h.rows) + " x " +
-                std::to_string(h.cols) + " grid; the report is damaged";
+  // The max is read in the mean view too (it says which cells are saturated).
+  const bool max_bad = h.max.size() != n;
+  if (max_bad || v.size() != n) {
+    img.error = "heatmap '" + h.kind + "' " + (max_bad ? "max" : "mean") + " holds " +
+                std::to_string((max_bad ? h.max : v).size()) + " values for a " +
+                std::to_string(h.rows) + " x " + std::to_string(h.cols) +
+                " grid; the report is damaged";
     return img;
   }
   const ValueRange r = range != nullptr ? *range : HeatmapRange(h, use_mean, log_scale);
@@ -173,8 +182,9 @@ HeatmapImage BuildHeatmapImage(const reports::HeatmapRecord& h, bool use_mean, b
   for (size_t i = 0; i < n; ++i) {
     float x = v[i];
     Rgb c;
-    if (std::isnan(x) || std::isinf(x)) {
-      c = Viridisish(std::nan(""));
+    if (!std::isfinite(x) || IsSaturatedCell(h.max[i])) {
+      c = palette::kSaturated;
+      ++img.saturated;
     } else {
       double t = ScalePosition(x, img.lo, img.hi, log_scale);
       c = table[size_t(std::lround(t * 255))];

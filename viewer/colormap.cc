@@ -55,7 +55,7 @@ double ColormapLightness(double t) {
 }
 
 Rgb Viridisish(double t) {
-  if (std::isnan(t)) return {255, 0, 255};
+  if (std::isnan(t)) return palette::kSaturated;
   t = std::clamp(t, 0.0, 1.0);
   double L, C, h;
   PathAt(t, &L, &C, &h);

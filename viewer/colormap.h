@@ -13,7 +13,7 @@
 
 namespace flashscope::viewer {
 
-// t in [0, 1] (clamped); NaN gives magenta so that NaN cells stand out.
+// t in [0, 1] (clamped); NaN gives palette::kSaturated (magenta) so that NaN cells stand out.
 Rgb Viridisish(double t);
 
 // OKLab lightness of the map's colour at t (for tests and the colour bar's ticks).

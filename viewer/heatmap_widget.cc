@@ -155,6 +155,12 @@ void CellTooltip(const CellToScreen& m, const reports::HeatmapRecord& h) {
   long long r1 = (long long)((row + 1) * h.src_rows / h.rows) - 1;
   long long c0 = (long long)(col * h.src_cols / h.cols);
   long long c1 = (long long)((col + 1) * h.src_cols / h.cols) - 1;
+  if (i < h.max.size() && IsSaturatedCell(h.max[i])) {
+    ImGui::SetTooltip("%s %lld..%lld, %s %lld..%lld\nholds a never-written, NaN or Inf element",
+                      h.row_axis.c_str(), r0, std::max(r0, r1), h.col_axis.c_str(), c0,
+                      std::max(c0, c1));
+    return;
+  }
   ImGui::SetTooltip("%s %lld..%lld, %s %lld..%lld\nmax %.4g   mean %.4g", h.row_axis.c_str(), r0,
                     std::max(r0, r1), h.col_axis.c_str(), c0, std::max(c0, c1),
                     i < h.max.size() ? h.max[i] : NAN, i < h.mean.size() ? h.mean[i] : NAN);
@@ -195,6 +201,12 @@ void DrawHeatmapPanel(HeatmapView& v, TextureCache& textures, const std::string&
     ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", err.c_str());
     ImGui::PopID();
     return;
+  }
+  if (v.image.saturated > 0) {
+    const Rgb k = palette::kSaturated;
+    ImGui::TextColored(ImVec4(k.r / 255.f, k.g / 255.f, k.b / 255.f, 1),
+                       "%lld cells hold never-written, NaN or Inf elements (outside the scale)",
+                       (long long)v.image.saturated);
   }
   ImVec2 avail = ImGui::GetContentRegionAvail();
   const float bar_w = 90;

@@ -1,7 +1,7 @@
 // flashscope-view REPORT [MORE...]: the interactive viewer (GLFW + OpenGL 3 + Dear ImGui 1.86).
-// Headless: --screenshot FILE --view NAME [--case ID] renders a few frames into the window and
-// writes a PNG (run under xvfb-run where there is no display). --frame-stats N renders N more
-// frames first and prints frame times, which is how the 16 ms budget is measured.
+// Headless: --screenshot FILE --view NAME [--case ID] [--heatmap KIND] renders a few frames into
+// the window and writes a PNG (run under xvfb-run where there is no display). --frame-stats N
+// renders N more frames first and prints frame times, which is how the 16 ms budget is measured.
 //
 // Exit codes: 0 success (also when a report failed to load: the error panel is drawn and, in
 // screenshot mode, captured); 2 bad command line; 3 no window or OpenGL context (no display?);
@@ -33,7 +33,8 @@ struct Options {
   std::string screenshot;
   std::string view = "results";
   std::string case_id;
-  std::string policy;  // gate policy for the compare view; "" for the built-in defaults
+  std::string heatmap;  // the heatmap kind the case view (or the side-by-side pair) opens on
+  std::string policy;   // gate policy for the compare view; "" for the built-in defaults
   int width = 1280, height = 800;
   int frame_stats = 0;
 };
@@ -41,11 +42,13 @@ struct Options {
 constexpr const char* kUsage =
     "usage: flashscope-view REPORT.json [MORE.json...]\n"
     "         [--screenshot FILE.png --view results|case|ladder|compare|roofline|errors\n"
-    "          [--case INDEX|KEY|KERNEL_ID] [--size WxH] [--frame-stats N]]\n"
+    "          [--case INDEX|KEY|KERNEL_ID] [--heatmap KIND] [--size WxH] [--frame-stats N]]\n"
     "         [--policy GATE_POLICY.json]\n"
     "The first report is the base of the compare view, which judges each pair as `flashscope\n"
     "gate` does (with --policy, under that policy). In the compare view --case KEY selects a\n"
-    "pair and opens its heatmaps side by side. Reports are reloaded when they change.\n";
+    "pair and opens its heatmaps side by side. --heatmap opens the case's (or pair's) heatmap of\n"
+    "that kind (position_x_dim, sequence_profile, tile_fold, per_head; gemm: position...).\n"
+    "Reports are reloaded when they change.\n";
 
 bool ParseArgs(int argc, char** argv, Options* o, std::string* err) {
   for (int i = 1; i < argc; ++i) {
@@ -80,6 +83,10 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* err) {
       const char* v = value("--case");
       if (!v) return false;
       o->case_id = v;
+    } else if (a == "--heatmap") {
+      const char* v = value("--heatmap");
+      if (!v) return false;
+      o->heatmap = v;
     } else if (a == "--size") {
       const char* v = value("--size");
       if (!v || std::sscanf(v, "%dx%d", &o->width, &o->height) != 2 || o->width < 200 ||
@@ -179,6 +186,24 @@ GLFWwindow* OpenWindow(const Options& opt) {
   return win;
 }
 
+// --heatmap KIND: the selected case (compare: the selected pair) opens on that heatmap. Returns 0,
+// or 2 when it has none of that kind.
+int OpenHeatmapKind(const std::string& kind, bool compare, fv::ViewerState* state) {
+  const flashscope::reports::CaseResult* c =
+      compare ? fv::SelectedPairBase(*state) : state->SelectedCase();
+  std::string kinds;
+  const int index = c != nullptr ? fv::HeatmapIndexOfKind(*c, kind, &kinds) : -1;
+  if (index >= 0) {
+    (compare ? state->side_base : state->heatmap).index = index;
+    return 0;
+  }
+  std::fprintf(stderr, "flashscope-view: --heatmap %s: %s\n", kind.c_str(),
+               c == nullptr    ? "no case is selected (name one with --case)"
+               : kinds.empty() ? "the selected case has no heatmaps"
+                               : ("the selected case has " + kinds).c_str());
+  return 2;
+}
+
 // The first report that loaded is shown; --case and --policy applied. Returns 0 or 2 (usage).
 int SetUpState(const Options& opt, fv::Session& session, fv::ViewerState* state) {
   state->session = &session;
@@ -212,7 +237,7 @@ int SetUpState(const Options& opt, fv::Session& session, fv::ViewerState* state)
   if (opt.case_id.empty() && state->CurrentReport() && !state->CurrentReport()->cases.empty()) {
     state->selected_case = 0;
   }
-  return 0;
+  return opt.heatmap.empty() ? 0 : OpenHeatmapKind(opt.heatmap, compare, state);
 }
 
 // Warm-up frames, the frame statistics if asked, then the captured frame as a PNG.

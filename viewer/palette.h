@@ -40,6 +40,8 @@ inline constexpr Rgb kNeutral{60, 60, 60};   // same, or not timed
 inline constexpr Rgb kTileLine{235, 235, 235};   // tile boundaries
 inline constexpr Rgb kDiagonal{0, 230, 255};     // where the causal diagonal enters a key tile
 inline constexpr Rgb kPartialTile{255, 60, 60};  // outline of the last partial tile
+// A heatmap cell holding a never-written (still poisoned), NaN or Inf element: outside the scale.
+inline constexpr Rgb kSaturated{255, 0, 255};
 }  // namespace palette
 
 }  // namespace flashscope::viewer

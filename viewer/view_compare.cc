@@ -233,6 +233,16 @@ bool SelectPairById(ViewerState& s, const std::string& id) {
   return false;
 }
 
+const reports::CaseResult* SelectedPairBase(ViewerState& s) {
+  std::string why;
+  const ComparedReports* cr = Compared(s, &why);
+  if (cr == nullptr || s.compare_selected < 0 ||
+      s.compare_selected >= int(cr->summary.pairs.size())) {
+    return nullptr;
+  }
+  return cr->summary.pairs[size_t(s.compare_selected)].base;
+}
+
 void DrawCompareView(ViewerState& s) {
   std::string why;
   const ComparedReports* compared = Compared(s, &why);

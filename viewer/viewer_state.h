@@ -91,5 +91,10 @@ bool SelectCaseById(ViewerState& s, const std::string& id);
 // Selects a pair of the compare view by exact key or substring of the key, and opens its heatmaps
 // side by side.
 bool SelectPairById(ViewerState& s, const std::string& id);
+// The base case of the compare view's selected pair, or null.
+const reports::CaseResult* SelectedPairBase(ViewerState& s);
+// The index of case c's heatmap of `kind` ("tile_fold"...), or -1; `kinds` receives the kinds it
+// has, comma-separated, for the message.
+int HeatmapIndexOfKind(const reports::CaseResult& c, const std::string& kind, std::string* kinds);
 
 }  // namespace flashscope::viewer

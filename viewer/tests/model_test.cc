@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "reports/summary.h"
 #include "viewer/case_values.h"
@@ -192,6 +193,33 @@ TEST(ChartModel, HeatmapImageScalesAndRejectsDamagedRecords) {
   EXPECT_TRUE(bad.rgba.empty());
   h.rows = 0;
   EXPECT_FALSE(BuildHeatmapImage(h, true, false).error.empty());
+}
+
+// verify/ writes the largest float for a never-written, NaN or Inf element: such a cell is drawn
+// in its own colour and left out of the scale, so that the real errors keep their colours.
+TEST(ChartModel, SaturatedCellsStayOutOfTheScale) {
+  reports::HeatmapRecord h;
+  h.kind = "position_x_dim";
+  h.rows = 1;
+  h.cols = 4;
+  h.max = {1e-3f, 1e-2f, std::numeric_limits<float>::max(), INFINITY};
+  h.mean = {1e-4f, 1e-3f, 1e37f, 5.f};  // a mean diluted by good elements, still saturated
+  for (bool mean : {false, true}) {
+    for (bool log : {false, true}) {
+      const HeatmapImage img = BuildHeatmapImage(h, mean, log);
+      ASSERT_TRUE(img.error.empty());
+      EXPECT_FLOAT_EQ(float(img.hi), mean ? 1e-3f : 1e-2f) << mean << log;
+      EXPECT_EQ(img.saturated, 2);
+      EXPECT_EQ(img.rgba[2], PackRgb(palette::kSaturated));
+      EXPECT_EQ(img.rgba[3], PackRgb(palette::kSaturated));
+      EXPECT_NE(img.rgba[0], img.rgba[1]);  // the real errors still span the colour map
+    }
+  }
+  EXPECT_FALSE(IsSaturatedCell(1e30f));
+  EXPECT_TRUE(IsSaturatedCell(NAN));
+  // A record whose max is damaged is refused in the mean view too: the max marks saturation.
+  h.max.pop_back();
+  EXPECT_NE(BuildHeatmapImage(h, true, true).error.find("max holds 3 values"), std::string::npos);
 }
 
 TEST(ChartModel, HistogramCountsEverySample) {

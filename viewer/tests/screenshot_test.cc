@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <regex>
 #include <set>
@@ -74,6 +75,19 @@ reports::Report TilesReport() {
   return r;
 }
 
+// TilesReport with the lower half of case 3's position map never written: the cells hold the
+// largest float, as verify/ writes for a poisoned, NaN or Inf element.
+reports::Report UnwrittenReport() {
+  reports::Report r = TilesReport();
+  for (auto& h : r.cases[3].verification->heatmaps) {
+    if (h.kind != "position_x_dim") continue;
+    for (size_t i = h.max.size() / 2; i < h.max.size(); ++i) {
+      h.max[i] = h.mean[i] = std::numeric_limits<float>::max();
+    }
+  }
+  return r;
+}
+
 bool InColormap(Rgb c) {
   for (Rgb t : ColormapTable()) {
     if (t.r == c.r && t.g == c.g && t.b == c.b) return true;
@@ -125,6 +139,8 @@ class ScreenshotTest : public ::testing::Test {
                                  "verification_required": false})";
     } else if (name == "tiles.json") {
       st = reports::WriteReportFileAtomic(TilesReport(), path.string());
+    } else if (name == "unwritten.json") {
+      st = reports::WriteReportFileAtomic(UnwrittenReport(), path.string());
     } else if (name == "broken.json") {
       std::ofstream(path) << "{\"schema\": \"flashscope.report\", \"schema_ver";
     }
@@ -279,6 +295,32 @@ TEST_F(ScreenshotTest, HeatmapDrawsTilesDiagonalAndPartialTile) {
   Image plain = Shot(R("base.json"), "case", "no_tiles.png", "--case 3");
   EXPECT_EQ(plain.Count(palette::kDiagonal), 0);  // not causal
   EXPECT_EQ(plain.Count(palette::kPartialTile), 0);
+}
+
+// --heatmap opens the tile fold: the fold's missing rows shaded, no diagonal (the fold has no
+// sequence axis); a kind the case lacks is a usage error that lists the kinds it has.
+TEST_F(ScreenshotTest, HeatmapKindChosenOnTheCommandLine) {
+  Image fold = Shot(R("tiles.json"), "case", "fold.png", "--case 3 --heatmap tile_fold");
+  EXPECT_GT(fold.Count(palette::kPartialTile), 500);
+  EXPECT_EQ(fold.Count(palette::kDiagonal), 0);
+  RunResult r =
+      Run(R("tiles.json") + " --screenshot " + P("x.png") + " --view case --case 3 --heatmap nope");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--heatmap nope: the selected case has position_x_dim, sequence_profile"),
+            std::string::npos)
+      << r.output;
+}
+
+// Never-written cells are drawn in their own colour and left out of the scale: the written half
+// of the map still spans the colour map instead of collapsing into its bottom colour.
+TEST_F(ScreenshotTest, NeverWrittenCellsKeepTheScaleOfTheRest) {
+  ASSERT_FALSE(InColormap(palette::kSaturated));
+  Image img = Shot(R("unwritten.json"), "case", "unwritten.png", "--case 3");
+  EXPECT_GT(img.Count(palette::kSaturated), 20000);
+  // Were the scale stretched to the largest float, the written half would all be the bottom
+  // colour (~90,000 pixels); the colour bar and the smallest cells hold a few hundred.
+  EXPECT_LT(img.Count(ColormapTable()[0]), 5000);
+  EXPECT_GT(HeatPixels(img).first + HeatPixels(img).second, 20000);
 }
 
 TEST_F(ScreenshotTest, EmptyErrorsViewSaysThereAreNone) {
