@@ -1,11 +1,17 @@
 #include "reports/heatmap_overlay.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace flashscope::reports {
+
+bool IsSaturatedCell(float max) {
+  return !std::isfinite(max) || max >= std::numeric_limits<float>::max();
+}
 namespace {
 
 // "query position mod 128" -> 128; 0 when the axis is not a fold.

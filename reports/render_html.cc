@@ -44,6 +44,9 @@ std::string Warnings(const std::vector<Warning>& warnings) {
   return out;
 }
 
+// Heatmap cells with no error to measure (IsSaturatedCell): the viewer's colour for them too.
+constexpr char kSaturatedFill[] = "#ff00ff";
+
 // Five-stop blue-to-yellow ramp (viridis-like), t in [0, 1].
 std::string Ramp(double t) {
   static const int stops[5][3] = {
@@ -240,16 +243,27 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
   const int shown = std::min<int>(max_heatmaps, maps.size());
   for (int i = 0; i < shown; ++i) {
     const auto& [c, h] = maps[i];
+    // Cells with nothing to measure (never written, NaN, Inf) stay out of the scale and are
+    // drawn apart, or one of them would push every real error into the bottom colour.
     float top = 0;
-    for (float v : h->max) top = std::max(top, v);
+    int64_t saturated = 0;
+    for (float v : h->max) {
+      if (IsSaturatedCell(v)) {
+        ++saturated;
+      } else {
+        top = std::max(top, v);
+      }
+    }
     const double cell = std::max(2.0, std::min(16.0, 256.0 / std::max(h->rows, h->cols)));
     const int W = static_cast<int>(cell * h->cols) + 20, Hh = static_cast<int>(cell * h->rows) + 44;
-    absl::StrAppendFormat(&out,
-                          "<svg class=\"heatmap\" width=\"%d\" height=\"%d\" role=\"img\"><text "
-                          "x=\"4\" y=\"12\" font-size=\"10\">%s</text><text x=\"4\" y=\"24\" "
-                          "font-size=\"10\">%s: %s × %s, max %.2e</text>\n",
-                          std::max(W, 260), Hh, Esc(c->Key()), Esc(h->kind), Esc(h->row_axis),
-                          Esc(h->col_axis), top);
+    absl::StrAppendFormat(
+        &out,
+        "<svg class=\"heatmap\" width=\"%d\" height=\"%d\" role=\"img\"><text "
+        "x=\"4\" y=\"12\" font-size=\"10\">%s</text><text x=\"4\" y=\"24\" "
+        "font-size=\"10\">%s: %s × %s, max %.2e%s</text>\n",
+        std::max(W, 260), Hh, Esc(c->Key()), Esc(h->kind), Esc(h->row_axis), Esc(h->col_axis), top,
+        saturated > 0 ? absl::StrCat("; ", saturated, " cells never written, NaN or Inf (magenta)")
+                      : "");
     for (int y = 0; y < h->rows; ++y) {
       for (int x = 0; x < h->cols; ++x) {
         const float v = h->max[static_cast<size_t>(y) * h->cols + x];
@@ -257,7 +271,8 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
         const double t = top > 0 && v > 0 ? (std::log10(v / top) + 3) / 3 : 0;
         absl::StrAppendFormat(
             &out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>",
-            10 + x * cell, 32 + y * cell, cell, cell, Ramp(t));
+            10 + x * cell, 32 + y * cell, cell, cell,
+            IsSaturatedCell(v) ? std::string(kSaturatedFill) : Ramp(t));
       }
       out += "\n";
     }

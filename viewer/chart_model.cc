@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "reports/heatmap_overlay.h"
 #include "viewer/case_values.h"
 #include "viewer/colormap.h"
 
@@ -126,16 +127,12 @@ const std::vector<float>& Values(const reports::HeatmapRecord& h, bool use_mean)
 
 }  // namespace
 
-bool IsSaturatedCell(float max) {
-  return !std::isfinite(max) || max >= std::numeric_limits<float>::max();
-}
-
 ValueRange HeatmapRange(const reports::HeatmapRecord& h, bool use_mean, bool log_scale) {
   double hi = 0, pos_lo = std::numeric_limits<double>::infinity();
   const std::vector<float>& v = Values(h, use_mean);
   for (size_t i = 0; i < v.size(); ++i) {
     const float x = v[i];
-    if (!std::isfinite(x) || (i < h.max.size() && IsSaturatedCell(h.max[i]))) continue;
+    if (!std::isfinite(x) || (i < h.max.size() && reports::IsSaturatedCell(h.max[i]))) continue;
     hi = std::max(hi, double(x));
     if (x > 0) pos_lo = std::min(pos_lo, double(x));
   }
@@ -182,7 +179,7 @@ HeatmapImage BuildHeatmapImage(const reports::HeatmapRecord& h, bool use_mean, b
   for (size_t i = 0; i < n; ++i) {
     float x = v[i];
     Rgb c;
-    if (!std::isfinite(x) || IsSaturatedCell(h.max[i])) {
+    if (!std::isfinite(x) || reports::IsSaturatedCell(h.max[i])) {
       c = palette::kSaturated;
       ++img.saturated;
     } else {

@@ -65,16 +65,9 @@ struct HeatmapImage {
   std::vector<uint32_t> rgba;  // ImGui/OpenGL byte order R,G,B,A in memory
   double lo = 0, hi = 0;       // value range mapped onto the colour map
   bool log_scale = false;
-  int64_t saturated = 0;  // cells drawn in palette::kSaturated (see IsSaturatedCell)
+  int64_t saturated = 0;  // cells drawn in palette::kSaturated (reports::IsSaturatedCell)
   std::string error;      // non-empty when the record is inconsistent (then rgba is empty)
 };
-
-// Whether a cell whose max is `max` holds an element with no error to measure: never written
-// (still the poison pattern), NaN or Inf. verify/ marks such elements with the largest float
-// (AbsErrors in verify/error_stats.cc), so one of them would otherwise stretch the colour scale to
-// 3.4e38 and push every real error beside it into the bottom colour. Such cells are drawn in
-// palette::kSaturated and kept out of the scale, in the max and in the mean view.
-bool IsSaturatedCell(float max);
 
 // The values a map spans under a scale: linear 0..max, or log10 over the positive values (at most
 // eight decades below the maximum, so that a few exact zeros do not flatten the map). Saturated

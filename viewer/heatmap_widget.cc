@@ -155,7 +155,7 @@ void CellTooltip(const CellToScreen& m, const reports::HeatmapRecord& h) {
   long long r1 = (long long)((row + 1) * h.src_rows / h.rows) - 1;
   long long c0 = (long long)(col * h.src_cols / h.cols);
   long long c1 = (long long)((col + 1) * h.src_cols / h.cols) - 1;
-  if (i < h.max.size() && IsSaturatedCell(h.max[i])) {
+  if (i < h.max.size() && reports::IsSaturatedCell(h.max[i])) {
     ImGui::SetTooltip("%s %lld..%lld, %s %lld..%lld\nholds a never-written, NaN or Inf element",
                       h.row_axis.c_str(), r0, std::max(r0, r1), h.col_axis.c_str(), c0,
                       std::max(c0, c1));

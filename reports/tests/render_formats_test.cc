@@ -3,6 +3,7 @@
 // gate's failures where a comparison carries them.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <limits>
 
 #include <regex>
 
@@ -227,6 +228,22 @@ TEST(RenderHtml, ReportHasChartsTableAndWarnings) {
   EXPECT_EQ(Count(html, "<tr"), 1 + 4);
   EXPECT_THAT(html, Not(HasSubstr("http")));  // offline: nothing fetched
   EXPECT_THAT(html, ::testing::EndsWith("</body></html>\n"));
+}
+
+// A half-unwritten map (verify/ marks such elements with the largest float) keeps the scale of
+// its real errors: the caption's max is theirs, and the marked cells are drawn apart and counted.
+TEST(RenderHtml, NeverWrittenCellsStayOutOfTheHeatmapScale) {
+  Report r = Sample();
+  HeatmapRecord h;
+  h.kind = "position_x_dim";
+  h.rows = 1;
+  h.cols = 3;
+  h.max = {2e-3f, std::numeric_limits<float>::max(), 1e-4f};
+  r.cases[1].verification->heatmaps = {h};
+  const std::string html = RenderReportHtml(r);
+  EXPECT_THAT(html, HasSubstr("max 2.00e-03; 1 cells never written, NaN or Inf (magenta)"));
+  EXPECT_EQ(Count(html, "fill=\"#ff00ff\""), 1);
+  EXPECT_EQ(Count(html, "fill=\"#fde725\""), 1) << "the largest real error at the top colour";
 }
 
 TEST(RenderHtml, ComparisonHasGateAndDeltaChart) {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "reports/heatmap_overlay.h"
 #include "reports/summary.h"
 #include "viewer/case_values.h"
 #include "viewer/chart_model.h"
@@ -215,8 +216,8 @@ TEST(ChartModel, SaturatedCellsStayOutOfTheScale) {
       EXPECT_NE(img.rgba[0], img.rgba[1]);  // the real errors still span the colour map
     }
   }
-  EXPECT_FALSE(IsSaturatedCell(1e30f));
-  EXPECT_TRUE(IsSaturatedCell(NAN));
+  EXPECT_FALSE(reports::IsSaturatedCell(1e30f));
+  EXPECT_TRUE(reports::IsSaturatedCell(NAN));
   // A record whose max is damaged is refused in the mean view too: the max marks saturation.
   h.max.pop_back();
   EXPECT_NE(BuildHeatmapImage(h, true, true).error.find("max holds 3 values"), std::string::npos);
