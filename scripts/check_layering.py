@@ -27,6 +27,7 @@ RULES = {
     "include/flashscope": ("the plugin C ABI (the SDK)", []),
     "common": ("header-only vocabulary: problems, kernel facts, ABI conversions, the metric "
                "catalogue's table; element conversions (the one .cuh)", ["include/flashscope"]),
+    "common/tests": ("test helpers every folder's tests share (GoogleTest, CUDA)", ["common"]),
     "kernels": ("the kernels under test, peers, registry, ABI adapter, test plugin",
                 ["common", "include/flashscope"]),
     "kernels/perf": ("hand-built tuning harnesses (nvcc, outside CMake)", ["kernels", "common"]),
@@ -54,6 +55,7 @@ RULES = {
 }
 # What a component's tests (FOLDER/tests/) may include beyond the component's own rules: a test
 # may drive a lower layer's helpers to build its inputs, never make its folder depend on more.
+# Every folder's tests may include common/tests/, and nothing else may.
 TEST_EXTRAS = {
     "python": ["cli", "verify", "common"],
     "profiler": ["runner"],
@@ -85,6 +87,8 @@ def target_of(include, quoted):
 
 
 def allowed(source, path, target):
+    if target == "common/tests":
+        return "/tests/" in path  # test helpers, for tests only
     if target == source or target is None:
         return True
     if target.startswith(source + "/") or source.startswith(target + "/"):
@@ -113,7 +117,7 @@ def violations(files):
 
 
 def read_tree(root):
-    listed = subprocess.run(["git", "-C", str(root), "ls-files", *SOURCES], check=True,
+    listed = subprocess.run(["git", "-C", str(root), "ls-files", "--cached", "--others", "--exclude-standard", *SOURCES], check=True,
                             capture_output=True, text=True).stdout.split()
     files = {}
     for path in listed:

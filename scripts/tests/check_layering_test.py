@@ -62,6 +62,12 @@ class CheckLayering(unittest.TestCase):
         self.assert_forbidden("reports/tests/golden_test.cc:kernels/registry.h",
                               "reports/ may not depend on kernels/")
 
+    def test_shared_test_helpers_are_for_tests_only(self):
+        self.assertEqual(check("verify/tests/heatmap_test.cc:common/tests/cuda_assert.h").returncode,
+                         0)
+        self.assert_forbidden("verify/heatmap.cc:common/tests/cuda_assert.h",
+                              "verify/ may not depend on common/tests/")
+
     def test_a_plant_in_an_unknown_file_is_a_usage_error(self):
         r = check("no/such/file.cc:kernels/registry.h")
         self.assertEqual(r.returncode, 2)
