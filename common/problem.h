@@ -75,6 +75,20 @@ struct AttentionProblem {
   }
 };
 
+// An attention problem by its shape, in the order a problem key names it (B, H, Sq, Sk, D):
+// `AttentionShape(2, 3, 17, 1000, 64)`; the flags (causal, want_lse) are set on the result.
+inline AttentionProblem AttentionShape(int64_t batch, int64_t heads, int64_t seq_q, int64_t seq_k,
+                                       int64_t head_dim, DType dtype = DType::kF16) {
+  AttentionProblem p;
+  p.batch = batch;
+  p.heads = heads;
+  p.seq_q = seq_q;
+  p.seq_k = seq_k;
+  p.head_dim = head_dim;
+  p.dtype = dtype;
+  return p;
+}
+
 // C[m, n] = sum_k A[m, k] · B[k, n]; A and B row-major in `dtype` (fp32, fp16 or bf16), C row-major
 // fp32, accumulated in fp32.
 struct GemmProblem {

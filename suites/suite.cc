@@ -300,17 +300,10 @@ absl::Status ParseTrust(const Json& t, const std::string& path, TrustSpec* out) 
   return absl::OkStatus();
 }
 
-}  // namespace
-
-const std::vector<std::string>& SwitchableTrustChecks() {
-  static const std::vector<std::string> kChecks = {"plausibility", "work", "timed_outputs",
-                                                   "streams"};
-  return kChecks;
-}
-
-absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path) {
-  Json j;
+// The suite file's text as JSON, refused when nested too deep or not an object.
+absl::StatusOr<Json> ParseSuiteJson(const std::string& text, const std::string& path) {
   if (absl::Status deep = reports::jsonio::CheckJsonDepth(text, path); !deep.ok()) return deep;
+  Json j;
   try {
     j = Json::parse(text);
   } catch (const Json::parse_error& e) {
@@ -322,6 +315,121 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
     return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON: ", e.what()));
   }
   if (!j.is_object()) return Bad(path, "suite", "expected a JSON object, got " + TypeName(j));
+  return j;
+}
+
+// An optional section of the suite ("timing", "verify", ...): nullptr when absent, else the
+// object, after its keys are checked against `allowed`.
+absl::StatusOr<const Json*> Section(const Json& j, const std::string& key,
+                                    const std::set<std::string>& allowed, const std::string& path) {
+  if (!j.contains(key)) return nullptr;
+  const Json& section = j[key];
+  const std::string where = "suite." + key;
+  if (!section.is_object()) return Bad(path, where, "expected an object");
+  if (auto s = CheckKeys(section, allowed, path, where); !s.ok()) return s;
+  return &section;
+}
+
+absl::Status ReadKernelPatterns(const Json& j, const std::string& path,
+                                std::vector<std::string>* out) {
+  if (!j.contains("kernels") || !j["kernels"].is_array() || j["kernels"].empty()) {
+    return Bad(path, "suite.kernels", "needs a non-empty list of kernel ids or globs");
+  }
+  for (size_t i = 0; i < j["kernels"].size(); ++i) {
+    const auto& k = j["kernels"][i];
+    if (!k.is_string() || k.get<std::string>().empty()) {
+      return Bad(path, absl::StrCat("suite.kernels[", i, "]"), "expected a kernel id or glob");
+    }
+    out->push_back(k.get<std::string>());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadProblemGroups(const Json& j, const std::string& path, std::vector<Problem>* out) {
+  if (!j.contains("problems") || !j["problems"].is_array() || j["problems"].empty()) {
+    return Bad(path, "suite.problems", "needs a non-empty list of problem groups");
+  }
+  for (size_t i = 0; i < j["problems"].size(); ++i) {
+    if (auto s = ExpandGroup(j["problems"][i], path, absl::StrCat("suite.problems[", i, "]"), out);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadInput(const Json& j, const std::string& path, Suite* suite) {
+  absl::StatusOr<const Json*> in = Section(j, "input", {"kind", "seed"}, path);
+  if (!in.ok() || *in == nullptr) return in.status();
+  if (auto s = Read(**in, "kind", &suite->input_kind, path, "suite.input"); !s.ok()) return s;
+  return Read(**in, "seed", &suite->seed, path, "suite.input");
+}
+
+absl::Status ReadTiming(const Json& j, const std::string& path, TimingSpec* ts) {
+  absl::StatusOr<const Json*> section =
+      Section(j, "timing",
+              {"cold", "warmup", "min_samples", "max_samples", "noise_target", "time_cap_s"}, path);
+  if (!section.ok() || *section == nullptr) return section.status();
+  const Json& t = **section;
+  for (absl::Status s : {Read(t, "cold", &ts->cold, path, "suite.timing"),
+                         Read(t, "warmup", &ts->warmup, path, "suite.timing"),
+                         Read(t, "min_samples", &ts->min_samples, path, "suite.timing"),
+                         Read(t, "max_samples", &ts->max_samples, path, "suite.timing"),
+                         Read(t, "noise_target", &ts->noise_target, path, "suite.timing"),
+                         Read(t, "time_cap_s", &ts->time_cap_s, path, "suite.timing")}) {
+    if (!s.ok()) return s;
+  }
+  if (ts->min_samples < 1 || ts->max_samples < ts->min_samples) {
+    return Bad(path, "suite.timing", "needs 1 <= min_samples <= max_samples");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadVerify(const Json& j, const std::string& path, VerifySpec* vs) {
+  absl::StatusOr<const Json*> section = Section(
+      j, "verify",
+      {"reference", "heatmaps", "heatmap_side", "atol", "rtol", "baseline_factor", "floor"}, path);
+  if (!section.ok() || *section == nullptr) return section.status();
+  const Json& v = **section;
+  for (absl::Status s : {Read(v, "reference", &vs->reference, path, "suite.verify"),
+                         Read(v, "heatmap_side", &vs->heatmap_side, path, "suite.verify"),
+                         Read(v, "atol", &vs->atol, path, "suite.verify"),
+                         Read(v, "rtol", &vs->rtol, path, "suite.verify"),
+                         Read(v, "baseline_factor", &vs->baseline_factor, path, "suite.verify"),
+                         Read(v, "floor", &vs->floor, path, "suite.verify")}) {
+    if (!s.ok()) return s;
+  }
+  if (v.contains("heatmaps") && v["heatmaps"].is_boolean()) {
+    vs->heatmaps = v["heatmaps"].get<bool>() ? "all" : "none";
+  } else if (auto s = Read(v, "heatmaps", &vs->heatmaps, path, "suite.verify"); !s.ok()) {
+    return s;
+  }
+  if (vs->heatmaps != "failed" && vs->heatmaps != "all" && vs->heatmaps != "none") {
+    return Bad(path, "suite.verify.heatmaps",
+               "'" + vs->heatmaps + "' is not a heatmap policy (expected failed, all or none)");
+  }
+  if (vs->heatmap_side < 1 || vs->heatmap_side > 256) {
+    return Bad(path, "suite.verify.heatmap_side", "must be between 1 and 256");
+  }
+  if (vs->reference != "fp32" && vs->reference != "fp64") {
+    return Bad(path, "suite.verify.reference",
+               "'" + vs->reference + "' is not a reference precision (expected fp32 or fp64)");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const std::vector<std::string>& SwitchableTrustChecks() {
+  static const std::vector<std::string> kChecks = {"plausibility", "work", "timed_outputs",
+                                                   "streams"};
+  return kChecks;
+}
+
+absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path) {
+  absl::StatusOr<Json> parsed = ParseSuiteJson(text, path);
+  if (!parsed.ok()) return parsed.status();
+  const Json& j = *parsed;
   if (auto s = CheckKeys(j,
                          {"name", "description", "kernels", "plugins", "problems", "input",
                           "timing", "verify", "trust", "metrics", "case_timeout_s"},
@@ -335,101 +443,16 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
     return Bad(path, "suite.name", "a suite needs a non-empty \"name\"");
   }
   suite.name = j["name"].get<std::string>();
-  if (auto s = Read(j, "description", &suite.description, path, "suite"); !s.ok()) return s;
-  if (auto s = Read(j, "metrics", &suite.metrics, path, "suite"); !s.ok()) return s;
-  if (auto s = Read(j, "case_timeout_s", &suite.case_timeout_s, path, "suite"); !s.ok()) return s;
-
-  if (!j.contains("kernels") || !j["kernels"].is_array() || j["kernels"].empty()) {
-    return Bad(path, "suite.kernels", "needs a non-empty list of kernel ids or globs");
-  }
-  for (size_t i = 0; i < j["kernels"].size(); ++i) {
-    const auto& k = j["kernels"][i];
-    if (!k.is_string() || k.get<std::string>().empty()) {
-      return Bad(path, absl::StrCat("suite.kernels[", i, "]"), "expected a kernel id or glob");
-    }
-    suite.kernel_patterns.push_back(k.get<std::string>());
-  }
-
-  if (auto s = ReadPlugins(j, path, &suite.plugins); !s.ok()) return s;
-
-  if (!j.contains("problems") || !j["problems"].is_array() || j["problems"].empty()) {
-    return Bad(path, "suite.problems", "needs a non-empty list of problem groups");
-  }
-  for (size_t i = 0; i < j["problems"].size(); ++i) {
-    if (auto s = ExpandGroup(j["problems"][i], path, absl::StrCat("suite.problems[", i, "]"),
-                             &suite.problems);
-        !s.ok()) {
-      return s;
-    }
-  }
-
-  if (j.contains("input")) {
-    const Json& in = j["input"];
-    if (!in.is_object()) return Bad(path, "suite.input", "expected an object");
-    if (auto s = CheckKeys(in, {"kind", "seed"}, path, "suite.input"); !s.ok()) return s;
-    if (auto s = Read(in, "kind", &suite.input_kind, path, "suite.input"); !s.ok()) return s;
-    if (auto s = Read(in, "seed", &suite.seed, path, "suite.input"); !s.ok()) return s;
-  }
-  if (j.contains("timing")) {
-    const Json& t = j["timing"];
-    if (!t.is_object()) return Bad(path, "suite.timing", "expected an object");
-    if (auto s = CheckKeys(
-            t, {"cold", "warmup", "min_samples", "max_samples", "noise_target", "time_cap_s"}, path,
-            "suite.timing");
-        !s.ok()) {
-      return s;
-    }
-    TimingSpec& ts = suite.timing;
-    for (absl::Status s : {Read(t, "cold", &ts.cold, path, "suite.timing"),
-                           Read(t, "warmup", &ts.warmup, path, "suite.timing"),
-                           Read(t, "min_samples", &ts.min_samples, path, "suite.timing"),
-                           Read(t, "max_samples", &ts.max_samples, path, "suite.timing"),
-                           Read(t, "noise_target", &ts.noise_target, path, "suite.timing"),
-                           Read(t, "time_cap_s", &ts.time_cap_s, path, "suite.timing")}) {
-      if (!s.ok()) return s;
-    }
-    if (ts.min_samples < 1 || ts.max_samples < ts.min_samples) {
-      return Bad(path, "suite.timing", "needs 1 <= min_samples <= max_samples");
-    }
-  }
-  if (j.contains("trust")) {
-    if (auto s = ParseTrust(j["trust"], path, &suite.trust); !s.ok()) return s;
-  }
-  if (j.contains("verify")) {
-    const Json& v = j["verify"];
-    if (!v.is_object()) return Bad(path, "suite.verify", "expected an object");
-    if (auto s = CheckKeys(
-            v,
-            {"reference", "heatmaps", "heatmap_side", "atol", "rtol", "baseline_factor", "floor"},
-            path, "suite.verify");
-        !s.ok()) {
-      return s;
-    }
-    VerifySpec& vs = suite.verify;
-    for (absl::Status s : {Read(v, "reference", &vs.reference, path, "suite.verify"),
-                           Read(v, "heatmap_side", &vs.heatmap_side, path, "suite.verify"),
-                           Read(v, "atol", &vs.atol, path, "suite.verify"),
-                           Read(v, "rtol", &vs.rtol, path, "suite.verify"),
-                           Read(v, "baseline_factor", &vs.baseline_factor, path, "suite.verify"),
-                           Read(v, "floor", &vs.floor, path, "suite.verify")}) {
-      if (!s.ok()) return s;
-    }
-    if (v.contains("heatmaps") && v["heatmaps"].is_boolean()) {
-      vs.heatmaps = v["heatmaps"].get<bool>() ? "all" : "none";
-    } else if (auto s = Read(v, "heatmaps", &vs.heatmaps, path, "suite.verify"); !s.ok()) {
-      return s;
-    }
-    if (vs.heatmaps != "failed" && vs.heatmaps != "all" && vs.heatmaps != "none") {
-      return Bad(path, "suite.verify.heatmaps",
-                 "'" + vs.heatmaps + "' is not a heatmap policy (expected failed, all or none)");
-    }
-    if (vs.heatmap_side < 1 || vs.heatmap_side > 256) {
-      return Bad(path, "suite.verify.heatmap_side", "must be between 1 and 256");
-    }
-    if (vs.reference != "fp32" && vs.reference != "fp64") {
-      return Bad(path, "suite.verify.reference",
-                 "'" + vs.reference + "' is not a reference precision (expected fp32 or fp64)");
-    }
+  for (absl::Status s :
+       {Read(j, "description", &suite.description, path, "suite"),
+        Read(j, "metrics", &suite.metrics, path, "suite"),
+        Read(j, "case_timeout_s", &suite.case_timeout_s, path, "suite"),
+        ReadKernelPatterns(j, path, &suite.kernel_patterns), ReadPlugins(j, path, &suite.plugins),
+        ReadProblemGroups(j, path, &suite.problems), ReadInput(j, path, &suite),
+        ReadTiming(j, path, &suite.timing),
+        j.contains("trust") ? ParseTrust(j["trust"], path, &suite.trust) : absl::OkStatus(),
+        ReadVerify(j, path, &suite.verify)}) {
+    if (!s.ok()) return s;
   }
   return suite;
 }

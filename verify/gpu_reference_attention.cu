@@ -10,15 +10,11 @@
 #include <cmath>
 #include <cstdint>
 
-#include "verify/device_types.cuh"
+#include "common/element_convert.cuh"
 #include "verify/gpu_reference.h"
 
 namespace flashscope::verify {
 namespace {
-
-using device::FromFloat;
-using device::RoundTo;
-using device::ToFloat;
 
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;

@@ -8,14 +8,12 @@
 
 #include <cstdint>
 
-#include "verify/device_types.cuh"
+#include "common/element_convert.cuh"
 #include "verify/error_stats.h"
 #include "verify/gpu_reference.h"
 
 namespace flashscope::verify {
 namespace {
-
-using device::ToFloat;
 
 constexpr int kTile = 16;
 

@@ -4,12 +4,10 @@
 
 #include <cmath>
 
-#include "verify/device_types.cuh"
+#include "common/element_convert.cuh"
 
 namespace flashscope::verify {
 namespace {
-
-using device::FromFloat;
 
 // Streams of the hash: one per tensor and one per shared pattern parameter, so that e.g. the
 // frequencies of a head do not correlate with its Q noise.

@@ -37,7 +37,7 @@ KernelEntry MakeA11Fa4CondRescale() {
       "non-causal on a 128x32 tile, two m16 tiles per warp (no spill here, unlike a10)";
   // D=128 non-causal: 128x32 with two m16 tiles per warp and Q re-read from shared memory; the
   // registers conditional rescaling frees keep it spill-free (a10 spills 28 B on it). Tile sweep
-  // on an H200 (suites/perf/results-20261122-h200-tile-sweep.txt): 354-365 TFLOPS non-causal vs
+  // on an H200 (kernels/perf/results-20261122-h200-tile-sweep.txt): 354-365 TFLOPS non-causal vs
   // 329-341 on 64x64; causal stays on 64x64 (289-333 vs 289-329).
   return MakeEntry<kSInRegs | kDirectRescale | kCpAsync | kSwizzle | kCausalSkip | kCondRescale,
                    Tile<128, 64, 2, 2>, Tile<64, 64, 2>, Tile<128, 32, 2, 2, true>>(

@@ -1,7 +1,7 @@
-// Small helpers shared by the attention_fwd rungs: element conversions for __half and
-// __nv_bfloat16, the checks every rung's supports() starts from, grid limits, and the launch
-// error check. Kept free of Abseil (nvcc compiles it) and of any kernel body, so that each rung
-// file still reads as one complete kernel.
+// Small helpers shared by the attention_fwd rungs: the checks every rung's supports() starts from,
+// grid limits, the softmax scale and warp reductions (element conversions: common/
+// element_convert.cuh; launch checks: kernels/launch_util.h). Kept free of Abseil (nvcc compiles
+// it) and of any kernel body, so that each rung file still reads as one complete kernel.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -12,58 +12,12 @@
 #include <cstdint>
 #include <string>
 
+#include "common/element_convert.cuh"
 #include "common/problem.h"
+#include "kernels/launch_util.h"
 #include "kernels/registry.h"
 
 namespace flashscope::kernels {
-
-// ---- element conversions (device and host) ----
-
-template <typename T>
-__host__ __device__ __forceinline__ float ToFloat(T x);
-template <>
-__host__ __device__ __forceinline__ float ToFloat<float>(float x) {
-  return x;
-}
-template <>
-__host__ __device__ __forceinline__ float ToFloat<__half>(__half x) {
-  return __half2float(x);
-}
-template <>
-__host__ __device__ __forceinline__ float ToFloat<__nv_bfloat16>(__nv_bfloat16 x) {
-  return __bfloat162float(x);
-}
-
-template <typename T>
-__host__ __device__ __forceinline__ T FromFloat(float x);
-template <>
-__host__ __device__ __forceinline__ float FromFloat<float>(float x) {
-  return x;
-}
-template <>
-__host__ __device__ __forceinline__ __half FromFloat<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__host__ __device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
-
-// Name of the element type in DeviceFunction names ("a03_wmma<bf16,128>").
-template <typename T>
-inline const char* ElementName();
-template <>
-inline const char* ElementName<__half>() {
-  return "fp16";
-}
-template <>
-inline const char* ElementName<__nv_bfloat16>() {
-  return "bf16";
-}
-template <>
-inline const char* ElementName<float>() {
-  return "fp32";
-}
 
 // ---- problem checks ----
 
@@ -108,18 +62,6 @@ __device__ __forceinline__ int CausalKeyEndDev(int i, int seq_q, int seq_k, bool
   const long long end = static_cast<long long>(i) + seq_k - seq_q + 1;
   return end < 0 ? 0 : (end > seq_k ? seq_k : static_cast<int>(end));
 }
-
-// Opts a kernel into more than 48 KB of dynamic shared memory when it needs it (the default cap),
-// then launches nothing; returns the attribute call's error.
-inline cudaError_t AllowDynamicSmem(const void* func, size_t bytes) {
-  if (bytes <= 48 * 1024) return cudaSuccess;
-  return cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(bytes));
-}
-
-// The error a launch left behind: configuration errors show here at once; faults appear at the
-// next synchronisation.
-inline cudaError_t LaunchResult() { return cudaGetLastError(); }
 
 // The a01 scalar kernel over only the first `rows` of the B·H·Sq flattened query rows (all rows
 // when rows >= B·H·Sq); defined in a01_scalar.cu. The test-only "half output" kernel uses it to

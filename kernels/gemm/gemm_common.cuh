@@ -7,8 +7,9 @@
 #include <cstdint>
 #include <string>
 
+#include "common/element_convert.cuh"
 #include "common/problem.h"
-#include "kernels/attention/attention_common.cuh"  // ToFloat / FromFloat / ElementName
+#include "kernels/launch_util.h"
 
 namespace flashscope::kernels {
 

@@ -1,6 +1,6 @@
 // The device code of gemm.g06_tma_ws (kernels/hopper/g06_tma_ws.cu says what the rung is and
 // why): the tile schedule, the two producers (TMA, element copy), the wgmma consumer and the
-// kernel. Included by that file (and by the tuning harness suites/perf/gemm_sweep.cu) only.
+// kernel. Included by that file (and by the tuning harness kernels/perf/gemm_sweep.cu) only.
 #pragma once
 
 #include <cuda.h>

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/element_convert.cuh"
 #include "kernels/registry.h"
 
 namespace flashscope::kernels {
@@ -54,21 +55,6 @@ cudaError_t FromCublas(cublasStatus_t s, const char* what) {
     default:
       return cudaErrorUnknown;
   }
-}
-
-template <typename T>
-__device__ inline T FromFloat(float x);
-template <>
-__device__ inline float FromFloat<float>(float x) {
-  return x;
-}
-template <>
-__device__ inline __half FromFloat<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ inline __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
 }
 
 // Reduces `v` over the block with `op`; every thread gets the result. `scratch` holds one value per

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/tests/cuda_assert.h"
 #include "kernels/registry.h"
 #include "kernels/testing/test_kernel_list.h"
 #include "kernels/tests/cpu_reference.h"
@@ -29,13 +30,6 @@ using testing::DecodeElement;
 using testing::RandomTensor;
 using testing::ReferenceAttention;
 using testing::ReferenceGemm;
-
-#define CUDA_ASSERT(expr)                                                           \
-  do {                                                                              \
-    const cudaError_t err_ = (expr);                                                \
-    ASSERT_EQ(err_, cudaSuccess) << #expr << ": " << cudaGetErrorName(err_) << " (" \
-                                 << cudaGetErrorString(err_) << ")";                \
-  } while (0)
 
 // Device memory owned for one scope.
 class DeviceBuffer {
@@ -120,12 +114,12 @@ void RunAttention(const KernelEntry& e, const AttentionCase& c, AttentionOutput*
   const size_t off = offset_elems * eb;
   DeviceBuffer q(c.qb.size() + off), k(c.kb.size() + off), v(c.vb.size() + off),
       o(c.qb.size() + off), lse(c.p.LseElements() * sizeof(float));
-  for (const DeviceBuffer* b : {&q, &k, &v, &o, &lse}) CUDA_ASSERT(b->status());
-  CUDA_ASSERT(cudaMemcpy(q.get() + off, c.qb.data(), c.qb.size(), cudaMemcpyHostToDevice));
-  CUDA_ASSERT(cudaMemcpy(k.get() + off, c.kb.data(), c.kb.size(), cudaMemcpyHostToDevice));
-  CUDA_ASSERT(cudaMemcpy(v.get() + off, c.vb.data(), c.vb.size(), cudaMemcpyHostToDevice));
-  CUDA_ASSERT(cudaMemset(o.get(), 0xFF, c.qb.size() + off));
-  CUDA_ASSERT(cudaMemset(lse.get(), 0xFF, c.p.LseElements() * sizeof(float)));
+  for (const DeviceBuffer* b : {&q, &k, &v, &o, &lse}) ASSERT_CUDA(b->status());
+  ASSERT_CUDA(cudaMemcpy(q.get() + off, c.qb.data(), c.qb.size(), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemcpy(k.get() + off, c.kb.data(), c.kb.size(), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemcpy(v.get() + off, c.vb.data(), c.vb.size(), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemset(o.get(), 0xFF, c.qb.size() + off));
+  ASSERT_CUDA(cudaMemset(lse.get(), 0xFF, c.p.LseElements() * sizeof(float)));
   AttentionArgs args;
   args.q = q.get() + off;
   args.k = k.get() + off;
@@ -133,12 +127,12 @@ void RunAttention(const KernelEntry& e, const AttentionCase& c, AttentionOutput*
   args.o = o.get() + off;
   args.lse = c.p.want_lse ? reinterpret_cast<float*>(lse.get()) : nullptr;
   args.softmax_scale = 1.0f / std::sqrt(static_cast<float>(c.p.head_dim));
-  CUDA_ASSERT(e.attention_launch(c.p, args, nullptr));
-  CUDA_ASSERT(cudaDeviceSynchronize());
+  ASSERT_CUDA(e.attention_launch(c.p, args, nullptr));
+  ASSERT_CUDA(cudaDeviceSynchronize());
   out->o.resize(c.qb.size());
   out->lse.resize(c.p.LseElements());
-  CUDA_ASSERT(cudaMemcpy(out->o.data(), o.get() + off, c.qb.size(), cudaMemcpyDeviceToHost));
-  CUDA_ASSERT(cudaMemcpy(out->lse.data(), lse.get(), out->lse.size() * sizeof(float),
+  ASSERT_CUDA(cudaMemcpy(out->o.data(), o.get() + off, c.qb.size(), cudaMemcpyDeviceToHost));
+  ASSERT_CUDA(cudaMemcpy(out->lse.data(), lse.get(), out->lse.size() * sizeof(float),
                          cudaMemcpyDeviceToHost));
 }
 
@@ -237,12 +231,7 @@ TEST_F(KernelsGpu, EveryAttentionKernelMatchesTheCpuReference) {
 }
 
 TEST_F(KernelsGpu, VectorizedRungsFallBackOnMisalignedPointers) {
-  AttentionProblem p;
-  p.batch = 1;
-  p.heads = 2;
-  p.seq_q = 100;
-  p.seq_k = 77;
-  p.head_dim = 64;
+  AttentionProblem p = AttentionShape(1, 2, 100, 77, 64);
   p.causal = true;
   p.want_lse = true;
   const AttentionCase c = MakeAttentionCase(p, 99);
@@ -260,15 +249,15 @@ void RunGemm(const KernelEntry& e, const GemmProblem& g, const std::vector<unsig
   const size_t off = offset_elems * eb;
   const size_t c_off = offset_elems * sizeof(float);
   DeviceBuffer a(ab.size() + off), b(bb.size() + off), cd(g.m * g.n * sizeof(float) + c_off);
-  for (const DeviceBuffer* x : {&a, &b, &cd}) CUDA_ASSERT(x->status());
-  CUDA_ASSERT(cudaMemcpy(a.get() + off, ab.data(), ab.size(), cudaMemcpyHostToDevice));
-  CUDA_ASSERT(cudaMemcpy(b.get() + off, bb.data(), bb.size(), cudaMemcpyHostToDevice));
-  CUDA_ASSERT(cudaMemset(cd.get(), 0xFF, g.m * g.n * sizeof(float) + c_off));
+  for (const DeviceBuffer* x : {&a, &b, &cd}) ASSERT_CUDA(x->status());
+  ASSERT_CUDA(cudaMemcpy(a.get() + off, ab.data(), ab.size(), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemcpy(b.get() + off, bb.data(), bb.size(), cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemset(cd.get(), 0xFF, g.m * g.n * sizeof(float) + c_off));
   GemmArgs args{a.get() + off, b.get() + off, reinterpret_cast<float*>(cd.get() + c_off)};
-  CUDA_ASSERT(e.gemm_launch(g, args, nullptr));
-  CUDA_ASSERT(cudaDeviceSynchronize());
+  ASSERT_CUDA(e.gemm_launch(g, args, nullptr));
+  ASSERT_CUDA(cudaDeviceSynchronize());
   c->resize(g.m * g.n);
-  CUDA_ASSERT(
+  ASSERT_CUDA(
       cudaMemcpy(c->data(), cd.get() + c_off, c->size() * sizeof(float), cudaMemcpyDeviceToHost));
 }
 
@@ -360,13 +349,7 @@ const KernelEntry* TestKernel(const std::string& id) {
 }
 
 AttentionProblem SmallProblem(DType t) {
-  AttentionProblem p;
-  p.batch = 2;
-  p.heads = 2;
-  p.seq_q = 33;
-  p.seq_k = 40;
-  p.head_dim = 64;
-  p.dtype = t;
+  AttentionProblem p = AttentionShape(2, 2, 33, 40, 64, t);
   p.want_lse = true;
   return p;
 }

@@ -17,16 +17,11 @@
 #include <tuple>
 #include <vector>
 
+#include "common/tests/cuda_assert.h"
 #include "kernels/registry.h"
 
 namespace flashscope::kernels {
 namespace {
-
-#define CUDA_OK(expr)                                                          \
-  do {                                                                         \
-    cudaError_t err_ = (expr);                                                 \
-    ASSERT_EQ(err_, cudaSuccess) << #expr << ": " << cudaGetErrorString(err_); \
-  } while (0)
 
 const char* const kAttentionRungs[] = {
     "attn.a05_mma_ldmatrix", "attn.a06_inreg_softmax",    "attn.a07_direct_rescale",
@@ -176,31 +171,31 @@ TEST(LadderGpuTest, AttentionRungsMatchCpuReference) {
 
     DeviceBuffer dq(q.bits.size() * 2), dk(k.bits.size() * 2), dv(v.bits.size() * 2);
     DeviceBuffer d_o(q.bits.size() * 2), dlse(p.LseElements() * sizeof(float));
-    CUDA_OK(dq.status());
-    CUDA_OK(d_o.status());
-    CUDA_OK(dlse.status());
-    CUDA_OK(cudaMemcpy(dq.get(), q.bits.data(), q.bits.size() * 2, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(dk.get(), k.bits.data(), k.bits.size() * 2, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(dv.get(), v.bits.data(), v.bits.size() * 2, cudaMemcpyHostToDevice));
+    ASSERT_CUDA(dq.status());
+    ASSERT_CUDA(d_o.status());
+    ASSERT_CUDA(dlse.status());
+    ASSERT_CUDA(cudaMemcpy(dq.get(), q.bits.data(), q.bits.size() * 2, cudaMemcpyHostToDevice));
+    ASSERT_CUDA(cudaMemcpy(dk.get(), k.bits.data(), k.bits.size() * 2, cudaMemcpyHostToDevice));
+    ASSERT_CUDA(cudaMemcpy(dv.get(), v.bits.data(), v.bits.size() * 2, cudaMemcpyHostToDevice));
 
     for (const char* id : kAttentionRungs) {
       const KernelEntry* e = FindKernel(id);
       ASSERT_EQ(e->Supports(Problem{p}), "") << id << " " << Describe(c);
       // 0xFF bytes: NaN in fp16, bf16 and fp32, so unwritten elements fail below.
-      CUDA_OK(cudaMemset(d_o.get(), 0xFF, q.bits.size() * 2));
-      CUDA_OK(cudaMemset(dlse.get(), 0xFF, p.LseElements() * sizeof(float)));
+      ASSERT_CUDA(cudaMemset(d_o.get(), 0xFF, q.bits.size() * 2));
+      ASSERT_CUDA(cudaMemset(dlse.get(), 0xFF, p.LseElements() * sizeof(float)));
       AttentionArgs args{dq.get(),
                          dk.get(),
                          dv.get(),
                          d_o.get(),
                          static_cast<float*>(dlse.get()),
                          static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.head_dim)))};
-      CUDA_OK(e->attention_launch(p, args, nullptr));
-      CUDA_OK(cudaDeviceSynchronize());
+      ASSERT_CUDA(e->attention_launch(p, args, nullptr));
+      ASSERT_CUDA(cudaDeviceSynchronize());
       std::vector<uint16_t> o_bits(q.bits.size());
       std::vector<float> lse(p.LseElements());
-      CUDA_OK(cudaMemcpy(o_bits.data(), d_o.get(), o_bits.size() * 2, cudaMemcpyDeviceToHost));
-      CUDA_OK(cudaMemcpy(lse.data(), dlse.get(), lse.size() * 4, cudaMemcpyDeviceToHost));
+      ASSERT_CUDA(cudaMemcpy(o_bits.data(), d_o.get(), o_bits.size() * 2, cudaMemcpyDeviceToHost));
+      ASSERT_CUDA(cudaMemcpy(lse.data(), dlse.get(), lse.size() * 4, cudaMemcpyDeviceToHost));
 
       int64_t bad = 0, first_bad = -1;
       double max_err = 0;
@@ -237,15 +232,15 @@ TEST(LadderGpuTest, AttentionWithoutLseLeavesLseAlone) {
   AttentionProblem p{1, 1, 40, 40, 64, DType::kF16, true, /*want_lse=*/false};
   const HostTensor q = RandomTensor(p.QElements(), p.dtype, 1.0, 7);
   DeviceBuffer dq(q.bits.size() * 2), d_o(q.bits.size() * 2), dlse(p.LseElements() * 4);
-  CUDA_OK(cudaMemcpy(dq.get(), q.bits.data(), q.bits.size() * 2, cudaMemcpyHostToDevice));
+  ASSERT_CUDA(cudaMemcpy(dq.get(), q.bits.data(), q.bits.size() * 2, cudaMemcpyHostToDevice));
   for (const char* id : kAttentionRungs) {
-    CUDA_OK(cudaMemset(dlse.get(), 0x7F, p.LseElements() * 4));
+    ASSERT_CUDA(cudaMemset(dlse.get(), 0x7F, p.LseElements() * 4));
     AttentionArgs args{dq.get(), dq.get(), dq.get(), d_o.get(), static_cast<float*>(dlse.get()),
                        0.125f};
-    CUDA_OK(FindKernel(id)->attention_launch(p, args, nullptr));
-    CUDA_OK(cudaDeviceSynchronize());
+    ASSERT_CUDA(FindKernel(id)->attention_launch(p, args, nullptr));
+    ASSERT_CUDA(cudaDeviceSynchronize());
     std::vector<uint32_t> lse(p.LseElements());
-    CUDA_OK(cudaMemcpy(lse.data(), dlse.get(), lse.size() * 4, cudaMemcpyDeviceToHost));
+    ASSERT_CUDA(cudaMemcpy(lse.data(), dlse.get(), lse.size() * 4, cudaMemcpyDeviceToHost));
     for (uint32_t w : lse) ASSERT_EQ(w, 0x7F7F7F7Fu) << id << " wrote lse although want_lse=false";
   }
 }
@@ -278,14 +273,14 @@ TEST(LadderGpuTest, G04MatchesCpuReferenceOnOddShapes) {
     const HostTensor a = RandomTensor(m * kk, DType::kF16, 1.0, seed++);
     const HostTensor b = RandomTensor(kk * n, DType::kF16, 1.0, seed++);
     DeviceBuffer da(a.bits.size() * 2), db(b.bits.size() * 2), dc(m * n * sizeof(float));
-    CUDA_OK(cudaMemcpy(da.get(), a.bits.data(), a.bits.size() * 2, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemcpy(db.get(), b.bits.data(), b.bits.size() * 2, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemset(dc.get(), 0xFF, m * n * sizeof(float)));
+    ASSERT_CUDA(cudaMemcpy(da.get(), a.bits.data(), a.bits.size() * 2, cudaMemcpyHostToDevice));
+    ASSERT_CUDA(cudaMemcpy(db.get(), b.bits.data(), b.bits.size() * 2, cudaMemcpyHostToDevice));
+    ASSERT_CUDA(cudaMemset(dc.get(), 0xFF, m * n * sizeof(float)));
     GemmArgs args{da.get(), db.get(), static_cast<float*>(dc.get())};
-    CUDA_OK(e->gemm_launch(p, args, nullptr));
-    CUDA_OK(cudaDeviceSynchronize());
+    ASSERT_CUDA(e->gemm_launch(p, args, nullptr));
+    ASSERT_CUDA(cudaDeviceSynchronize());
     std::vector<float> c(m * n);
-    CUDA_OK(cudaMemcpy(c.data(), dc.get(), c.size() * 4, cudaMemcpyDeviceToHost));
+    ASSERT_CUDA(cudaMemcpy(c.data(), dc.get(), c.size() * 4, cudaMemcpyDeviceToHost));
     int64_t bad = 0;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {

@@ -15,16 +15,11 @@
 #include <vector>
 
 #include "common/problem.h"
+#include "common/tests/cuda_assert.h"
 #include "kernels/registry.h"
 
 namespace flashscope::kernels {
 namespace {
-
-#define ASSERT_CUDA(call)                                                      \
-  do {                                                                         \
-    cudaError_t err_ = (call);                                                 \
-    ASSERT_EQ(err_, cudaSuccess) << #call << ": " << cudaGetErrorString(err_); \
-  } while (0)
 
 uint16_t ToBits(float x, DType t) {
   if (t == DType::kF16) return static_cast<__half_raw>(__float2half_rn(x)).x;
@@ -214,13 +209,7 @@ TEST_P(PeersGpuTest, MatchesCpuReference) {
     for (int64_t d : {64, 128}) {
       for (bool causal : {false, true}) {
         for (const Shape& s : shapes) {
-          AttentionProblem p;
-          p.batch = 2;
-          p.heads = 3;
-          p.seq_q = s.sq;
-          p.seq_k = s.sk;
-          p.head_dim = d;
-          p.dtype = t;
+          AttentionProblem p = AttentionShape(2, 3, s.sq, s.sk, d, t);
           p.causal = causal;
           p.want_lse = (n++ % 2) == 0 || s.sq != s.sk;  // half the square cases without the LSE
           const KernelEntry* e = FindKernel(id);

@@ -19,13 +19,7 @@ const char* const kOurGemm[] = {"gemm.g01_naive", "gemm.g02_smem_tiled", "gemm.g
                                 "peer.cublas_gemm"};
 
 AttentionProblem Attn(int64_t d, DType t = DType::kF16) {
-  AttentionProblem p;
-  p.batch = 2;
-  p.heads = 3;
-  p.seq_q = 17;
-  p.seq_k = 1000;
-  p.head_dim = d;
-  p.dtype = t;
+  AttentionProblem p = AttentionShape(2, 3, 17, 1000, d, t);
   p.causal = true;
   return p;
 }

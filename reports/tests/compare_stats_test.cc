@@ -9,29 +9,18 @@
 #include "reports/compare.h"
 #include "reports/render_terminal.h"
 #include "reports/tests/sample_reports.h"
+#include "reports/tests/timed_reports.h"
 
 namespace flashscope::reports {
 namespace {
+
+using testing::Timed;
+using testing::With;
 
 using ::testing::HasSubstr;
 using testing::SimpleCase;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// A passed case whose samples are `median` scaled by 1 + k·0.001 for k = -n/2 .. n/2 (no ties).
-CaseResult Timed(const std::string& kernel, double median, int n) {
-  CaseResult c = SimpleCase(kernel, "p1", CaseStatus::kPassed, median);
-  c.timing->samples_ms.clear();
-  for (int k = 0; k < n; ++k) c.timing->samples_ms.push_back(median * (1 + (k - n / 2) * 0.001));
-  return c;
-}
-
-Report With(std::vector<CaseResult> cases) {
-  Report r;
-  r.environment = testing::SyntheticEnvironment();
-  r.cases = std::move(cases);
-  return r;
-}
 
 // Evidence of a pair with `n` samples a side whose minimum moved like its median.
 VerdictEvidence Ev(double median_delta, double p_value, int n = 10) {

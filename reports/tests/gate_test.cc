@@ -10,27 +10,17 @@
 
 #include "reports/render_terminal.h"
 #include "reports/tests/sample_reports.h"
+#include "reports/tests/timed_reports.h"
 
 namespace flashscope::reports {
 namespace {
 
+using testing::Timed;
+using testing::With;
+
 using ::testing::HasSubstr;
 using ::testing::Not;
 using testing::SimpleCase;
-
-CaseResult Timed(const std::string& kernel, double median, int n = 10) {
-  CaseResult c = SimpleCase(kernel, "p1", CaseStatus::kPassed, median);
-  c.timing->samples_ms.clear();
-  for (int k = 0; k < n; ++k) c.timing->samples_ms.push_back(median * (1 + (k - n / 2) * 0.001));
-  return c;
-}
-
-Report With(std::vector<CaseResult> cases) {
-  Report r;
-  r.environment = testing::SyntheticEnvironment();
-  r.cases = std::move(cases);
-  return r;
-}
 
 GatePolicy Parse(const std::string& text) {
   auto p = GatePolicyFromJson(nlohmann::json::parse(text), "policy.json");

@@ -10,12 +10,7 @@ namespace flashscope::verify {
 namespace {
 
 AttentionProblem Attn(int64_t sq, int64_t sk, int64_t d, bool causal, int64_t heads = 1) {
-  AttentionProblem p;
-  p.batch = 1;
-  p.heads = heads;
-  p.seq_q = sq;
-  p.seq_k = sk;
-  p.head_dim = d;
+  AttentionProblem p = AttentionShape(1, heads, sq, sk, d);
   p.causal = causal;
   return p;
 }

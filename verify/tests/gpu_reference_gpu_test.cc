@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/tests/cuda_assert.h"
 #include "verify/cpu_reference.h"
 #include "verify/cross_check.h"
 #include "verify/device_buffer.h"
@@ -19,22 +20,9 @@
 namespace flashscope::verify {
 namespace {
 
-#define ASSERT_CUDA(expr)                                                          \
-  do {                                                                             \
-    const cudaError_t err_ = (expr);                                               \
-    ASSERT_EQ(err_, cudaSuccess) << #expr << ": " << cudaGetErrorName(err_) << " " \
-                                 << cudaGetErrorString(err_);                      \
-  } while (0)
-
 AttentionProblem Attn(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
                       bool causal) {
-  AttentionProblem p;
-  p.batch = b;
-  p.heads = h;
-  p.seq_q = sq;
-  p.seq_k = sk;
-  p.head_dim = d;
-  p.dtype = t;
+  AttentionProblem p = AttentionShape(b, h, sq, sk, d, t);
   p.causal = causal;
   p.want_lse = true;
   return p;

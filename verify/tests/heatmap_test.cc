@@ -122,12 +122,7 @@ TEST(BinGrid, EachSourceCellLandsInExactlyOneOutputCell) {
 }
 
 TEST(AttentionHeatmaps, SingleSpikeLandsInTheRightCellOfEveryMap) {
-  AttentionProblem p;
-  p.batch = 2;
-  p.heads = 1;
-  p.seq_q = 5;
-  p.seq_k = 5;
-  p.head_dim = 3;
+  AttentionProblem p = AttentionShape(2, 1, 5, 5, 3);
   std::vector<float> err(p.QElements(), 0.f);
   err[(1 * 5 + 3) * 3 + 2] = 7.f;  // b=1, s=3, d=2
   const std::vector<Heatmap> maps = AttentionHeatmaps(p, err.data(), /*block_m=*/2, /*max_side=*/2);

@@ -22,13 +22,7 @@ struct HostAttention {
 };
 
 AttentionProblem Attn(int64_t h, int64_t sq, int64_t sk, int64_t d, bool causal) {
-  AttentionProblem p;
-  p.batch = 1;
-  p.heads = h;
-  p.seq_q = sq;
-  p.seq_k = sk;
-  p.head_dim = d;
-  p.dtype = DType::kF16;
+  AttentionProblem p = AttentionShape(1, h, sq, sk, d, DType::kF16);
   p.causal = causal;
   return p;
 }

@@ -7,13 +7,7 @@ namespace flashscope::verify {
 namespace {
 
 AttentionProblem Attn(int64_t sq, int64_t sk, bool causal) {
-  AttentionProblem p;
-  p.batch = 2;
-  p.heads = 3;
-  p.seq_q = sq;
-  p.seq_k = sk;
-  p.head_dim = 64;
-  p.dtype = DType::kF16;
+  AttentionProblem p = AttentionShape(2, 3, sq, sk, 64, DType::kF16);
   p.causal = causal;
   return p;
 }

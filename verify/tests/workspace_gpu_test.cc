@@ -18,13 +18,7 @@ namespace flashscope::verify {
 namespace {
 
 AttentionProblem Attn(DType t, bool lse) {
-  AttentionProblem p;
-  p.batch = 1;
-  p.heads = 2;
-  p.seq_q = 65;
-  p.seq_k = 80;
-  p.head_dim = 64;
-  p.dtype = t;
+  AttentionProblem p = AttentionShape(1, 2, 65, 80, 64, t);
   p.causal = true;
   p.want_lse = lse;
   return p;

@@ -4,7 +4,7 @@
 // the same random inputs (NaN-poisoned C before each check). Not part of the CMake build: built
 // here with
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -o gemm_sweep \
-//        suites/perf/gemm_sweep.cu kernels/hopper/tensor_map.cc -lcublas
+//        kernels/perf/gemm_sweep.cu kernels/hopper/tensor_map.cc -lcublas
 // and run on the device. The flashscope binary's own runs are the numbers that count.
 #include <cublas_v2.h>
 
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "kernels/hopper/g06_tma_ws.cu"
-#include "suites/perf/check_cuda.h"
+#include "kernels/perf/check_cuda.h"
 
 namespace flashscope::kernels {
 namespace {

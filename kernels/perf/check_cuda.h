@@ -1,4 +1,4 @@
-// CHECK_CUDA for the standalone perf harnesses of suites/perf/ (built with nvcc outside CMake):
+// CHECK_CUDA for the standalone perf harnesses of kernels/perf/ (built with nvcc outside CMake):
 // a failed CUDA call prints where and why, then ends the program.
 #pragma once
 
