@@ -42,6 +42,13 @@ void ExpectSameTiming(const TimingRecord& a, const TimingRecord& b) {
   FS_EQ(stop_reason);
   FS_DEQ(median_sm_clock_mhz);
   FS_EQ(samples_ms);
+  ASSERT_EQ(a.interleaved.has_value(), b.interleaved.has_value());
+  if (a.interleaved) {
+    FS_EQ(interleaved->side);
+    FS_EQ(interleaved->seed);
+    FS_EQ(interleaved->order);
+    FS_EQ(interleaved->rejected_pairs);
+  }
 }
 
 void ExpectSameVerification(const VerificationRecord& a, const VerificationRecord& b) {
@@ -290,6 +297,7 @@ Report FullReport() {
   t.stop_reason = "noise 0.31% <= 0.50% after 40 samples";
   t.median_sm_clock_mhz = 1980;
   t.samples_ms = {0.0123, 0.0119, 0.1 + 0.2, 1e-9};
+  t.interleaved = InterleavingRecord{"new", 18446744073709551557ull, "bnnb", 3};
   c.timing = t;
   c.throughput = ThroughputRecord{4.5e9, 1.1e6, 0.366, 89.4, 0.048, 2.18};
   VerificationRecord v;
