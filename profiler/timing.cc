@@ -80,8 +80,26 @@ absl::StatusOr<double> Timer::MeasureSmClockMhz() {
   return ReadProbeMhz();
 }
 
-absl::StatusOr<TimingResult> Timer::Time(const std::function<cudaError_t(cudaStream_t)>& launch,
-                                         const TimingPolicy& policy) {
+absl::StatusOr<Timer::Sample> Timer::TakeSample(const Launch& launch, bool cold) {
+  if (cold) {
+    if (absl::Status s = FlushL2(); !s.ok()) return s;
+  }
+  FS_CUDA_RETURN_IF_ERROR(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
+  if (absl::Status s = LaunchStatus(launch(stream_), "kernel launch"); !s.ok()) return s;
+  FS_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
+  if (absl::Status s =
+          LaunchStatus(LaunchClockProbe(probe_, kProbeSpinNs, stream_), "clock probe launch");
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<double> mhz = ReadProbeMhz();  // synchronizes: kernel errors surface here
+  if (!mhz.ok()) return mhz.status();
+  float ms = 0;
+  FS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  return Sample{ms, *mhz};
+}
+
+absl::StatusOr<TimingResult> Timer::Time(const Launch& launch, const TimingPolicy& policy) {
   if (policy.min_samples < 1 || policy.max_samples < policy.min_samples) {
     return absl::InvalidArgumentError(absl::StrCat(
         "timing policy needs 1 <= min_samples <= max_samples, got min_samples=", policy.min_samples,
@@ -102,29 +120,15 @@ absl::StatusOr<TimingResult> Timer::Time(const std::function<cudaError_t(cudaStr
   double max_clock = 0;
   const auto t0 = std::chrono::steady_clock::now();
   while (true) {
-    if (policy.cold) {
-      if (absl::Status s = FlushL2(); !s.ok()) return s;
-    }
-    FS_CUDA_RETURN_IF_ERROR(cudaEventRecord(start_, stream_), "cudaEventRecord(start)");
-    if (absl::Status s = LaunchStatus(launch(stream_), "kernel launch"); !s.ok()) return s;
-    FS_CUDA_RETURN_IF_ERROR(cudaEventRecord(stop_, stream_), "cudaEventRecord(stop)");
-    if (absl::Status s =
-            LaunchStatus(LaunchClockProbe(probe_, kProbeSpinNs, stream_), "clock probe launch");
-        !s.ok()) {
-      return s;
-    }
-    absl::StatusOr<double> mhz = ReadProbeMhz();  // synchronizes: kernel errors surface here
-    if (!mhz.ok()) return mhz.status();
-    float ms = 0;
-    FS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-
+    absl::StatusOr<Sample> sample = TakeSample(launch, policy.cold);
+    if (!sample.ok()) return sample.status();
     // Throttle check: the clock right after the sample against the highest clock seen so far.
-    max_clock = std::max(max_clock, *mhz);
-    if (*mhz < policy.throttle_ratio * max_clock) {
+    max_clock = std::max(max_clock, sample->sm_clock_mhz);
+    if (sample->sm_clock_mhz < policy.throttle_ratio * max_clock) {
       ++result.rejected_throttled;
     } else {
-      result.samples_ms.push_back(ms);
-      clocks.push_back(*mhz);
+      result.samples_ms.push_back(sample->ms);
+      clocks.push_back(sample->sm_clock_mhz);
     }
 
     const double elapsed =
