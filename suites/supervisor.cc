@@ -1,15 +1,10 @@
 #include "suites/supervisor.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 
 #include "absl/strings/str_cat.h"
-#include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
 #include "reports/journal.h"
-#include "reports/report_json.h"
 #include "reports/text_safety.h"
 #include "suites/plan_cases.h"
 #include "suites/planning.h"
@@ -96,22 +91,10 @@ absl::Status Sanitize(const SuperviseArgs& args, const RunContext& run,
 // The report from the journal, written atomically; the journal goes only when every planned case
 // is in the report.
 SuperviseResult FinalReport(const RunContext& run, const std::string& out_path) {
-  auto contents = reports::ReadJournal(run.journal_path);
-  if (!contents.ok()) return Fail(2, std::string(contents.status().message()));
+  auto report = WriteReportFromJournal(run.journal_path, out_path);
+  if (!report.ok()) return Fail(2, std::string(report.status().message()));
   SuperviseResult result;
-  result.report = reports::ReportFromJournal(*contents);
-  result.report.complete = contents->MissingKeys().empty() && contents->UnplannedKeys().empty();
-  reports::Environment& env = result.report.environment;
-  env.finished_at = UtcNow("%Y-%m-%dT%H:%M:%SZ");
-  env.git_revision = FLASHSCOPE_GIT_REVISION;
-  env.flashscope_version = FLASHSCOPE_VERSION;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) env.host = host;
-  if (auto s = reports::WriteReportFileAtomic(result.report, out_path); !s.ok()) {
-    return Fail(2, absl::StrCat(s.message(), " (the journal ", run.journal_path,
-                                " still holds every result; `flashscope show` reads it)"));
-  }
-  if (result.report.complete) std::filesystem::remove(run.journal_path);
+  result.report = *std::move(report);
   result.report_path = out_path;
   result.exit_code = result.report.complete && run.plan->lost_plugins.empty() ? 0 : 1;
   for (const auto& c : result.report.cases) {

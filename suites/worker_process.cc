@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -59,6 +60,7 @@ absl::StatusOr<WorkerProcess> WorkerProcess::Start(const std::string& worker_exe
   if (pipe(fds) != 0) return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
   request.progress_fd = fds[1];
   std::vector<std::string> argv = protocol::WorkerArgv(worker_exe, request);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -67,6 +69,10 @@ absl::StatusOr<WorkerProcess> WorkerProcess::Start(const std::string& worker_exe
   }
   if (pid == 0) {
     close(fds[0]);
+    // A worker outlives no supervisor: killed (even by SIGKILL), it takes its worker along, which
+    // would otherwise go on writing a journal nobody reads.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the supervisor died before prctl took effect
     std::vector<char*> cargv;
     for (auto& a : argv) cargv.push_back(a.data());
     cargv.push_back(nullptr);

@@ -8,6 +8,7 @@
 //   FAKE_CRASH_KEY=KEY             die of SIGSEGV in case KEY, in phase FAKE_CRASH_PHASE (supports)
 //   FAKE_HANG_KEY=KEY              never finish case KEY
 //   FAKE_FATAL_AFTER=N             once the journal holds N results, say FATAL and exit
+// As an ab worker (plan with --base/--new, and ab): fake_worker_ab.cc.
 #include <signal.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "suites/plan_cases.h"
 #include "suites/shard.h"
 #include "suites/suite.h"
+#include "suites/tests/fake_worker_ab.h"
 #include "suites/worker_protocol.h"
 
 namespace fs = flashscope;
@@ -153,7 +155,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(request.status().message()).c_str());
     return protocol::kExitFatal;
   }
-  if (request->command == protocol::Command::kPlan) return Plan(*request);
+  if (request->command == protocol::Command::kPlan) {
+    return request->ab_base.empty() ? Plan(*request) : FakeAbPlan(*request);
+  }
   if (request->command == protocol::Command::kRun) return Run(*request);
+  if (request->command == protocol::Command::kAb) return FakeAbRun(*request);
   return protocol::kExitFatal;
 }
