@@ -1,20 +1,11 @@
 #include "runner/case_runner.h"
 
-#include <cuda_runtime_api.h>
-
-#include <chrono>
 #include <filesystem>
-#include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "profiler/cupti_profiler.h"
-#include "profiler/device_info.h"
-#include "profiler/kernel_tracer.h"
-#include "profiler/metric_catalogue.h"
 #include "profiler/nvtx_ranges.h"
 #include "profiler/resources.h"
-#include "profiler/timing.h"
-#include "runner/case_binding.h"
+#include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
 #include "suites/worker_protocol.h"
 #include "verify/input_kind.h"
@@ -24,37 +15,7 @@ namespace flashscope::runner {
 
 namespace phase = suites::protocol::phase;
 
-struct CaseRunner::State {
-  suites::Suite suite;
-  RunOptions options;
-  cudaStream_t stream = nullptr;
-  std::unique_ptr<profiler::Timer> timer;
-  profiler::DeviceInfo device;
-  WorkspaceSpec workspace_spec;
-  ProblemWorkspaces workspaces;  // one problem's inputs and reference, reused by its kernels
-
-  // Hardware metrics: resolved once; the profiler is created on first use.
-  std::vector<profiler::MetricDef> metric_defs;
-  std::unique_ptr<profiler::RangeProfiler> range_profiler;
-  std::string metrics_unavailable;  // set once the profiler cannot work in this process
-  std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)
-  std::string tracer_unavailable;
-};
-
-// The case being run: its result so far, its workspace and its bound launch.
-struct CaseRunner::Case {
-  const CaseToRun* c = nullptr;
-  reports::CaseResult r;
-  std::chrono::steady_clock::time_point start;
-  verify::Workspace* ws = nullptr;
-  std::optional<BoundLaunch> launch;
-};
-
-namespace {
-
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
+namespace case_runner_internal {
 
 profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t) {
   profiler::TimingPolicy p;
@@ -67,18 +28,6 @@ profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t) {
   return p;
 }
 
-verify::TolerancePolicy ToleranceFor(const Problem& problem, const suites::VerifySpec& spec) {
-  DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
-  verify::TolerancePolicy t = verify::DefaultTolerance(FamilyOf(problem), dtype);
-  if (spec.atol) t.atol = *spec.atol;
-  if (spec.rtol) t.rtol = *spec.rtol;
-  if (spec.baseline_factor) t.baseline_factor = *spec.baseline_factor;
-  if (spec.floor) t.floor = *spec.floor;
-  return t;
-}
-
-// A sticky error (illegal address, trap, launch failure) poisons the context: every later call
-// returns it again. A second synchronise tells the two kinds apart.
 bool ContextIsLost() {
   cudaGetLastError();
   return cudaDeviceSynchronize() != cudaSuccess;
@@ -88,7 +37,25 @@ void Finish(reports::CaseResult& r, std::chrono::steady_clock::time_point start,
             reports::CaseStatus status, std::string reason) {
   r.status = status;
   r.reason = std::move(reason);
-  r.wall_s = Seconds(start);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace case_runner_internal
+
+namespace {
+
+using case_runner_internal::ContextIsLost;
+using case_runner_internal::Finish;
+using case_runner_internal::ToPolicy;
+
+verify::TolerancePolicy ToleranceFor(const Problem& problem, const suites::VerifySpec& spec) {
+  DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
+  verify::TolerancePolicy t = verify::DefaultTolerance(FamilyOf(problem), dtype);
+  if (spec.atol) t.atol = *spec.atol;
+  if (spec.rtol) t.rtol = *spec.rtol;
+  if (spec.baseline_factor) t.baseline_factor = *spec.baseline_factor;
+  if (spec.floor) t.floor = *spec.floor;
+  return t;
 }
 
 }  // namespace

@@ -21,19 +21,6 @@ namespace protocol = suites::protocol;
 using suites::protocol::Event;
 using suites::protocol::Tell;
 
-// The suite file as planned: its policies (timing, verification, inputs) come from it.
-absl::StatusOr<suites::Suite> PlannedSuite(const reports::PlanRecord& plan) {
-  auto suite = suites::LoadSuiteFile(plan.suite_path);
-  if (!suite.ok()) return suite.status();
-  auto sha = plugins::Sha256OfFile(plan.suite_path);
-  if (!sha.ok()) return sha.status();
-  if (*sha != plan.suite_sha256) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the suite file ", plan.suite_path, " changed since the run was planned; start a new run"));
-  }
-  return suite;
-}
-
 // A rerun under compute-sanitizer (suites/sanitize.h): one timed sample, no warm-up, no L2
 // flush, no metrics, heatmaps or dumps, since the tool slows every launch 10-100x and only the
 // kernel's memory accesses matter.
@@ -48,6 +35,18 @@ void ForSanitizer(suites::Suite* suite, RunOptions* options) {
 }
 
 }  // namespace
+
+absl::StatusOr<suites::Suite> PlannedSuite(const reports::PlanRecord& plan) {
+  auto suite = suites::LoadSuiteFile(plan.suite_path);
+  if (!suite.ok()) return suite.status();
+  auto sha = plugins::Sha256OfFile(plan.suite_path);
+  if (!sha.ok()) return sha.status();
+  if (*sha != plan.suite_sha256) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the suite file ", plan.suite_path, " changed since the run was planned; start a new run"));
+  }
+  return suite;
+}
 
 int RunCases(const suites::protocol::WorkerRequest& request) {
   const int fd = request.progress_fd;

@@ -66,11 +66,10 @@ AbOutcome Stopped(int signo, const std::string& what) {
 // A side's plugin file; NotFound (cannot test) when there is none.
 absl::StatusOr<std::string> ResolveSide(const char* flag, const std::string& name,
                                         const std::string& worker_exe) {
-  auto paths = ResolvePlugins(PluginSourcesFromEnvironment({}, {name}, worker_exe));
-  if (!paths.ok()) {
-    return absl::Status(paths.status().code(),
-                        absl::StrCat("--", flag, ": ", paths.status().message()));
-  }
+  PluginSources sources = PluginSourcesFromEnvironment({}, {name}, worker_exe);
+  sources.command_line_flag = absl::StrCat("--", flag);
+  auto paths = ResolvePlugins(sources);
+  if (!paths.ok()) return paths.status();
   return paths->front();
 }
 

@@ -66,7 +66,10 @@ Attempt RunPlanner(const std::string& worker_exe, const protocol::WorkerRequest&
     if (read == WorkerProcess::Read::kEnded) break;
     if (m.event == protocol::Event::kLoad) a.loading = m.text;
     if (m.event == protocol::Event::kLoaded) a.loading.clear();
-    if (m.event == protocol::Event::kFatal) a.fatal = m.text;
+    if (m.event == protocol::Event::kFatal) {
+      a.fatal = m.text;
+      a.loading.clear();  // a refusal the worker explained (a FATAL line), not a crash
+    }
   }
   const int status = worker->Wait();
   if (WIFEXITED(status)) a.exit_code = WEXITSTATUS(status);

@@ -130,7 +130,7 @@ TEST_F(AbSupervisorTest, ASideThatCannotLoadCannotBeTested) {
   AbArgs missing = Args();
   missing.new_plugin = (dir_ / "libgone.so").string();
   EXPECT_EQ(Run(missing).exit_code, kExitCannotTest);
-  EXPECT_HAS(stderr_, "--new: ");
+  EXPECT_HAS(stderr_, "libgone.so (--new): no such file");
   AbArgs refused = Args();
   refused.new_plugin = Plugin("libjunk.so", "not a plugin");
   AbOutcome r = Run(refused);
