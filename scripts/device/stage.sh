@@ -2,7 +2,7 @@
 # Packs what a GPU run needs from a build made here (the lent GPU machine cannot install
 # Abseil; our binaries link it statically): flashscope and flashscope-worker (side by side, as
 # the supervisor expects), the plugins the build made (lib/flashscope/plugins: the test plugin
-# that suites/testing/*.json load), every *_gpu_test binary and flashscope-metric-probe
+# that suites/testing/*.json load; kernels/ab_fixtures: ab's quality fixture), every *_gpu_test binary and flashscope-metric-probe
 # (scripts/device/ncu-crosscheck.sh), stripped and compressed, at their build-relative paths,
 # into .carry/ (git-ignored) for `device run --carry`.
 set -euo pipefail
@@ -11,7 +11,8 @@ build=${1:-build-lead}
 mkdir -p .carry
 stage=$(mktemp -d)
 # The C test plugins (plugins/tests) serve the GPU tests of plugin crashes at launch.
-plugins=$(cd "$build" && find lib/flashscope/plugins plugins/test_plugins -type f -name '*.so' 2>/dev/null)
+# The ab fixture's builds (kernels/ab_fixtures) serve scripts/device/ab-quality.sh.
+plugins=$(cd "$build" && find lib/flashscope/plugins plugins/test_plugins kernels/ab_fixtures -type f -name '*.so' 2>/dev/null)
 for f in cli/flashscope cli/flashscope-worker $plugins $(cd "$build" && find . -type f \( -name '*_gpu_test' -o -name flashscope-metric-probe \) | sed 's|^\./||'); do
   mkdir -p "$stage/$build/$(dirname "$f")"
   # Plugins keep their dynamic symbol table (flashscope_plugin_v1): strip debug information only.
