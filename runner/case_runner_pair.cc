@@ -113,12 +113,13 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
   for (int i = 0; i < 2; ++i) {
     if (context_lost_) orphan(i, "lost the CUDA context");
   }
+  const bool both = live[0] && live[1];
   for (int i = 0; i < 2; ++i) {
     if (!live[i]) continue;
     side(i);
     QueryDeviceFunctions(k[i]);
     if (!s.metric_defs.empty()) Profile(k[i]);
-    const bool alone = live[1 - i] == false;
+    const bool alone = !both;
     end(i, VerifiedStatus(k[i].r),
         k[i].r.verification->passed
             ? (alone ? absl::StrCat("timed alone: the ", kSideName[1 - i], " side ",
