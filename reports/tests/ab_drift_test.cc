@@ -115,6 +115,8 @@ TEST(AbDrift, AaUnderDriftSeparateRunsCryWolfPairsDoNot) {
   const Rates storm = Measure(0.0, 0.005, 6, 10.0);
   RecordProperty("storm_separate_false_rate", std::to_string(storm.separate));
   RecordProperty("storm_paired_p_rate", std::to_string(storm.paired_p));
+  RecordProperty("storm_paired_false_rate", std::to_string(storm.paired));
+  RecordProperty("paired_p_rate", std::to_string(aa.paired_p));
   EXPECT_GT(storm.separate, 0.3);
   EXPECT_LE(storm.paired, 0.01);
   EXPECT_LE(storm.paired_p, 0.03);
@@ -129,7 +131,9 @@ TEST(AbDrift, OnePercentIsFoundByPairsAndMissedByTheGate) {
   const Rates gate = Measure(0.01, 0.02, 3);
   RecordProperty("gate_detection_1pct", std::to_string(gate.separate));
   EXPECT_LE(gate.separate, 0.10) << "separate runs at the gate's 2 % threshold";
-  EXPECT_LE(Measure(0.0, 0.02, 4).separate, 0.01);
+  const Rates gate_aa = Measure(0.0, 0.02, 4);
+  RecordProperty("gate_false_rate", std::to_string(gate_aa.separate));
+  EXPECT_LE(gate_aa.separate, 0.01);
   for (double slowdown : {0.02, 0.05}) {
     SCOPED_TRACE(slowdown);
     EXPECT_GE(Measure(slowdown, 0.005, 5).paired, 0.99);
