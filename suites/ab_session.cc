@@ -1,14 +1,17 @@
 #include "suites/ab_session.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reports/text_safety.h"
 #include "suites/plan_cases.h"
+#include "suites/progress_text.h"
 #include "suites/worker_process.h"
 #include "suites/worker_protocol.h"
 
@@ -22,15 +25,6 @@ using reports::CaseStatus;
 constexpr double kStartupLimitS = 900;  // start-up and the peak measurement, as for run
 constexpr double kPollS = 0.25;         // how often an interruption is looked for
 constexpr const char* kSideName[2] = {"base", "new"};
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string MinSec(double s) {
-  const int total = static_cast<int>(s + 0.5);
-  return absl::StrFormat("%d:%02d", total / 60, total % 60);
-}
 
 // What the supervisor knows of the worker while it runs.
 struct Watch {
@@ -51,11 +45,10 @@ struct Progress {
 void PrintLine(AbContext& ctx, const Progress& p, const std::string& key, const std::string& what,
                bool loud) {
   if (ctx.quiet && !loud) return;
-  const double elapsed = SecondsSince(ctx.start);
-  const double eta = elapsed / std::max(ctx.done_this_run, 1) * (p.total - p.finished);
-  std::fprintf(stderr, "[%d/%d] %s  %s  (elapsed %s, ETA %s)\n", p.finished, p.total,
-               reports::text::TerminalSafe(what).c_str(), reports::text::TerminalSafe(key).c_str(),
-               MinSec(elapsed).c_str(), MinSec(eta).c_str());
+  std::fprintf(
+      stderr, "[%d/%d] %s  %s  %s\n", p.finished, p.total,
+      reports::text::TerminalSafe(what).c_str(), reports::text::TerminalSafe(key).c_str(),
+      ElapsedAndEta(SecondsSince(ctx.start), ctx.done_this_run, p.total - p.finished).c_str());
 }
 
 // Follows the worker until it ends, the pair in flight passes its limit, or an interruption.
@@ -111,6 +104,17 @@ void Follow(AbContext& ctx, WorkerProcess& worker, Watch& w, Progress& p, AbSess
         break;
     }
   }
+}
+
+// The keys each side's journal holds a result for.
+absl::StatusOr<std::array<std::set<std::string>, 2>> RecordedKeys(const AbContext& ctx) {
+  std::array<std::set<std::string>, 2> keys;
+  for (int s = 0; s < 2; ++s) {
+    auto j = reports::ReadJournal(ctx.journals[s]);
+    if (!j.ok()) return j.status();
+    for (const auto& [key, result] : j->FinishedByKey()) keys[s].insert(key);
+  }
+  return keys;
 }
 
 // Records one side of `u` as `status` with `reason`, keeping what its journal already holds of
@@ -182,18 +186,12 @@ absl::Status RecordInFlight(AbContext& ctx, const AbWriters& writers, const Watc
 absl::Status RecordLoadCrash(AbContext& ctx, const AbWriters& writers, const std::string& plugin,
                              const std::string& reason, Progress& p) {
   const int f = plugin == ctx.plugins[1] ? 1 : 0;
-  std::map<std::string, const reports::CaseResult*> done[2];
-  std::optional<reports::JournalContents> journals[2];
-  for (int s = 0; s < 2; ++s) {
-    auto j = reports::ReadJournal(ctx.journals[s]);
-    if (!j.ok()) return j.status();
-    journals[s] = *std::move(j);
-    done[s] = journals[s]->FinishedByKey();
-  }
+  auto done = RecordedKeys(ctx);
+  if (!done.ok()) return done.status();
   for (const AbUnit& u : AbUnits(*ctx.plans[0], *ctx.plans[1])) {
     bool recorded = false;
     for (int s = 0; s < 2; ++s) {
-      if (u.index[s] < 0 || done[s].count(u.key)) continue;
+      if (u.index[s] < 0 || (*done)[s].count(u.key)) continue;
       const std::string why =
           s == f ? reason : absl::StrCat("not run: the ", kSideName[f], " side's ", reason);
       if (absl::Status st = Record(ctx, writers, u, s,
@@ -229,18 +227,12 @@ std::vector<AbUnit> AbUnits(const reports::PlanRecord& base, const reports::Plan
 }
 
 absl::StatusOr<int> FinishedAbUnits(const AbContext& ctx) {
-  std::map<std::string, const reports::CaseResult*> done[2];
-  std::optional<reports::JournalContents> journals[2];
-  for (int s = 0; s < 2; ++s) {
-    auto j = reports::ReadJournal(ctx.journals[s]);
-    if (!j.ok()) return j.status();
-    journals[s] = *std::move(j);
-    done[s] = journals[s]->FinishedByKey();
-  }
+  auto done = RecordedKeys(ctx);
+  if (!done.ok()) return done.status();
   int finished = 0;
   for (const AbUnit& u : AbUnits(*ctx.plans[0], *ctx.plans[1])) {
     bool all = true;
-    for (int s = 0; s < 2; ++s) all &= u.index[s] < 0 || done[s].count(u.key) > 0;
+    for (int s = 0; s < 2; ++s) all &= u.index[s] < 0 || (*done)[s].count(u.key) > 0;
     finished += all;
   }
   return finished;

@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "reports/text_safety.h"
 #include "suites/plan_cases.h"
+#include "suites/progress_text.h"
 #include "suites/worker_process.h"
 
 namespace flashscope::suites {
@@ -18,15 +19,6 @@ namespace protocol = suites::protocol;
 
 // Waiting for the worker's first case covers its start-up and the peak measurement.
 constexpr double kStartupLimitS = 900;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string MinSec(double s) {
-  const int total = static_cast<int>(s + 0.5);
-  return absl::StrFormat("%d:%02d", total / 60, total % 60);
-}
 
 // What the supervisor knows of the worker while it runs.
 struct Watch {
@@ -50,10 +42,9 @@ void PrintFinished(const RunContext& run, const Progress& p, const std::string& 
     return;
   }
   if (run.quiet) return;
-  const double elapsed = SecondsSince(run.run_start);
-  const double eta = elapsed / std::max(run.done_this_run, 1) * (p.total - p.finished);
-  std::fprintf(stderr, "[%d/%d] %-8s %s  (elapsed %s, ETA %s)\n", p.finished, p.total,
-               status.c_str(), key.c_str(), MinSec(elapsed).c_str(), MinSec(eta).c_str());
+  std::fprintf(
+      stderr, "[%d/%d] %-8s %s  %s\n", p.finished, p.total, status.c_str(), key.c_str(),
+      ElapsedAndEta(SecondsSince(run.run_start), run.done_this_run, p.total - p.finished).c_str());
 }
 
 // Records `key` with `status` and `reason` (a case the worker could not record itself).

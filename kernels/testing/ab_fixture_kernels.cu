@@ -54,12 +54,7 @@ KernelEntry MakeCopy(int copy, int percent) {
     if (cudaError_t err = a10(p, args, s); err != cudaSuccess) return err;
     return LaunchSpin(spin_ns, s);
   };
-  auto a10_functions = e.device_functions;
-  e.device_functions = [a10_functions](const Problem& prob) {
-    auto fns = a10_functions(prob);
-    fns.push_back({SpinKernel(), "test_spin_ns", 32, 0});
-    return fns;
-  };
+  AddSpinToDeviceFunctions(&e);
   return e;
 }
 

@@ -63,12 +63,7 @@ KernelEntry MakeSlow(int percent) {
     if (cudaError_t err = a10(p, args, s); err != cudaSuccess) return err;
     return LaunchSpin(it->second, s);
   };
-  auto a10_functions = e.device_functions;
-  e.device_functions = [a10_functions](const Problem& prob) {
-    auto fns = a10_functions(prob);
-    fns.push_back({SpinKernel(), "test_spin_ns", 32, 0});
-    return fns;
-  };
+  AddSpinToDeviceFunctions(&e);
   return e;
 }
 

@@ -7,13 +7,16 @@
 
 #include <functional>
 
+#include "kernels/registry.h"
+
 namespace flashscope::kernels {
 
 // Enqueues a one-warp kernel on `stream` that spins on %globaltimer for `ns` nanoseconds (0: it
 // returns at once, costing only its launch). Returns the launch error.
 cudaError_t LaunchSpin(unsigned long long ns, cudaStream_t stream);
-// The spin kernel's function, for an entry's device_functions.
-const void* SpinKernel();
+// Adds the spin kernel to what `entry`'s device_functions report (an entry that launches it
+// after its own kernels).
+void AddSpinToDeviceFunctions(KernelEntry* entry);
 
 // Median time in ms of `launch` over 9 samples after 3 warm-up launches, L2 flushed (by writing
 // twice its size) before each, like the runner's cold timing. Synchronises `stream`.

@@ -8,11 +8,12 @@ ab's own two reports, so that every decision is the product's own, not a re-impl
 results.json and results.md beside them. Standard library only.
 """
 import argparse
-import json
 import os
 import statistics
 import subprocess
 import sys
+
+from gate_quality_analyze import load, write  # the same JSON files, read and written alike
 
 # Condition -> (ab verdict name, the new build of the separate runs).
 CONDITIONS = [("aa", "ab-aa", "p0b"), ("1", "ab-1", "p1"), ("2", "ab-2", "p2"), ("5", "ab-5", "p5")]
@@ -27,17 +28,6 @@ METHODS = [
 POLICY_05 = {"schema": "flashscope.gate_policy",
              "description": "ab's thresholds, for comparison (scripts/device/ab-quality.sh)",
              "min_effect": 0.005, "allowed_slowdown": 0.005}
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def write(path, obj):
-    with open(path, "w") as f:
-        json.dump(obj, f, indent=2, sort_keys=True)
-        f.write("\n")
 
 
 def number(v):

@@ -30,8 +30,6 @@
 namespace fs = flashscope;
 namespace protocol = flashscope::suites::protocol;
 
-namespace {
-
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
   return v == nullptr ? "" : v;
@@ -43,6 +41,8 @@ std::string ReadFile(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+namespace {
 
 std::string FakeHash(const std::string& path) {
   return std::to_string(std::hash<std::string>()(ReadFile(path)));

@@ -38,18 +38,6 @@ namespace {
 
 constexpr const char* kSideName[2] = {"base", "new"};
 
-std::string Env(const char* name) {
-  const char* v = std::getenv(name);
-  return v == nullptr ? "" : v;
-}
-
-std::string Contents(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 void Tell(int fd, protocol::Event e, const std::string& text, const std::string& key = "",
           const std::string& status = "") {
   protocol::Tell(fd, {e, key, status, text});
@@ -59,14 +47,14 @@ void Tell(int fd, protocol::Event e, const std::string& text, const std::string&
 void LoadSides(const protocol::WorkerRequest& r) {
   for (const std::string& p : {r.ab_base, r.ab_new}) {
     Tell(r.progress_fd, protocol::Event::kLoad, p);
-    if (Contents(p).find("crash at load") != std::string::npos) raise(SIGSEGV);
+    if (ReadFile(p).find("crash at load") != std::string::npos) raise(SIGSEGV);
     Tell(r.progress_fd, protocol::Event::kLoaded, p);
   }
 }
 
 double Slowdown(const protocol::WorkerRequest& r) {
   if (!Env("FAKE_AB_SLOWDOWN").empty()) return std::atof(Env("FAKE_AB_SLOWDOWN").c_str());
-  const std::string text = Contents(r.ab_new);
+  const std::string text = ReadFile(r.ab_new);
   const size_t at = text.find("slowdown=");
   return at == std::string::npos ? 0.0 : std::atof(text.c_str() + at + 9);
 }
@@ -172,7 +160,7 @@ int FakeAbPlan(const protocol::WorkerRequest& r) {
   if (!suite.ok()) return protocol::TellFatal(r.progress_fd, std::string(suite.status().message()));
   LoadSides(r);
   for (const std::string& p : {r.ab_base, r.ab_new}) {
-    if (Contents(p).find("not a plugin") != std::string::npos) {
+    if (ReadFile(p).find("not a plugin") != std::string::npos) {
       return protocol::TellFatal(r.progress_fd,
                                  "plugin " + p + " does not export flashscope_plugin_v1 (fake)",
                                  protocol::kExitBadPlugin);
@@ -182,7 +170,7 @@ int FakeAbPlan(const protocol::WorkerRequest& r) {
   for (int s = 0; s < 2; ++s) {
     fs::reports::PlanRecord& plan = plans[s];
     plan.suite_path = r.suite_path;
-    plan.suite_sha256 = std::to_string(std::hash<std::string>()(Contents(r.suite_path)));
+    plan.suite_sha256 = std::to_string(std::hash<std::string>()(ReadFile(r.suite_path)));
     plan.kernels_filter = r.kernels_filter;
     plan.plugins.push_back({true, "built-in", "fake-revision", "", ""});
     plan.plugins.push_back({false, "fakeplugin", "old", r.ab_base, "b0"});
