@@ -94,6 +94,8 @@ class CaseRunner {
   bool Time(Case& k);
   // Both sides timed together (case_runner_pair.cc); false when a side failed (statuses set).
   bool TimeInterleaved(Case (&k)[2], const PairToRun& pair, const PairObserver& observer);
+  // The sides still `live` after timing: device functions, metrics, their final status.
+  void FinishSides(Case (&k)[2], const bool (&live)[2], const PairObserver& observer);
   void QueryDeviceFunctions(Case& k);
   void Profile(Case& k);
 

@@ -113,21 +113,24 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
   for (int i = 0; i < 2; ++i) {
     if (context_lost_) orphan(i, "lost the CUDA context");
   }
-  const bool both = live[0] && live[1];
+  FinishSides(k, live, observer);
+  return result();
+}
+
+void CaseRunner::FinishSides(Case (&k)[2], const bool (&live)[2], const PairObserver& observer) {
+  const bool alone = !(live[0] && live[1]);
   for (int i = 0; i < 2; ++i) {
     if (!live[i]) continue;
-    side(i);
+    if (observer.side) observer.side(i);
     QueryDeviceFunctions(k[i]);
-    if (!s.metric_defs.empty()) Profile(k[i]);
-    const bool alone = !both;
-    end(i, VerifiedStatus(k[i].r),
-        k[i].r.verification->passed
-            ? (alone ? absl::StrCat("timed alone: the ", kSideName[1 - i], " side ",
+    if (!state_->metric_defs.empty()) Profile(k[i]);
+    const reports::VerificationRecord& v = *k[i].r.verification;
+    Finish(k[i].r, k[i].start, VerifiedStatus(k[i].r),
+           !v.passed ? v.rule
+           : alone   ? absl::StrCat("timed alone: the ", kSideName[1 - i], " side ",
                                     CaseStatusName(k[1 - i].r.status))
-                     : "")
-            : k[i].r.verification->rule);
+                     : "");
   }
-  return result();
 }
 
 bool CaseRunner::TimeInterleaved(Case (&k)[2], const PairToRun& pair,
