@@ -17,7 +17,8 @@
 # Settings (environment):
 #   BISECT_BUILD   the build command (default: configure and build ./build-bisect with CMake)
 #   BISECT_PLUGIN  the plugin it makes (default: build-bisect/example_attention.so)
-#   BISECT_OUT     where each step's reports go (default: /tmp/flashscope-bisect/<commit>)
+#   BISECT_OUT     where each step's reports, verdict and build log go (default:
+#                  /tmp/flashscope-bisect/<commit>, <commit>.verdict.json, <commit>.build.log)
 set -u
 if [[ $# -lt 2 ]]; then
   echo "usage: $0 GOOD_PLUGIN SUITE [flashscope ab flags...]" >&2
@@ -29,8 +30,9 @@ build=${BISECT_BUILD:-"cmake -S . -B build-bisect -G Ninja && cmake --build buil
 plugin=${BISECT_PLUGIN:-build-bisect/example_attention.so}
 commit=$(git rev-parse --short HEAD)
 out=${BISECT_OUT:-/tmp/flashscope-bisect}/$commit
-if ! bash -c "$build" >"/tmp/bisect-build-$commit.log" 2>&1; then
-  echo "bisect-step: $commit does not build (/tmp/bisect-build-$commit.log): skip"
+mkdir -p "$(dirname "$out")"
+if ! bash -c "$build" >"$out.build.log" 2>&1; then
+  echo "bisect-step: $commit does not build ($out.build.log): skip"
   exit 125
 fi
 [[ $plugin == /* ]] || plugin=$PWD/$plugin  # a path, never a bare name to look up
