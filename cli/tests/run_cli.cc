@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -105,6 +106,8 @@ CliResult RunCli(const std::vector<std::string>& args, const CliOptions& options
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (!options.stdout_on_tty && options.stdout_path.empty()) r.out = ReadText(out_path);
   r.err = ReadText(err_path);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);  // the captures are read: leave no folder behind
   return r;
 }
 
