@@ -16,9 +16,9 @@
 # Device time, estimated from the suite's timing policy on an H100/H200 (a10 at ~300 TFLOPS):
 # a pair of samples ~2 x (0.7 ms kernel + 0.1 ms flush, probe, sync), 30 pairs minimum, the
 # noise target met there for these shapes: ~0.05 s of timing per case pair; each side verified
-# (~0.1 s of host statistics on 4-17 M elements); inputs and references for 10 problems ~3 s;
-# a worker's start and peak measurement ~4 s. ab: ~18 s a session x 4; a run: ~12 s x 5;
-# ~2.5 minutes in all, every step's wall time is printed below.
+# (~0.12 s of host statistics on 4-17 M elements); inputs and references for 10 problems ~3 s;
+# a worker's start and peak measurement ~4 s. ab: ~23 s a session x 4; a run: ~15 s x 5;
+# about 3 minutes in all (under 4); every step's wall time is printed below.
 # Results: $OUT/results.md and results.json (the tables), and $OUT/ab-quality.tgz (every report,
 # verdict and log), packed on exit even when the call's time limit stops the script: the device
 # tool brings back 8 files at most.
