@@ -75,6 +75,15 @@ struct TimingPolicyRecord {
   double time_cap_s = 0;
 };
 
+// How `flashscope ab` took a case's samples: in pairs, one sample of each side per pair, the side
+// that goes first decided by a seeded coin, L2 flushed before each sample (docs/gating.md).
+struct InterleavingRecord {
+  std::string side;        // "base" or "new": which side of the comparison this report is
+  uint64_t seed = 0;       // the coin's seed for this case
+  std::string order;       // one letter per accepted pair: 'b' base first, 'n' new first
+  int rejected_pairs = 0;  // pairs dropped because either sample's SM clock had dropped
+};
+
 struct TimingRecord {
   std::string mode;  // "cold" or "hot"
   int warmup_runs = 0;
@@ -91,6 +100,9 @@ struct TimingRecord {
   std::string stop_reason;         // "noise 0.31% <= 0.50% after 40 samples", "time cap 2.0 s", ...
   double median_sm_clock_mhz = 0;  // SM clock measured beside the samples (throttle check)
   std::vector<double> samples_ms;  // accepted samples, in order taken
+  // Set when the samples were taken interleaved with another build's (`flashscope ab`): then
+  // samples_ms[i] of this report and of the other side's form pair i.
+  std::optional<InterleavingRecord> interleaved;
 };
 
 struct ThroughputRecord {

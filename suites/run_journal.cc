@@ -1,11 +1,15 @@
 #include "suites/run_journal.h"
 
+#include <unistd.h>
+
 #include <ctime>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
 #include "reports/journal.h"
+#include "reports/report_json.h"
 #include "suites/plan_cases.h"
 
 namespace flashscope::suites {
@@ -93,6 +97,28 @@ std::string UtcNow(const char* format) {
   char buf[64];
   std::strftime(buf, sizeof buf, format, &tm);
   return buf;
+}
+
+absl::StatusOr<reports::Report> WriteReportFromJournal(const std::string& journal_path,
+                                                       const std::string& out_path,
+                                                       bool remove_journal) {
+  auto contents = reports::ReadJournal(journal_path);
+  if (!contents.ok()) return contents.status();
+  reports::Report report = reports::ReportFromJournal(*contents);
+  report.complete = contents->MissingKeys().empty() && contents->UnplannedKeys().empty();
+  reports::Environment& env = report.environment;
+  env.finished_at = UtcNow("%Y-%m-%dT%H:%M:%SZ");
+  env.git_revision = FLASHSCOPE_GIT_REVISION;
+  env.flashscope_version = FLASHSCOPE_VERSION;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) env.host = host;
+  if (auto s = reports::WriteReportFileAtomic(report, out_path); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(s.message(), " (the journal ", journal_path,
+                                               " still holds every result; `flashscope show` "
+                                               "reads it)"));
+  }
+  if (report.complete || remove_journal) std::filesystem::remove(journal_path);
+  return report;
 }
 
 absl::StatusOr<RunJournal> OpenRunJournal(const JournalRequest& request, const Suite& suite,
