@@ -59,6 +59,12 @@ struct Environment {
   std::string host;
   std::string started_at;  // ISO 8601 UTC
   std::string finished_at;
+  // Seconds the run was running: the sum of its sessions (the first and each `run --resume`),
+  // each from its start to its last recorded result, the session that wrote the report to its
+  // end; the pauses between sessions are not counted (docs/report-schema.md). 0: not known (a
+  // report of a journal from before sessions were recorded, or a merge of shards that may have
+  // run at once): finished_at - started_at is the run's span then.
+  double active_s = 0;
   std::string flashscope_version;
   std::string command_line;
   // Every GPU that ran a case, by index (the fields above describe the first). Empty in reports

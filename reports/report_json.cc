@@ -61,6 +61,7 @@ void ReadEnvironment(const Json& j, const std::string& path, absl::Status* st, E
   f.Get("host", &e->host);
   f.Get("started_at", &e->started_at);
   f.Get("finished_at", &e->finished_at);
+  f.Get("active_s", &e->active_s);
   f.Get("flashscope_version", &e->flashscope_version);
   f.Get("command_line", &e->command_line);
   if (const Json* a = f.Array("devices")) {

@@ -232,6 +232,7 @@ Json EnvironmentToJson(const Environment& e) {
             {"finished_at", e.finished_at},
             {"flashscope_version", e.flashscope_version},
             {"command_line", e.command_line}};
+  if (e.active_s > 0) j["active_s"] = e.active_s;
   if (!e.devices.empty()) {
     Json devices = Json::array();
     for (const DeviceRecord& d : e.devices) devices.push_back(DeviceToJson(d));

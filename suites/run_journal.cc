@@ -108,6 +108,7 @@ absl::StatusOr<reports::Report> WriteReportFromJournal(const std::string& journa
   report.complete = contents->MissingKeys().empty() && contents->UnplannedKeys().empty();
   reports::Environment& env = report.environment;
   env.finished_at = UtcNow("%Y-%m-%dT%H:%M:%SZ");
+  env.active_s = contents->ActiveSeconds(reports::UnixSecondsNow());  // this session ends now
   env.git_revision = FLASHSCOPE_GIT_REVISION;
   env.flashscope_version = FLASHSCOPE_VERSION;
   char host[256] = {};
@@ -150,6 +151,11 @@ absl::StatusOr<RunJournal> OpenRunJournal(const JournalRequest& request, const S
     if (out.out_path.empty()) out.out_path = ReportPathOf(out.journal_path);
   }
   if (absl::Status s = RecordPlannedErrors(out.journal_path, plan, suite); !s.ok()) return s;
+  // A session starts: the wall time of a resumed run counts each session, not the pause
+  // between them (reports::JournalContents::ActiveSeconds).
+  auto writer = reports::JournalWriter::Open(out.journal_path, /*append=*/true);
+  if (!writer.ok()) return writer.status();
+  if (absl::Status s = writer->WriteSession(reports::UnixSecondsNow()); !s.ok()) return s;
   return out;
 }
 
