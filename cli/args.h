@@ -9,7 +9,8 @@
 //
 // Syntax accepted (Abseil's, which earlier versions used): --name=value, --name value, -name
 // (one dash), --bool, --bool=true|false|yes|no|1|0, --nobool, and "--" ending the flags. A flag
-// may come before, between or after the positional arguments.
+// may come before, between or after the positional arguments. Dashes inside a name are read as
+// the underscores flags are declared with (--out-dir is --out_dir, --no-force is --noforce).
 #pragma once
 
 #include <functional>

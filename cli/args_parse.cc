@@ -1,5 +1,6 @@
 // ParseCommandArgs: the words after the command name -> Args, a help request, or an error that
 // names the flag (and the closest known one).
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -61,6 +62,9 @@ class Parser {
       value = body.substr(eq + 1);
       body = body.substr(0, eq);
     }
+    // Flags are declared with underscores; the dashes many tools use are the same flag
+    // (--out-dir is --out_dir, --dry-run is --dry_run).
+    std::replace(body.begin(), body.end(), '-', '_');
     if (body == "help" || body == "h") {
       out_.kind = ParseOutcome::Kind::kHelp;
       return;
@@ -68,7 +72,7 @@ class Parser {
     const Flag* flag = command_.FindFlag(body);
     bool negated = false;
     if (flag == nullptr && absl::StartsWith(body, "no")) {
-      const Flag* base = command_.FindFlag(body.substr(2));
+      const Flag* base = command_.FindFlag(body.substr(absl::StartsWith(body, "no_") ? 3 : 2));
       if (base != nullptr && base->kind_ == Flag::Kind::kBool && !value) {
         flag = base;
         negated = true;

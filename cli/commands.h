@@ -17,6 +17,7 @@ Command MetricsCommand();  // cmd_reports.cc
 Command CompareCommand();  // cmd_gate.cc
 Command GateCommand();     // cmd_gate.cc
 Command RenderCommand();   // cmd_gate.cc
+Command AbCommand();       // cmd_ab.cc
 
 // Every command, in the order the help lists them.
 std::vector<Command> AllCommands();

@@ -16,7 +16,7 @@
 namespace flashscope::cli {
 
 std::vector<Command> AllCommands() {
-  return {ListCommand(),    RunCommand(),  MergeCommand(),  ShowCommand(),
+  return {ListCommand(),    RunCommand(),  AbCommand(),     MergeCommand(),  ShowCommand(),
           CompareCommand(), GateCommand(), RenderCommand(), MetricsCommand()};
 }
 
@@ -34,7 +34,7 @@ std::string GlobalHelp(const std::vector<Command>& commands) {
   }
   out +=
       "\nexit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression\n"
-      "(gate); 2 bad input or usage.\n"
+      "(gate, ab); 2 bad input or usage; 125 cannot test (ab: a side's plugin does not load).\n"
       "colour: --color=auto|always|never; auto honours NO_COLOR and TERM=dumb.\n"
       "plugins: --plugin FILE (repeatable), a suite's \"plugins\", FLASHSCOPE_PLUGINS "
       "(docs/plugins.md).\n"

@@ -64,4 +64,6 @@ install(FILES ${PROJECT_BINARY_DIR}/package/flashscopeConfig.cmake
 # The examples, to copy from the installed tree as from the source tree.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/flashscope/examples
         COMPONENT sdk FILES_MATCHING PATTERN "build*" EXCLUDE PATTERN "CMakeLists.txt"
-        PATTERN "*.md" PATTERN "*.json" PATTERN "*.h" PATTERN "*.cuh" PATTERN "*.cc" PATTERN "*.cu")
+        PATTERN "*.md" PATTERN "*.json" PATTERN "*.h" PATTERN "*.cuh" PATTERN "*.cc" PATTERN "*.cu"
+        PATTERN "*.sh" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                                   WORLD_READ WORLD_EXECUTE)

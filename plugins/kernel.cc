@@ -11,6 +11,18 @@ constexpr int32_t kMaxDeviceFunctions = 1024;
 
 }  // namespace
 
+const char* SideName(Side side) {
+  switch (side) {
+    case Side::kBase:
+      return "base";
+    case Side::kNew:
+      return "new";
+    case Side::kShared:
+      break;
+  }
+  return "";
+}
+
 Kernel::Kernel(const fs_kernel& abi, const Provenance* provenance)
     : abi_(abi), info_(abi::InfoFromAbi(abi)), provenance_(provenance) {}
 

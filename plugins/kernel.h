@@ -15,13 +15,20 @@
 
 namespace flashscope::plugins {
 
+// The two sides of a `flashscope ab` comparison: two builds of the same kernels. Only kernels of
+// opposite sides may share an id (plugins/plugin_set.h).
+enum class Side { kShared, kBase, kNew };
+// "base", "new"; "" for kShared.
+const char* SideName(Side side);
+
 // Where a kernel comes from; recorded in every case result and shown by every output.
 struct Provenance {
-  bool builtin = false;  // linked into flashscope-worker (our ladder and peers)
-  std::string name;      // the plugin's own name; "built-in" for ours
-  std::string version;   // the plugin's version string; flashscope's revision for ours
-  std::string path;      // the file as loaded (absolute); "" for built-in
-  std::string sha256;    // of the file's bytes; "" for built-in
+  bool builtin = false;       // linked into flashscope-worker (our ladder and peers)
+  std::string name;           // the plugin's own name; "built-in" for ours
+  std::string version;        // the plugin's version string; flashscope's revision for ours
+  std::string path;           // the file as loaded (absolute); "" for built-in
+  std::string sha256;         // of the file's bytes; "" for built-in
+  Side side = Side::kShared;  // which side of an ab comparison the file was loaded as
 };
 
 // One __global__ function a kernel launches for a problem: the driver's CUfunction and the launch

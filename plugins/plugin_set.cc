@@ -33,12 +33,19 @@ bool IsPythonModule(const std::string& path) {
 }
 
 std::string Describe(const Provenance& p) {
-  return p.builtin ? "the built-in kernels" : absl::StrCat("plugin ", p.path);
+  if (p.builtin) return "the built-in kernels";
+  if (p.side == Side::kShared) return absl::StrCat("plugin ", p.path);
+  return absl::StrCat("plugin ", p.path, " (--", SideName(p.side), ")");
+}
+
+// Two kernels may share an id only as the two sides of an ab comparison.
+bool MayShareId(Side a, Side b) {
+  return (a == Side::kBase && b == Side::kNew) || (a == Side::kNew && b == Side::kBase);
 }
 
 }  // namespace
 
-absl::Status PluginSet::Load(const std::string& path) {
+absl::Status PluginSet::Load(const std::string& path, Side side) {
   namespace fs = std::filesystem;
   const std::string where = absl::StrCat("plugin ", path);
   std::error_code ec;
@@ -49,7 +56,16 @@ absl::Status PluginSet::Load(const std::string& path) {
         "flashscope looks for a bare name)"));
   }
   const std::string canonical = fs::canonical(path, ec).string();
-  if (loaded_files_.count(canonical)) return absl::OkStatus();
+  if (auto it = loaded_files_.find(canonical); it != loaded_files_.end()) {
+    if (it->second == side) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " is loaded twice, as ",
+        it->second == Side::kShared ? "a plugin" : SideName(it->second), " and as ",
+        side == Side::kShared ? "a plugin" : SideName(side),
+        ": the two sides of a comparison must be two files (for an A/A check of one build, "
+        "compare it with a copy: cp ",
+        path, " copy.so)"));
+  }
   auto sha256 = Sha256OfFile(path);
   if (!sha256.ok()) return sha256.status();
 
@@ -59,8 +75,9 @@ absl::Status PluginSet::Load(const std::string& path) {
   Provenance provenance;
   provenance.path = canonical;
   provenance.sha256 = *sha256;
+  provenance.side = side;
   if (absl::Status s = Add(*table, std::move(provenance), where); !s.ok()) return s;
-  loaded_files_[canonical] = path;
+  loaded_files_[canonical] = side;
   return absl::OkStatus();
 }
 
@@ -137,12 +154,14 @@ absl::Status PluginSet::Add(const fs_plugin* table, Provenance provenance,
   if (!validated.ok()) return validated.status();
   for (const fs_kernel& k : validated->kernels) {
     auto clash = by_id_.find(k.id);
-    if (clash != by_id_.end()) {
+    if (clash == by_id_.end()) continue;
+    for (const Kernel* other : clash->second) {
+      if (MayShareId(other->provenance().side, provenance.side)) continue;
       return absl::AlreadyExistsError(absl::StrCat(
-          "kernel id \"", k.id, "\" is offered by both ", Describe(clash->second->provenance()),
-          " and ", Describe(provenance),
-          ": ids must be unique across the plugins of a run (rename one of them, or load only "
-          "one of the two files)"));
+          "kernel id \"", k.id, "\" is offered by both ", Describe(other->provenance()), " and ",
+          Describe(provenance),
+          ": ids must be unique across the plugins of a run, except between the two sides of "
+          "`flashscope ab` (rename one of them, or load only one of the two files)"));
     }
   }
   provenance.name = validated->plugin.name;
@@ -156,14 +175,18 @@ absl::Status PluginSet::Add(const fs_plugin* table, Provenance provenance,
   SortInLadderOrder(&added);
   for (const Kernel* k : added) {
     kernels_.push_back(k);
-    by_id_.emplace(k->info().id, k);
+    by_id_[k->info().id].push_back(k);
   }
   return absl::OkStatus();
 }
 
-const Kernel* PluginSet::Find(std::string_view id) const {
+const Kernel* PluginSet::Find(std::string_view id, Side side) const {
   auto it = by_id_.find(id);
-  return it == by_id_.end() ? nullptr : it->second;
+  if (it == by_id_.end()) return nullptr;
+  for (const Kernel* k : it->second) {
+    if (k->provenance().side == side) return k;
+  }
+  return nullptr;
 }
 
 }  // namespace flashscope::plugins

@@ -17,6 +17,20 @@ double Percentile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
+double MedianStandardError(const std::vector<double>& values) {
+  if (values.size() < 2) return std::numeric_limits<double>::infinity();
+  std::vector<double> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  const double median = Percentile(sorted, 50);
+  std::vector<double> dev(sorted.size());
+  for (size_t i = 0; i < sorted.size(); ++i) dev[i] = std::fabs(sorted[i] - median);
+  std::sort(dev.begin(), dev.end());
+  constexpr double kMedianSeFactor = 1.2533141373155;  // sqrt(pi / 2)
+  constexpr double kMadToSigma = 1.4826;
+  return kMedianSeFactor * kMadToSigma * Percentile(dev, 50) /
+         std::sqrt(static_cast<double>(values.size()));
+}
+
 SampleSummary Summarize(const std::vector<double>& samples) {
   SampleSummary s;
   s.n = static_cast<int>(samples.size());
@@ -45,13 +59,7 @@ SampleSummary Summarize(const std::vector<double>& samples) {
     s.noise = inf;
     return s;
   }
-  std::vector<double> dev(sorted.size());
-  for (size_t i = 0; i < sorted.size(); ++i) dev[i] = std::fabs(sorted[i] - s.median);
-  std::sort(dev.begin(), dev.end());
-  const double mad = Percentile(dev, 50);
-  constexpr double kMedianSeFactor = 1.2533141373155;  // sqrt(pi / 2)
-  constexpr double kMadToSigma = 1.4826;
-  s.noise = kMedianSeFactor * kMadToSigma * mad / std::sqrt(static_cast<double>(s.n)) / s.median;
+  s.noise = MedianStandardError(samples) / s.median;
   return s;
 }
 

@@ -24,6 +24,11 @@ struct SampleSummary {
 // `sorted` must be sorted ascending and non-empty.
 double Percentile(const std::vector<double>& sorted, double q);
 
+// The standard error of the median of `values`, absolute: 1.2533 x 1.4826 x MAD / sqrt(n) (the
+// factors are explained at SampleSummary::noise, which is this divided by the median); infinity
+// when n < 2.
+double MedianStandardError(const std::vector<double>& values);
+
 // Summarizes the samples. With no samples: n = 0, every statistic NaN, noise infinity.
 SampleSummary Summarize(const std::vector<double>& samples);
 

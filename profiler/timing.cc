@@ -80,9 +80,9 @@ absl::StatusOr<double> Timer::MeasureSmClockMhz() {
   return ReadProbeMhz();
 }
 
-absl::StatusOr<Timer::LaunchCall> Timer::EnqueueSample(
-    const std::function<cudaError_t(cudaStream_t)>& launch, const SampleHooks& hooks, int i,
-    bool cold, bool markers) {
+absl::StatusOr<Timer::LaunchCall> Timer::EnqueueSample(const Launch& launch,
+                                                       const SampleHooks& hooks, int i, bool cold,
+                                                       bool markers) {
   if (hooks.before) {
     if (absl::Status s = hooks.before(i); !s.ok()) return s;
   }
@@ -117,8 +117,19 @@ absl::StatusOr<Timer::LaunchCall> Timer::EnqueueSample(
   return call;
 }
 
-absl::StatusOr<TimingResult> Timer::Time(const std::function<cudaError_t(cudaStream_t)>& launch,
-                                         const TimingPolicy& policy, const SampleHooks& hooks) {
+absl::StatusOr<Timer::Sample> Timer::TakeSample(const Launch& launch, const SampleHooks& hooks,
+                                                int i, bool cold) {
+  absl::StatusOr<LaunchCall> call = EnqueueSample(launch, hooks, i, cold, /*markers=*/false);
+  if (!call.ok()) return call.status();
+  absl::StatusOr<double> mhz = ReadProbeMhz();  // synchronizes: kernel errors surface here
+  if (!mhz.ok()) return mhz.status();
+  float ms = 0;
+  FS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+  return Sample{ms, *mhz};
+}
+
+absl::StatusOr<TimingResult> Timer::Time(const Launch& launch, const TimingPolicy& policy,
+                                         const SampleHooks& hooks) {
   if (policy.min_samples < 1 || policy.max_samples < policy.min_samples) {
     return absl::InvalidArgumentError(absl::StrCat(
         "timing policy needs 1 <= min_samples <= max_samples, got min_samples=", policy.min_samples,
@@ -139,22 +150,16 @@ absl::StatusOr<TimingResult> Timer::Time(const std::function<cudaError_t(cudaStr
   double max_clock = 0;
   const auto t0 = std::chrono::steady_clock::now();
   while (true) {
-    absl::StatusOr<LaunchCall> call =
-        EnqueueSample(launch, hooks, result.launches, policy.cold, /*markers=*/false);
-    if (!call.ok()) return call.status();
+    absl::StatusOr<Sample> sample = TakeSample(launch, hooks, result.launches, policy.cold);
+    if (!sample.ok()) return sample.status();
     ++result.launches;
-    absl::StatusOr<double> mhz = ReadProbeMhz();  // synchronizes: kernel errors surface here
-    if (!mhz.ok()) return mhz.status();
-    float ms = 0;
-    FS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
-
     // Throttle check: the clock right after the sample against the highest clock seen so far.
-    max_clock = std::max(max_clock, *mhz);
-    if (*mhz < policy.throttle_ratio * max_clock) {
+    max_clock = std::max(max_clock, sample->sm_clock_mhz);
+    if (sample->sm_clock_mhz < policy.throttle_ratio * max_clock) {
       ++result.rejected_throttled;
     } else {
-      result.samples_ms.push_back(ms);
-      clocks.push_back(*mhz);
+      result.samples_ms.push_back(sample->ms);
+      clocks.push_back(sample->sm_clock_mhz);
     }
 
     const double elapsed =
@@ -168,9 +173,8 @@ absl::StatusOr<TimingResult> Timer::Time(const std::function<cudaError_t(cudaStr
   return result;
 }
 
-absl::StatusOr<TracedSample> Timer::TraceSample(
-    const std::function<cudaError_t(cudaStream_t)>& launch, KernelTracer& tracer,
-    const SampleHooks& hooks, int i, bool cold) {
+absl::StatusOr<TracedSample> Timer::TraceSample(const Launch& launch, KernelTracer& tracer,
+                                                const SampleHooks& hooks, int i, bool cold) {
   if (absl::Status s = tracer.Start(TraceScope::kAllWork); !s.ok()) return s;
   absl::StatusOr<LaunchCall> call = EnqueueSample(launch, hooks, i, cold, /*markers=*/true);
   // Stop synchronizes the device: all the launch caused, on any stream, is recorded.

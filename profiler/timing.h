@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "profiler/kernel_tracer.h"
+#include "profiler/paired_sampling.h"
 #include "profiler/profiler_kernels.h"
 #include "profiler/sample_stats.h"
 #include "profiler/timing_policy.h"
@@ -53,14 +54,27 @@ class Timer {
   // Times `launch` (which enqueues the work on the stream it is given and returns its launch
   // error). Per sample: [L2 flush], event, launch, event, clock probe, synchronize. A launch
   // error or a CUDA error ends timing with a Status naming the CUDA error.
-  absl::StatusOr<TimingResult> Time(const std::function<cudaError_t(cudaStream_t)>& launch,
-                                    const TimingPolicy& policy, const SampleHooks& hooks = {});
+  using Launch = std::function<cudaError_t(cudaStream_t)>;
+  absl::StatusOr<TimingResult> Time(const Launch& launch, const TimingPolicy& policy,
+                                    const SampleHooks& hooks = {});
 
   // One more timed launch, number `i` for the hooks, traced (see TracedSample); `cold` as in
   // TimingPolicy. Errors: the tracer's, a launch error, or markers missing from the records.
-  absl::StatusOr<TracedSample> TraceSample(const std::function<cudaError_t(cudaStream_t)>& launch,
-                                           KernelTracer& tracer, const SampleHooks& hooks, int i,
-                                           bool cold);
+  absl::StatusOr<TracedSample> TraceSample(const Launch& launch, KernelTracer& tracer,
+                                           const SampleHooks& hooks, int i, bool cold);
+
+  // Times two launches in interleaved pairs (flashscope ab): `warmup` launches of each, then per
+  // pair a seeded coin (policy.seed) decides which goes first, and each sample is taken as in
+  // Time() (hooks, L2 flush when cold, events, clock probe, synchronise), so that drift of the
+  // clock or the temperature reaches both alike. `hooks[side]` run around that side's timed
+  // launches as in Time(), `i` counting that side's launches. A pair is dropped when either
+  // sample's clock fell below the throttle ratio. `on_launch(side)` (0 = a, 1 = b) is called
+  // before each launch of that side, so that a crash inside it can be pinned on it. Never fails
+  // as a whole: an error is returned in the result with the side it came from and the pairs
+  // taken before it.
+  PairTimingResult TimePair(const Launch& a, const Launch& b, const PairPolicy& policy,
+                            const SampleHooks (&hooks)[2],
+                            const std::function<void(int side)>& on_launch);
 
   // Enqueues a read of the whole flush buffer (>= 2 x L2) on the stream, so the next kernel
   // finds none of its data in L2 and no dirty line to write back: a write (memset) flush left
@@ -76,6 +90,14 @@ class Timer {
  private:
   explicit Timer(cudaStream_t stream) : stream_(stream) {}
   absl::StatusOr<double> ReadProbeMhz();
+  struct Sample {
+    double ms = 0;
+    double sm_clock_mhz = 0;
+  };
+  // One sample: EnqueueSample without markers, then synchronise on the clock probe and read the
+  // events.
+  absl::StatusOr<Sample> TakeSample(const Launch& launch, const SampleHooks& hooks, int i,
+                                    bool cold);
 
   // Host timestamps (CUPTI's clock) around the launch() call of one sample.
   struct LaunchCall {
@@ -84,9 +106,8 @@ class Timer {
   };
   // Enqueues sample i: hooks.before, [flush], [marker], start, launch, stop, [marker], clock probe,
   // hooks.after. Synchronizes nothing.
-  absl::StatusOr<LaunchCall> EnqueueSample(const std::function<cudaError_t(cudaStream_t)>& launch,
-                                           const SampleHooks& hooks, int i, bool cold,
-                                           bool markers);
+  absl::StatusOr<LaunchCall> EnqueueSample(const Launch& launch, const SampleHooks& hooks, int i,
+                                           bool cold, bool markers);
 
   cudaStream_t stream_;
   void* flush_buffer_ = nullptr;

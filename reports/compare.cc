@@ -14,8 +14,8 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// "" when `c` has a timing the comparison can use, else why not, e.g. "no timing in next
-// (skipped)", "base median -0.5 ms is not a positive time".
+}  // namespace
+
 std::string TimingProblem(const char* side, const CaseResult& c) {
   if (!c.timing || c.status == CaseStatus::kSkipped) {
     return absl::StrCat("no timing in ", side, " (", CaseStatusName(c.status), ")");
@@ -31,6 +31,8 @@ std::string TimingProblem(const char* side, const CaseResult& c) {
   }
   return "";
 }
+
+namespace {
 
 // The fastest sample; timing.min_ms without raw samples; NaN when neither is usable.
 double FastestMs(const TimingRecord& t) {

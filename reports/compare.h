@@ -86,6 +86,10 @@ struct Comparison {
   int CorrectnessRegressions() const;
 };
 
+// "" when `c` has a timing a comparison can use, else why not, e.g. "no timing in next
+// (skipped)", "base median -0.5 ms is not a positive time". `side` names it in the message.
+std::string TimingProblem(const char* side, const CaseResult& c);
+
 // The reports must outlive the returned Comparison (it points into them).
 Comparison Compare(const Report& base, const Report& next, const CompareOptions& options = {});
 

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -128,14 +130,35 @@ absl::Status JournalWriter::WriteDevice(const DeviceRecord& device) {
   return AppendLine(j.dump());
 }
 
+absl::Status JournalWriter::WriteSession(double started_at_s) {
+  Json j = {{"type", "session"}, {"started_at_s", started_at_s}};
+  return AppendLine(j.dump());
+}
+
 absl::Status JournalWriter::CaseStarted(int index, const std::string& key) {
-  Json j = {{"type", "case_started"}, {"index", index}, {"key", key}};
+  Json j = {{"type", "case_started"}, {"index", index}, {"key", key}, {"at_s", UnixSecondsNow()}};
   return AppendLine(j.dump());
 }
 
 absl::Status JournalWriter::CaseFinished(int index, const CaseResult& result) {
-  Json j = {{"type", "case"}, {"index", index}, {"result", CaseToJson(result)}};
+  Json j = {{"type", "case"},
+            {"index", index},
+            {"result", CaseToJson(result)},
+            {"at_s", UnixSecondsNow()}};
   return AppendLine(j.dump());
+}
+
+double UnixSecondsNow() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+double JournalContents::ActiveSeconds(double now_s) const {
+  double total = 0;
+  for (size_t i = 0; i < sessions.size(); ++i) {
+    const double end = i + 1 == sessions.size() && now_s > 0 ? now_s : sessions[i].end_s;
+    total += std::max(0.0, end - sessions[i].start_s);
+  }
+  return total;
 }
 
 namespace {
@@ -233,9 +256,19 @@ absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
         return LineError(path, line_no, absl::StrCat("device.", device.status().message()));
       }
       AddDevices({*device}, &out.devices);
+    } else if (type == "session") {
+      double start = 0;
+      f.Get("started_at_s", &start, jsonio::Need::kRequired);
+      if (!st.ok()) return LineError(path, line_no, st.message());
+      out.sessions.push_back({start, start});
     } else if (type == "case_started" || type == "case") {
       int index = -1;
+      double at = 0;
       f.Get("index", &index, jsonio::Need::kRequired);
+      f.Get("at_s", &at);
+      if (st.ok() && at > 0 && !out.sessions.empty()) {
+        out.sessions.back().end_s = std::max(out.sessions.back().end_s, at);
+      }
       if (st.ok() && index < 0) f.Fail("index", absl::StrCat("negative case index ", index));
       if (type == "case_started") {
         std::string key;
@@ -318,6 +351,7 @@ Report ReportFromJournal(const JournalContents& journal) {
   AddDevices(journal.devices, &r.environment.devices);
   if (r.environment.command_line.empty()) r.environment.command_line = journal.command_line;
   if (r.environment.started_at.empty()) r.environment.started_at = journal.started_at;
+  r.environment.active_s = journal.ActiveSeconds();
   if (journal.plan) {
     const auto done = journal.FinishedByKey();
     std::set<std::string> started;

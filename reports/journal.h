@@ -45,9 +45,13 @@ class JournalWriter {
   absl::Status WriteEnvironment(const Environment& environment);
   // {"type":"device","device":{...}}: a GPU that runs cases, with the peaks measured on it.
   absl::Status WriteDevice(const DeviceRecord& device);
-  // {"type":"case_started","index":i,"key":"KERNEL PROBLEM"}
+  // {"type":"session","started_at_s":T}: a supervisor starts running the plan (a new run, or a
+  // --resume), T in seconds since the Unix epoch.
+  absl::Status WriteSession(double started_at_s);
+  // {"type":"case_started","index":i,"key":"KERNEL PROBLEM","at_s":T}
   absl::Status CaseStarted(int index, const std::string& key);
-  // {"type":"case","index":i,"result":{...}}
+  // {"type":"case","index":i,"result":{...},"at_s":T}; T: when the line was written, in seconds
+  // since the Unix epoch (it ends the session's active span so far).
   absl::Status CaseFinished(int index, const CaseResult& result);
 
   const std::string& path() const { return path_; }
@@ -62,6 +66,16 @@ class JournalWriter {
   std::string path_;
 };
 
+// Seconds since the Unix epoch, now (the journal's clock: session starts, "at_s" of case lines).
+double UnixSecondsNow();
+
+// One session of a run (its first, or a --resume): from its session line to the last case line
+// written after it.
+struct ActiveSpan {
+  double start_s = 0;
+  double end_s = 0;
+};
+
 struct JournalContents {
   SuiteRecord suite;
   std::string command_line, started_at;
@@ -70,7 +84,8 @@ struct JournalContents {
   std::map<int, CaseResult> finished;       // by case index; the last line for an index wins
   std::set<int> started_unfinished;         // started, never finished: the run died in these
   std::map<int, std::string> started_keys;  // index -> key of its latest case_started line
-  int bad_lines = 0;  // lines that are not JSON (a write cut short by a crash)
+  int bad_lines = 0;                 // lines that are not JSON (a write cut short by a crash)
+  std::vector<ActiveSpan> sessions;  // in order; empty in journals written before sessions
   // The run's plan (the latest header's): absent in journals written before plans existed.
   std::optional<PlanRecord> plan;
 
@@ -80,6 +95,9 @@ struct JournalContents {
   std::vector<std::string> MissingKeys() const;
   // Keys of results that are not cases of the plan (a journal of another plan, or edited).
   std::vector<std::string> UnplannedKeys() const;
+  // The run's active seconds: the sum of its sessions' spans, the pauses between them left out;
+  // with `now_s` > 0 the last session (the one writing the report) ends then. 0 without sessions.
+  double ActiveSeconds(double now_s = 0) const;
 };
 
 // Reads a journal. A line that is not JSON (typically the last one, cut short by a crash) is

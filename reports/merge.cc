@@ -124,8 +124,10 @@ absl::StatusOr<MergeResult> MergeReports(const std::vector<MergeInput>& inputs,
         "twice, or two overlapping runs?)"));
   }
 
-  // The merged run spans its inputs; it is complete only when every input is.
+  // The merged run spans its inputs; it is complete only when every input is. Shards may have run
+  // at once, so their active seconds do not add up: the span stands for the wall time.
   merged.complete = true;
+  merged.environment.active_s = 0;
   for (const auto& in : inputs) {
     const Environment& e = in.report.environment;
     merged.complete = merged.complete && in.report.complete;

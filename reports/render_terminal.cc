@@ -140,7 +140,9 @@ std::string RenderSummary(const Report& report, bool color) {
     status_parts.push_back(n > 0 ? Paint(part, StatusColor(s), color) : part);
   }
   std::string wall;
-  if (std::optional<absl::Duration> span = RunSpan(e); span) {
+  if (e.active_s > 0) {  // the sessions' sum: a resumed run's pause left out
+    wall = absl::StrFormat("wall %.1f s", e.active_s);
+  } else if (std::optional<absl::Duration> span = RunSpan(e); span) {
     wall = absl::StrFormat("wall %.1f s", absl::ToDoubleSeconds(*span));
   } else {
     wall = absl::StrFormat("wall %.1f s (sum of case times)", case_wall);

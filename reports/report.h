@@ -59,6 +59,12 @@ struct Environment {
   std::string host;
   std::string started_at;  // ISO 8601 UTC
   std::string finished_at;
+  // Seconds the run was running: the sum of its sessions (the first and each `run --resume`),
+  // each from its start to its last recorded result, the session that wrote the report to its
+  // end; the pauses between sessions are not counted (docs/report-schema.md). 0: not known (a
+  // report of a journal from before sessions were recorded, or a merge of shards that may have
+  // run at once): finished_at - started_at is the run's span then.
+  double active_s = 0;
   std::string flashscope_version;
   std::string command_line;
   // Every GPU that ran a case, by index (the fields above describe the first). Empty in reports
@@ -73,6 +79,15 @@ struct TimingPolicyRecord {
   int max_samples = 0;
   double noise_target = 0;  // relative standard error of the median at which sampling stops
   double time_cap_s = 0;
+};
+
+// How `flashscope ab` took a case's samples: in pairs, one sample of each side per pair, the side
+// that goes first decided by a seeded coin, L2 flushed before each sample (docs/gating.md).
+struct InterleavingRecord {
+  std::string side;        // "base" or "new": which side of the comparison this report is
+  uint64_t seed = 0;       // the coin's seed for this case
+  std::string order;       // one letter per accepted pair: 'b' base first, 'n' new first
+  int rejected_pairs = 0;  // pairs dropped because either sample's SM clock had dropped
 };
 
 struct TimingRecord {
@@ -91,6 +106,9 @@ struct TimingRecord {
   std::string stop_reason;         // "noise 0.31% <= 0.50% after 40 samples", "time cap 2.0 s", ...
   double median_sm_clock_mhz = 0;  // SM clock measured beside the samples (throttle check)
   std::vector<double> samples_ms;  // accepted samples, in order taken
+  // Set when the samples were taken interleaved with another build's (`flashscope ab`): then
+  // samples_ms[i] of this report and of the other side's form pair i.
+  std::optional<InterleavingRecord> interleaved;
 };
 
 struct ThroughputRecord {

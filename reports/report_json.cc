@@ -61,6 +61,7 @@ void ReadEnvironment(const Json& j, const std::string& path, absl::Status* st, E
   f.Get("host", &e->host);
   f.Get("started_at", &e->started_at);
   f.Get("finished_at", &e->finished_at);
+  f.Get("active_s", &e->active_s);
   f.Get("flashscope_version", &e->flashscope_version);
   f.Get("command_line", &e->command_line);
   if (const Json* a = f.Array("devices")) {
@@ -92,6 +93,24 @@ void ReadSuite(const Json& j, const std::string& path, absl::Status* st, SuiteRe
   }
 }
 
+void ReadInterleaving(const Json& j, const std::string& path, absl::Status* st,
+                      InterleavingRecord* r, size_t samples) {
+  Fields f(j, path, st);
+  f.Get("side", &r->side, Need::kRequired);
+  f.Get("seed", &r->seed);
+  f.Get("order", &r->order, Need::kRequired);
+  f.Get("rejected_pairs", &r->rejected_pairs);
+  if (!f.ok()) return;
+  if (r->side != "base" && r->side != "new") {
+    f.Fail(f.PathOf("side"), absl::StrCat("expected \"base\" or \"new\", got \"", r->side, "\""));
+  } else if (r->order.find_first_not_of("bn") != std::string::npos) {
+    f.Fail(f.PathOf("order"), "expected one letter per pair, 'b' (base first) or 'n' (new first)");
+  } else if (r->order.size() != samples) {
+    f.Fail(f.PathOf("order"), absl::StrCat(r->order.size(), " pairs for ", samples,
+                                           " samples: one letter per sample of samples_ms"));
+  }
+}
+
 void ReadTiming(const Json& j, const std::string& path, absl::Status* st, TimingRecord* t) {
   Fields f(j, path, st);
   f.Get("mode", &t->mode);
@@ -109,6 +128,10 @@ void ReadTiming(const Json& j, const std::string& path, absl::Status* st, Timing
   f.Get("stop_reason", &t->stop_reason);
   f.Get("median_sm_clock_mhz", &t->median_sm_clock_mhz);
   f.Get("samples_ms", &t->samples_ms);
+  if (const Json* i = f.Object("interleaved")) {
+    ReadInterleaving(*i, f.PathOf("interleaved"), st, &t->interleaved.emplace(),
+                     t->samples_ms.size());
+  }
   if (f.ok() && !t->mode.empty() && t->mode != "cold" && t->mode != "hot") {
     f.Fail(f.PathOf("mode"), absl::StrCat("expected \"cold\" or \"hot\", got \"", t->mode, "\""));
   }

@@ -35,21 +35,28 @@ Json TimingPolicyToJson(const TimingPolicyRecord& t) {
 }
 
 Json TimingToJson(const TimingRecord& t) {
-  return {{"mode", t.mode},
-          {"warmup_runs", t.warmup_runs},
-          {"samples_rejected_throttled", t.samples_rejected_throttled},
-          {"median_ms", Number(t.median_ms)},
-          {"mean_ms", Number(t.mean_ms)},
-          {"min_ms", Number(t.min_ms)},
-          {"max_ms", Number(t.max_ms)},
-          {"stdev_ms", Number(t.stdev_ms)},
-          {"p10_ms", Number(t.p10_ms)},
-          {"p90_ms", Number(t.p90_ms)},
-          {"noise", Number(t.noise)},
-          {"converged", t.converged},
-          {"stop_reason", t.stop_reason},
-          {"median_sm_clock_mhz", Number(t.median_sm_clock_mhz)},
-          {"samples_ms", DoubleArray(t.samples_ms)}};
+  Json j = {{"mode", t.mode},
+            {"warmup_runs", t.warmup_runs},
+            {"samples_rejected_throttled", t.samples_rejected_throttled},
+            {"median_ms", Number(t.median_ms)},
+            {"mean_ms", Number(t.mean_ms)},
+            {"min_ms", Number(t.min_ms)},
+            {"max_ms", Number(t.max_ms)},
+            {"stdev_ms", Number(t.stdev_ms)},
+            {"p10_ms", Number(t.p10_ms)},
+            {"p90_ms", Number(t.p90_ms)},
+            {"noise", Number(t.noise)},
+            {"converged", t.converged},
+            {"stop_reason", t.stop_reason},
+            {"median_sm_clock_mhz", Number(t.median_sm_clock_mhz)},
+            {"samples_ms", DoubleArray(t.samples_ms)}};
+  if (const auto& i = t.interleaved) {
+    j["interleaved"] = {{"side", i->side},
+                        {"seed", i->seed},
+                        {"order", i->order},
+                        {"rejected_pairs", i->rejected_pairs}};
+  }
+  return j;
 }
 
 Json ThroughputToJson(const ThroughputRecord& t) {
@@ -225,6 +232,7 @@ Json EnvironmentToJson(const Environment& e) {
             {"finished_at", e.finished_at},
             {"flashscope_version", e.flashscope_version},
             {"command_line", e.command_line}};
+  if (e.active_s > 0) j["active_s"] = e.active_s;
   if (!e.devices.empty()) {
     Json devices = Json::array();
     for (const DeviceRecord& d : e.devices) devices.push_back(DeviceToJson(d));

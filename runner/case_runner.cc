@@ -1,26 +1,17 @@
 #include "runner/case_runner.h"
 
-#include <cuda_runtime_api.h>
-
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "profiler/cupti_profiler.h"
-#include "profiler/device_info.h"
-#include "profiler/kernel_tracer.h"
-#include "profiler/metric_catalogue.h"
 #include "profiler/nvtx_ranges.h"
 #include "profiler/resources.h"
-#include "profiler/timing.h"
 #include "profiler/work_counters.h"
 #include "reports/trust_checks.h"
-#include "runner/case_binding.h"
+#include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
 #include "runner/trust_case.h"
 #include "suites/worker_protocol.h"
@@ -32,42 +23,7 @@ namespace flashscope::runner {
 
 namespace phase = suites::protocol::phase;
 
-struct CaseRunner::State {
-  suites::Suite suite;
-  RunOptions options;
-  cudaStream_t stream = nullptr;
-  std::unique_ptr<profiler::Timer> timer;
-  profiler::DeviceInfo device;
-  WorkspaceSpec workspace_spec;
-  ProblemWorkspaces workspaces;  // one problem's inputs and reference, reused by its kernels
-
-  // Hardware metrics: resolved once; the profiler is created on first use. It collects the
-  // metrics asked for and the trust checks' work counters in the same passes.
-  std::vector<profiler::MetricDef> metric_defs;
-  std::vector<profiler::MetricDef> profiled_defs;           // metric_defs, then work counters
-  const profiler::WorkCounterSet* work_counters = nullptr;  // null: none for this GPU, or off
-  TrustSettings trust;
-  std::unique_ptr<profiler::RangeProfiler> range_profiler;
-  std::string metrics_unavailable;  // set once the profiler cannot work in this process
-  std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)
-  std::string tracer_unavailable;
-};
-
-// The case being run: its result so far, its workspace and its bound launch.
-struct CaseRunner::Case {
-  const CaseToRun* c = nullptr;
-  reports::CaseResult r;
-  std::chrono::steady_clock::time_point start;
-  verify::Workspace* ws = nullptr;
-  std::optional<BoundLaunch> launch;  // on input set 0; names a plugin's own errors
-  std::unique_ptr<TrustCase> trust;   // its launch() reads the current input set
-};
-
-namespace {
-
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
+namespace case_runner_internal {
 
 profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t) {
   profiler::TimingPolicy p;
@@ -80,18 +36,6 @@ profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t) {
   return p;
 }
 
-verify::TolerancePolicy ToleranceFor(const Problem& problem, const suites::VerifySpec& spec) {
-  DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
-  verify::TolerancePolicy t = verify::DefaultTolerance(FamilyOf(problem), dtype);
-  if (spec.atol) t.atol = *spec.atol;
-  if (spec.rtol) t.rtol = *spec.rtol;
-  if (spec.baseline_factor) t.baseline_factor = *spec.baseline_factor;
-  if (spec.floor) t.floor = *spec.floor;
-  return t;
-}
-
-// A sticky error (illegal address, trap, launch failure) poisons the context: every later call
-// returns it again. A second synchronise tells the two kinds apart.
 bool ContextIsLost() {
   cudaGetLastError();
   return cudaDeviceSynchronize() != cudaSuccess;
@@ -101,7 +45,25 @@ void Finish(reports::CaseResult& r, std::chrono::steady_clock::time_point start,
             reports::CaseStatus status, std::string reason) {
   r.status = status;
   r.reason = std::move(reason);
-  r.wall_s = Seconds(start);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace case_runner_internal
+
+namespace {
+
+using case_runner_internal::ContextIsLost;
+using case_runner_internal::Finish;
+using case_runner_internal::ToPolicy;
+
+verify::TolerancePolicy ToleranceFor(const Problem& problem, const suites::VerifySpec& spec) {
+  DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
+  verify::TolerancePolicy t = verify::DefaultTolerance(FamilyOf(problem), dtype);
+  if (spec.atol) t.atol = *spec.atol;
+  if (spec.rtol) t.rtol = *spec.rtol;
+  if (spec.baseline_factor) t.baseline_factor = *spec.baseline_factor;
+  if (spec.floor) t.floor = *spec.floor;
+  return t;
 }
 
 }  // namespace
@@ -217,17 +179,28 @@ reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
     }
     k.ws = *ws;
   }
-  k.launch.emplace(*c.kernel, c.problem, *k.ws);
-  std::vector<LaunchFn> launches = {k.launch->AsFunction()};
-  for (int set = 1; set < k.ws->num_input_sets(); ++set) {
-    launches.push_back(BoundLaunch(*c.kernel, c.problem, *k.ws, set).AsFunction());
-  }
-  k.trust = std::make_unique<TrustCase>(s.trust, *k.ws, std::move(launches), s.stream,
-                                        s.suite.seed ^ std::hash<std::string>()(c.key));
+  Bind(k, *k.ws);
   if (!Prepare(k)) return k.r;
   if (!Verify(k)) return k.r;
   // Timed also when verification failed: a developer wants both answers.
   if (!Time(k)) return k.r;
+  return Complete(k);
+}
+
+void CaseRunner::Bind(Case& k, verify::Workspace& ws) {
+  State& s = *state_;
+  const CaseToRun& c = *k.c;
+  k.ws = &ws;
+  k.launch.emplace(*c.kernel, c.problem, ws);
+  std::vector<LaunchFn> launches = {k.launch->AsFunction()};
+  for (int set = 1; set < ws.num_input_sets(); ++set) {
+    launches.push_back(BoundLaunch(*c.kernel, c.problem, ws, set).AsFunction());
+  }
+  k.trust = std::make_unique<TrustCase>(s.trust, ws, std::move(launches), s.stream,
+                                        s.suite.seed ^ std::hash<std::string>()(c.key));
+}
+
+reports::CaseResult CaseRunner::Complete(Case& k) {
   QueryDeviceFunctions(k);
   Profile(k);
   return Conclude(k);
@@ -361,10 +334,15 @@ bool CaseRunner::Time(Case& k) {
            absl::StrCat("timing: ", t.status().message()));
     return false;
   }
-  k.r.timing = ToTimingRecord(*t);
+  RecordTiming(k, *t);
+  return true;
+}
+
+void CaseRunner::RecordTiming(Case& k, const profiler::TimingResult& t) {
+  State& s = *state_;
+  k.r.timing = ToTimingRecord(t);
   k.r.throughput = ToThroughput(k.c->problem, k.r.timing->median_ms, peaks_);
   k.trust->Trace(*s.timer, Tracer(), s.tracer_unavailable, s.suite.timing.cold);
-  return true;
 }
 
 // Registers, shared and local memory and occupancy of the functions the kernel reports, read

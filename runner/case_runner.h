@@ -5,6 +5,7 @@
 // by runner/case_binding.h, as in every other tool.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -12,8 +13,13 @@
 #include "absl/status/statusor.h"
 #include "plugins/kernel.h"
 #include "profiler/kernel_tracer.h"
+#include "profiler/timing_policy.h"
 #include "reports/report.h"
 #include "suites/suite.h"
+
+namespace flashscope::verify {
+class Workspace;
+}  // namespace flashscope::verify
 
 namespace flashscope::runner {
 
@@ -36,6 +42,29 @@ struct CaseToRun {
   reports::CaseResult planned;
 };
 
+// The same case of both sides of a `flashscope ab` comparison: one problem, one kernel per side.
+struct PairToRun {
+  CaseToRun base, next;
+  uint64_t seed = 0;  // the coin that orders each pair (profiler/paired_sampling.h)
+  // Sampling stops once the standard error of the median log-ratio is at or under this.
+  double log_ratio_noise_target = 0;
+};
+
+// What the ab worker hears while a pair runs. Sides: 0 base, 1 new.
+struct PairObserver {
+  std::function<void(int side)> side;  // that side's kernel code is about to run
+  // That side was verified: its result so far, to keep in case the session dies inside the pair.
+  std::function<void(int side, const reports::CaseResult& so_far)> verified;
+};
+
+struct PairResult {
+  reports::CaseResult base, next;
+};
+
+// At least this many pairs, whatever the suite's min_samples: fewer cannot reach p < 0.01 with the
+// signed-rank test (8 is the least), and 20 give its interval room.
+inline constexpr int kMinPairs = 20;
+
 class CaseRunner {
  public:
   // Fails with a clear status when there is no usable GPU.
@@ -54,6 +83,13 @@ class CaseRunner {
 
   // Never throws; a CUDA error becomes status `error` with the error's name.
   reports::CaseResult Run(const CaseToRun& c);
+  // Both sides of an ab pair (case_runner_pair.cc): supports, one workspace, each side verified
+  // on poisoned outputs, then both timed in interleaved pairs (Timer::TimePair: min pairs
+  // max(timing.min_samples, kMinPairs), the time cap doubled for two kernels), device functions
+  // and metrics per side. A side that cannot be run is recorded with the reason and the other
+  // side still gets everything it can: timed alone when the first failed without harm, kept
+  // verified but not timed when the CUDA context is lost.
+  PairResult RunPair(const PairToRun& pair, const PairObserver& observer);
   // True after an error that poisons the CUDA context (illegal address, trap...): the worker
   // must exit and let the supervisor start a fresh one.
   bool context_lost() const { return context_lost_; }
@@ -63,9 +99,19 @@ class CaseRunner {
   struct Case;
   CaseRunner() = default;
   void Enter(const char* phase);
+  // Binds the case's kernel to `ws` (every input set) and starts its trust checks.
+  void Bind(Case& k, verify::Workspace& ws);
   bool Prepare(Case& k);
   bool Verify(Case& k);
   bool Time(Case& k);
+  // A timing that succeeded, into the case: the record, the throughput, the traced launch.
+  void RecordTiming(Case& k, const profiler::TimingResult& t);
+  // After timing: device functions, hardware counters, the trust checks' verdict.
+  reports::CaseResult Complete(Case& k);
+  // Both sides timed together (case_runner_pair.cc); false when a side failed (statuses set).
+  bool TimeInterleaved(Case (&k)[2], const PairToRun& pair, const PairObserver& observer);
+  // The sides still `live` after timing: device functions, metrics, their final status.
+  void FinishSides(Case (&k)[2], const bool (&live)[2], const PairObserver& observer);
   void QueryDeviceFunctions(Case& k);
   // Hardware counters of one launch: the metrics asked for (the case's profile) and the trust
   // checks' work counters, in the same passes.

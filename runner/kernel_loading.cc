@@ -10,19 +10,48 @@
 
 namespace flashscope::runner {
 
+namespace {
+
+// The built-in plugin (with CUDA), and the Python bridge for plugin paths ending in ".py".
+absl::Status AddBuiltin(plugins::PluginSet* set) {
+  set->SetPythonBridge(suites::PythonBridgePath(suites::ThisProgram()));
+#if defined(FLASHSCOPE_HAVE_CUDA)
+  return set->AddLinked(&flashscope_builtin_plugin_v1);
+#else
+  return absl::OkStatus();
+#endif
+}
+
+// Announced before and after, so that a crash while loading is pinned on this file.
+absl::Status LoadAnnounced(const std::string& path, plugins::Side side, int progress_fd,
+                           plugins::PluginSet* set) {
+  using suites::protocol::Event;
+  suites::protocol::Tell(progress_fd, {Event::kLoad, "", "", path});
+  if (absl::Status s = set->Load(path, side); !s.ok()) return s;
+  suites::protocol::Tell(progress_fd, {Event::kLoaded, "", "", path});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status LoadKernels(const std::vector<std::string>& plugin_paths, int progress_fd,
                          plugins::PluginSet* set) {
-  using suites::protocol::Event;
-#if defined(FLASHSCOPE_HAVE_CUDA)
-  if (absl::Status s = set->AddLinked(&flashscope_builtin_plugin_v1); !s.ok()) return s;
-#endif
-  set->SetPythonBridge(suites::PythonBridgePath(suites::ThisProgram()));
+  if (absl::Status s = AddBuiltin(set); !s.ok()) return s;
   for (const std::string& path : plugin_paths) {
-    suites::protocol::Tell(progress_fd, {Event::kLoad, "", "", path});
-    if (absl::Status s = set->Load(path); !s.ok()) return s;
-    suites::protocol::Tell(progress_fd, {Event::kLoaded, "", "", path});
+    if (absl::Status s = LoadAnnounced(path, plugins::Side::kShared, progress_fd, set); !s.ok()) {
+      return s;
+    }
   }
   return absl::OkStatus();
+}
+
+absl::Status LoadAbKernels(const std::string& base, const std::string& next, int progress_fd,
+                           plugins::PluginSet* set) {
+  if (absl::Status s = AddBuiltin(set); !s.ok()) return s;
+  if (absl::Status s = LoadAnnounced(base, plugins::Side::kBase, progress_fd, set); !s.ok()) {
+    return s;
+  }
+  return LoadAnnounced(next, plugins::Side::kNew, progress_fd, set);
 }
 
 const plugins::PluginSet& BuiltinKernels() {

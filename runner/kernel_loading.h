@@ -15,6 +15,11 @@ namespace flashscope::runner {
 absl::Status LoadKernels(const std::vector<std::string>& plugin_paths, int progress_fd,
                          plugins::PluginSet* set);
 
+// The built-in plugin and the two sides of a `flashscope ab` comparison (plugins::Side::kBase and
+// kNew, whose kernels may share ids), each side announced like a plugin file.
+absl::Status LoadAbKernels(const std::string& base, const std::string& next, int progress_fd,
+                           plugins::PluginSet* set);
+
 // The built-in kernels alone, loaded once per process (tools that run our own kernels by id).
 const plugins::PluginSet& BuiltinKernels();
 

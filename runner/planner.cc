@@ -28,16 +28,16 @@ std::vector<std::string> AllIds(const plugins::PluginSet& set) {
   return ids;
 }
 
-// The kernels each pattern matches; `unmatched` collects patterns that match none (an error
-// unless some plugin was lost, which may be why).
-absl::StatusOr<Kernels> Match(const std::vector<std::string>& patterns,
+// The kernels of `candidates` each pattern matches; `unmatched` collects patterns that match
+// none (an error unless some plugin was lost, which may be why).
+absl::StatusOr<Kernels> Match(const std::vector<std::string>& patterns, const Kernels& candidates,
                               const plugins::PluginSet& set, const std::string& where,
                               bool tolerate_unmatched, std::vector<std::string>* unmatched) {
   Kernels out;
   for (const auto& pattern : patterns) {
     const bool test_only_ok = pattern.rfind("test.", 0) == 0;
     bool matched = false;
-    for (const plugins::Kernel* k : set.kernels()) {
+    for (const plugins::Kernel* k : candidates) {
       if (k->info().test_only && !test_only_ok) continue;
       if (!GlobMatch(pattern, k->info().id)) continue;
       matched = true;
@@ -55,17 +55,19 @@ absl::StatusOr<Kernels> Match(const std::vector<std::string>& patterns,
   return out;
 }
 
-// The suite's kernels narrowed by --kernels, in the order of the plugin set.
-absl::StatusOr<Kernels> SelectKernels(const PlanInputs& in, std::vector<std::string>* lost) {
-  const bool tolerate = !in.lost_plugins.empty();
+// The suite's kernels among `candidates` narrowed by --kernels, in the order of the plugin set.
+// `tolerate`: a pattern that matches nothing is not an error.
+absl::StatusOr<Kernels> SelectKernels(const PlanInputs& in, const Kernels& candidates,
+                                      bool tolerate, std::vector<std::string>* lost) {
   std::vector<std::string> unmatched_suite, unmatched_filter;
-  auto selected = Match(in.suite->kernel_patterns, *in.kernels, in.suite->path + ": suite.kernels",
-                        tolerate, &unmatched_suite);
+  auto selected = Match(in.suite->kernel_patterns, candidates, *in.kernels,
+                        in.suite->path + ": suite.kernels", tolerate, &unmatched_suite);
   if (!selected.ok()) return selected.status();
   *lost = unmatched_suite;
   if (!in.kernels_filter.empty()) {
     std::vector<std::string> filter = absl::StrSplit(in.kernels_filter, ',', absl::SkipEmpty());
-    auto narrowed = Match(filter, *in.kernels, "--kernels", tolerate, &unmatched_filter);
+    auto narrowed =
+        Match(filter, candidates, *in.kernels, "--kernels", tolerate, &unmatched_filter);
     if (!narrowed.ok()) return narrowed.status();
     Kernels both;
     for (const auto* k : *selected) {
@@ -113,38 +115,58 @@ reports::ProvenanceRecord ToRecord(const plugins::Provenance& p) {
   return r;
 }
 
-absl::StatusOr<reports::PlanRecord> MakePlan(const PlanInputs& in) {
-  std::vector<std::string> lost_patterns;
-  auto kernels = SelectKernels(in, &lost_patterns);
-  if (!kernels.ok()) return kernels.status();
+namespace {
+
+// A plan's header: the suite, the filter, the shard and every loaded plugin.
+reports::PlanRecord PlanHeader(const PlanInputs& in) {
   reports::PlanRecord plan;
   plan.suite_path = in.suite->path;
   plan.suite_sha256 = in.suite_sha256;
   plan.kernels_filter = in.kernels_filter;
   plan.shard = in.shard;
-  std::map<const plugins::Provenance*, int> plugin_index;
+  for (const plugins::Provenance& p : in.kernels->plugins()) plan.plugins.push_back(ToRecord(p));
+  return plan;
+}
+
+// `kernel` into the plan's kernels, pointing at its plugin.
+void AddKernel(const PlanInputs& in, const plugins::Kernel* kernel, reports::PlanRecord* plan) {
+  int index = 0;
   for (const plugins::Provenance& p : in.kernels->plugins()) {
-    plugin_index[&p] = static_cast<int>(plan.plugins.size());
-    plan.plugins.push_back(ToRecord(p));
+    if (&p == &kernel->provenance()) break;
+    ++index;
   }
+  plan->kernels.push_back({kernel->info(), index});
+}
+
+reports::PlannedCaseRecord NewCase(const reports::PlanRecord& plan, const std::string& kernel_id,
+                                   const Problem& problem, std::string error) {
+  reports::PlannedCaseRecord c;
+  c.index = static_cast<int>(plan.cases.size());
+  c.kernel_id = kernel_id;
+  c.problem = problem;
+  c.key = kernel_id + " " + ProblemKey(problem);
+  c.error = std::move(error);
+  return c;
+}
+
+}  // namespace
+
+absl::StatusOr<reports::PlanRecord> MakePlan(const PlanInputs& in) {
+  std::vector<std::string> lost_patterns;
+  auto kernels = SelectKernels(in, in.kernels->kernels(), !in.lost_plugins.empty(), &lost_patterns);
+  if (!kernels.ok()) return kernels.status();
+  reports::PlanRecord plan = PlanHeader(in);
   for (const auto& l : in.lost_plugins) plan.lost_plugins.push_back({l.path, l.reason});
-  for (const plugins::Kernel* k : *kernels) {
-    plan.kernels.push_back({k->info(), plugin_index.at(&k->provenance())});
-  }
+  for (const plugins::Kernel* k : *kernels) AddKernel(in, k, &plan);
   for (const Problem& problem : in.suite->problems) {
-    auto add = [&](const std::string& kernel_id, std::string error) {
-      reports::PlannedCaseRecord c;
-      c.index = static_cast<int>(plan.cases.size());
-      c.kernel_id = kernel_id;
-      c.problem = problem;
-      c.key = kernel_id + " " + ProblemKey(problem);
-      c.error = std::move(error);
-      plan.cases.push_back(std::move(c));
-    };
     for (const plugins::Kernel* k : *kernels) {
-      if (k->info().family == FamilyOf(problem)) add(k->info().id, "");
+      if (k->info().family == FamilyOf(problem)) {
+        plan.cases.push_back(NewCase(plan, k->info().id, problem, ""));
+      }
     }
-    for (const auto& pattern : lost_patterns) add(pattern, LostReason(in, pattern));
+    for (const auto& pattern : lost_patterns) {
+      plan.cases.push_back(NewCase(plan, pattern, problem, LostReason(in, pattern)));
+    }
   }
   if (plan.cases.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -158,6 +180,62 @@ absl::StatusOr<reports::PlanRecord> MakePlan(const PlanInputs& in) {
   if (plan.cases.empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("--shard ", shard->Name(), ": the suite has fewer cases than shards"));
+  }
+  return plan;
+}
+
+absl::StatusOr<AbPlan> MakeAbPlan(const PlanInputs& in) {
+  if (!in.shard.empty()) {
+    return absl::InvalidArgumentError("flashscope ab takes no --shard: it plans every case");
+  }
+  Kernels sides;
+  for (const plugins::Kernel* k : in.kernels->kernels()) {
+    if (k->provenance().side != plugins::Side::kShared) sides.push_back(k);
+  }
+  std::vector<std::string> unmatched;
+  auto kernels = SelectKernels(in, sides, /*tolerate=*/true, &unmatched);
+  if (!kernels.ok()) return kernels.status();
+  std::vector<std::string> ids;  // in plugin order: the base side's first
+  for (const plugins::Kernel* k : *kernels) {
+    if (std::find(ids.begin(), ids.end(), k->info().id) == ids.end()) ids.push_back(k->info().id);
+  }
+  if (ids.empty()) {
+    std::vector<std::string> offered;  // each id once (both sides usually offer it)
+    for (const plugins::Kernel* k : sides) {
+      if (std::find(offered.begin(), offered.end(), k->info().id) == offered.end()) {
+        offered.push_back(k->info().id);
+      }
+    }
+    return absl::NotFoundError(absl::StrCat(
+        "neither --base nor --new offers a kernel that suite ", in.suite->name,
+        (in.kernels_filter.empty() ? ""
+                                   : absl::StrCat(" narrowed by --kernels ", in.kernels_filter)),
+        " selects (its kernels: ", absl::StrJoin(in.suite->kernel_patterns, ", "),
+        "; the sides offer: ", absl::StrJoin(offered, ", "),
+        "; test-only ids need a pattern starting with \"test.\")"));
+  }
+  AbPlan plan{PlanHeader(in), PlanHeader(in)};
+  for (const std::string& id : ids) {
+    if (const plugins::Kernel* k = in.kernels->Find(id, plugins::Side::kBase)) {
+      AddKernel(in, k, &plan.base);
+    }
+    if (const plugins::Kernel* k = in.kernels->Find(id, plugins::Side::kNew)) {
+      AddKernel(in, k, &plan.next);
+    }
+  }
+  for (const Problem& problem : in.suite->problems) {
+    for (const std::string& id : ids) {
+      for (reports::PlanRecord* side : {&plan.base, &plan.next}) {
+        const reports::PlannedKernelRecord* k = side->FindKernel(id);
+        if (k != nullptr && k->info.family == FamilyOf(problem)) {
+          side->cases.push_back(NewCase(*side, id, problem, ""));
+        }
+      }
+    }
+  }
+  if (plan.base.cases.empty() && plan.next.cases.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        in.suite->path, ": the sides' kernels and the suite's problems have no family in common"));
   }
   return plan;
 }
@@ -179,7 +257,14 @@ absl::StatusOr<std::vector<BoundCase>> BindPlan(const reports::PlanRecord& plan,
     BoundCase b;
     b.planned = &c;
     if (c.error.empty()) {
-      b.kernel = kernels.Find(c.kernel_id);
+      // The plan's plugins are the loaded ones, in order (checked above): the planned kernel's
+      // plugin index says which side of an ab comparison, if any, it belongs to.
+      const reports::PlannedKernelRecord* planned = plan.FindKernel(c.kernel_id);
+      const int plugin = planned != nullptr ? planned->plugin : -1;
+      const plugins::Side side = plugin >= 0 && plugin < static_cast<int>(kernels.plugins().size())
+                                     ? kernels.plugins()[static_cast<size_t>(plugin)].side
+                                     : plugins::Side::kShared;
+      b.kernel = kernels.Find(c.kernel_id, side);
       if (b.kernel == nullptr) {
         return absl::FailedPreconditionError(absl::StrCat("the plan's kernel ", c.kernel_id,
                                                           " is not offered by the loaded plugins"));

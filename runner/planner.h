@@ -31,15 +31,28 @@ struct PlanInputs {
 // no kernel is an error that names the closest ids (unless plugins were lost, see above).
 absl::StatusOr<reports::PlanRecord> MakePlan(const PlanInputs& in);
 
+// `flashscope ab`'s plans: one per side, for the kernels of the plugins loaded as the two sides
+// (plugins::Side::kBase and kNew) that the suite's patterns and --kernels select, times the
+// suite's problems, problem-major. A kernel both sides offer gives the same case key in both
+// plans (a pair); one that only one side offers is planned on that side alone. Kernels of any
+// other plugin (the built-in ones) take no part: they would be the same code on both sides. A
+// suite pattern that matches no side's kernel is passed over (it may name a peer); an error only
+// when nothing at all is selected. No shards.
+struct AbPlan {
+  reports::PlanRecord base, next;
+};
+absl::StatusOr<AbPlan> MakeAbPlan(const PlanInputs& in);
+
 // A planned case and the kernel that runs it (nullptr for a case planned as an error).
 struct BoundCase {
   const reports::PlannedCaseRecord* planned = nullptr;
   const plugins::Kernel* kernel = nullptr;
 };
 
-// The plan's cases bound to the kernels of `kernels`. Fails, saying what changed, when the loaded
-// plugins are not the ones the plan was made with (a plugin file rebuilt since, another build of
-// flashscope) or a planned kernel is missing.
+// The plan's cases bound to the kernels of `kernels`, each found in the plugin the plan says it
+// comes from (so an ab side's plan binds to that side's kernels). Fails, saying what changed,
+// when the loaded plugins are not the ones the plan was made with (a plugin file rebuilt since,
+// another build of flashscope) or a planned kernel is missing.
 absl::StatusOr<std::vector<BoundCase>> BindPlan(const reports::PlanRecord& plan,
                                                 const plugins::PluginSet& kernels);
 

@@ -2,6 +2,7 @@
 // (suites/supervisor.h) and never meant to be run by hand. Commands (suites/worker_protocol.h):
 //   plan     load the plugins, plan the suite, probe the device; write the planning result
 //   run      run the cases of the plan in a journal that the journal does not hold yet
+//   ab       run the pairs of a `flashscope ab` session (its two journals, one per side)
 //   list     print the kernels of the built-in and the given plugins (`flashscope list`)
 //   metrics  print the hardware-metric catalogue (`flashscope metrics`)
 #include <cerrno>
@@ -22,6 +23,7 @@
 #if defined(FLASHSCOPE_HAVE_CUDA)
 #include "profiler/device_info.h"
 #include "runner/record_conversions.h"
+#include "runner/worker_ab.h"
 #include "runner/worker_run.h"
 #endif
 
@@ -60,13 +62,24 @@ int Plan(const protocol::WorkerRequest& r) {
   auto sha = plugins::Sha256OfFile(r.suite_path);
   if (!sha.ok()) return protocol::TellFatal(r.progress_fd, std::string(sha.status().message()));
   plugins::PluginSet kernels;
-  if (absl::Status s = LoadKernels(r.plugins, r.progress_fd, &kernels); !s.ok()) {
+  const bool ab = !r.ab_base.empty();
+  if (absl::Status s = ab ? LoadAbKernels(r.ab_base, r.ab_new, r.progress_fd, &kernels)
+                          : LoadKernels(r.plugins, r.progress_fd, &kernels);
+      !s.ok()) {
     return protocol::TellFatal(r.progress_fd, std::string(s.message()), protocol::kExitBadPlugin);
   }
   PlanInputs in{&*suite, *sha, &kernels, r.kernels_filter, r.shard, r.lost_plugins};
-  auto plan = MakePlan(in);
-  if (!plan.ok()) return protocol::TellFatal(r.progress_fd, std::string(plan.status().message()));
-  protocol::PlanningResult result{*std::move(plan), {}, {}};
+  protocol::PlanningResult result;
+  if (ab) {
+    auto plan = MakeAbPlan(in);
+    if (!plan.ok()) return protocol::TellFatal(r.progress_fd, std::string(plan.status().message()));
+    result.plan = std::move(plan->base);
+    result.ab_new = std::move(plan->next);
+  } else {
+    auto plan = MakePlan(in);
+    if (!plan.ok()) return protocol::TellFatal(r.progress_fd, std::string(plan.status().message()));
+    result.plan = *std::move(plan);
+  }
   ProbeDevices(&result);
   std::ofstream out(r.plan_out, std::ios::binary | std::ios::trunc);
   out << protocol::PlanningResultToText(result);
@@ -146,8 +159,10 @@ int main(int argc, char** argv) {
     case protocol::Command::kMetrics:
       return flashscope::runner::FinishStandardOutput(flashscope::runner::Metrics(*request));
     case protocol::Command::kRun:
+    case protocol::Command::kAb:
 #if defined(FLASHSCOPE_HAVE_CUDA)
-      return flashscope::runner::RunCases(*request);
+      return request->command == protocol::Command::kAb ? flashscope::runner::RunAbPairs(*request)
+                                                        : flashscope::runner::RunCases(*request);
 #else
       return protocol::TellFatal(
           request->progress_fd,

@@ -24,19 +24,6 @@ namespace protocol = suites::protocol;
 using suites::protocol::Event;
 using suites::protocol::Tell;
 
-// The suite file as planned: its policies (timing, verification, inputs) come from it.
-absl::StatusOr<suites::Suite> PlannedSuite(const reports::PlanRecord& plan) {
-  auto suite = suites::LoadSuiteFile(plan.suite_path);
-  if (!suite.ok()) return suite.status();
-  auto sha = plugins::Sha256OfFile(plan.suite_path);
-  if (!sha.ok()) return sha.status();
-  if (*sha != plan.suite_sha256) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the suite file ", plan.suite_path, " changed since the run was planned; start a new run"));
-  }
-  return suite;
-}
-
 // A rerun under compute-sanitizer (suites/sanitize.h): one timed sample, no warm-up, no L2
 // flush, no metrics, heatmaps or dumps, since the tool slows every launch 10-100x and only the
 // kernel's memory accesses matter.
@@ -48,31 +35,6 @@ void ForSanitizer(suites::Suite* suite, RunOptions* options) {
   suite->verify.heatmaps = "none";
   options->metrics.clear();
   options->dump_dir.clear();
-}
-
-// The peaks this worker's cases compare against: its GPU's, from the journal when a worker on it
-// measured them before; else measured now and recorded (a device line, and the environment line
-// when the run has none). The sanitizer's reruns measure nothing (their timings mean nothing
-// under the tool) and journals of runs before device lines lend their environment's peaks.
-absl::Status SetUpPeaks(const suites::protocol::WorkerRequest& request,
-                        const reports::JournalContents& journal, CaseRunner& runner,
-                        reports::JournalWriter& writer) {
-  const reports::DeviceRecord mine = runner.DescribeDevice(request.device);
-  if (const reports::DeviceRecord* known = reports::FindDevice(journal.devices, mine.uuid)) {
-    runner.SetPeaks(known->peaks);
-    return absl::OkStatus();
-  }
-  if (request.sanitize_rerun || (journal.environment && journal.devices.empty())) {
-    if (journal.environment) runner.SetPeaks(journal.environment->peaks);
-    if (request.sanitize_rerun) return absl::OkStatus();
-    return writer.WriteDevice(runner.DescribeDevice(request.device));
-  }
-  Tell(request.progress_fd, {Event::kNote, "", "", "measuring device peaks"});
-  const reports::Environment env = runner.DescribeEnvironment(/*measure_peaks=*/true);
-  if (absl::Status s = writer.WriteDevice(runner.DescribeDevice(request.device)); !s.ok()) {
-    return s;
-  }
-  return journal.environment ? absl::OkStatus() : writer.WriteEnvironment(env);
 }
 
 // Runs one case and records it. Returns false when the worker must stop (the journal cannot be
@@ -89,8 +51,7 @@ bool RunOne(const suites::protocol::WorkerRequest& request, const reports::PlanR
   }
   const CaseToRun run{c.index, c.key, b.kernel, c.problem, suites::NewCaseResult(plan, c, suite)};
   reports::CaseResult r = runner.Run(run);
-  r.device = request.device;
-  r.device_uuid = runner.DescribeDevice(request.device).uuid;
+  StampDevice(request, runner, &r);
   if (auto s = writer.CaseFinished(c.index, r); !s.ok()) {
     protocol::TellFatal(fd, std::string(s.message()));
     return false;
@@ -125,6 +86,45 @@ int RunCommanded(const suites::protocol::WorkerRequest& request, const reports::
 }
 
 }  // namespace
+
+void StampDevice(const suites::protocol::WorkerRequest& request, const CaseRunner& runner,
+                 reports::CaseResult* r) {
+  r->device = request.device;
+  r->device_uuid = runner.DescribeDevice(request.device).uuid;
+}
+
+absl::Status SetUpPeaks(const suites::protocol::WorkerRequest& request,
+                        const reports::JournalContents& journal, CaseRunner& runner,
+                        reports::JournalWriter& writer) {
+  const reports::DeviceRecord mine = runner.DescribeDevice(request.device);
+  if (const reports::DeviceRecord* known = reports::FindDevice(journal.devices, mine.uuid)) {
+    runner.SetPeaks(known->peaks);
+    return absl::OkStatus();
+  }
+  if (request.sanitize_rerun || (journal.environment && journal.devices.empty())) {
+    if (journal.environment) runner.SetPeaks(journal.environment->peaks);
+    if (request.sanitize_rerun) return absl::OkStatus();
+    return writer.WriteDevice(runner.DescribeDevice(request.device));
+  }
+  Tell(request.progress_fd, {Event::kNote, "", "", "measuring device peaks"});
+  const reports::Environment env = runner.DescribeEnvironment(/*measure_peaks=*/true);
+  if (absl::Status s = writer.WriteDevice(runner.DescribeDevice(request.device)); !s.ok()) {
+    return s;
+  }
+  return journal.environment ? absl::OkStatus() : writer.WriteEnvironment(env);
+}
+
+absl::StatusOr<suites::Suite> PlannedSuite(const reports::PlanRecord& plan) {
+  auto suite = suites::LoadSuiteFile(plan.suite_path);
+  if (!suite.ok()) return suite.status();
+  auto sha = plugins::Sha256OfFile(plan.suite_path);
+  if (!sha.ok()) return sha.status();
+  if (*sha != plan.suite_sha256) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the suite file ", plan.suite_path, " changed since the run was planned; start a new run"));
+  }
+  return suite;
+}
 
 int RunCases(const suites::protocol::WorkerRequest& request) {
   const int fd = request.progress_fd;

@@ -18,6 +18,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr double kInterruptPollS = 0.25;  // how often job.interrupted is asked
+
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
@@ -31,6 +33,8 @@ struct Slot {
   bool started = false;                // ... and it said S for it
   Clock::time_point since;  // when it was handed out, started, or the worker told to stop
   std::string phase, loading, fatal;
+  int side = -1;         // ab: whose kernel code runs in the case in flight (SIDE)
+  std::string summary;   // ab: the verdict of the pair just finished (AB)
   bool ran_any = false;  // this worker started a case
   int failed_starts = 0;
   bool retired = false;
@@ -61,8 +65,9 @@ class Scheduler {
   void OnMessage(Slot& s, const protocol::Message& m);
   void OnEnd(Slot& s, bool timed_out);
   bool RecordLoadCrash(Slot& s, int wait_status, bool timed_out);
-  void Record(Slot& s, const reports::PlannedCaseRecord& c, reports::CaseStatus status,
-              const std::string& reason, double wall_s);
+  void Record(Slot& s, const LostCase& lost);
+  std::vector<const reports::ProvenanceRecord*> PluginsOf(
+      const reports::PlannedCaseRecord& c) const;
   void Retire(Slot& s, const std::string& why);
   double SecondsLeft(const Slot& s) const;
   double DeadlineLeft() const;
@@ -88,7 +93,8 @@ void Scheduler::Start(Slot& s) {
     return;
   }
   s.worker.emplace(*std::move(worker));
-  s.phase.clear(), s.loading.clear(), s.fatal.clear();
+  s.phase.clear(), s.loading.clear(), s.fatal.clear(), s.summary.clear();
+  s.side = -1;
   s.ran_any = false;
   Assign(s);
 }
@@ -110,6 +116,13 @@ void Scheduler::OnMessage(Slot& s, const protocol::Message& m) {
   switch (m.event) {
     case protocol::Event::kCaseStarted:
       s.started = true, s.ran_any = true, s.phase.clear(), s.since = Clock::now();
+      s.side = -1, s.summary.clear();
+      break;
+    case protocol::Event::kSide:
+      s.side = protocol::SideIndex(m.text);
+      break;
+    case protocol::Event::kPairVerdict:
+      s.summary = m.text;
       break;
     case protocol::Event::kPhase:
       s.phase = m.text;
@@ -117,7 +130,7 @@ void Scheduler::OnMessage(Slot& s, const protocol::Message& m) {
     case protocol::Event::kCaseFinished: {
       auto it = by_key_.find(m.key);
       if (it != by_key_.end() && job_.ended) {
-        job_.ended({it->second, s.device, m.status, "", SecondsSince(s.since)});
+        job_.ended({it->second, s.device, m.status, "", SecondsSince(s.since), s.summary});
       }
       s.failed_starts = 0;
       Assign(s);
@@ -156,13 +169,21 @@ void Scheduler::Drain(Slot& s) {
   }
 }
 
-void Scheduler::Record(Slot& s, const reports::PlannedCaseRecord& c, reports::CaseStatus status,
-                       const std::string& reason, double wall_s) {
-  if (absl::Status st = job_.record(c, *s.device, status, reason, wall_s); !st.ok()) {
+void Scheduler::Record(Slot& s, const LostCase& lost) {
+  if (absl::Status st = job_.record(lost); !st.ok()) {
     result_.failure = std::string(st.message());
     return;
   }
-  if (job_.ended) job_.ended({&c, s.device, reports::CaseStatusName(status), reason, wall_s});
+  if (job_.ended) {
+    job_.ended({lost.planned, s.device, reports::CaseStatusName(lost.status), lost.reason,
+                lost.wall_s, "", lost.side});
+  }
+}
+
+std::vector<const reports::ProvenanceRecord*> Scheduler::PluginsOf(
+    const reports::PlannedCaseRecord& c) const {
+  if (job_.plugins_of) return job_.plugins_of(c);
+  return {job_.plan->ProvenanceOf(c.kernel_id)};
 }
 
 // The worker died (or hung) loading a plugin: every case of that plugin's kernels still queued is
@@ -175,8 +196,9 @@ bool Scheduler::RecordLoadCrash(Slot& s, int wait_status, bool timed_out) {
                                " crashed while loading: ", CauseOfDeath(wait_status));
   std::set<std::string> keys;
   for (const auto& [key, c] : by_key_) {
-    const reports::ProvenanceRecord* from = job_.plan->ProvenanceOf(c->kernel_id);
-    if (from != nullptr && from->path == s.loading) keys.insert(key);
+    for (const reports::ProvenanceRecord* from : PluginsOf(*c)) {
+      if (from != nullptr && from->path == s.loading) keys.insert(key);
+    }
   }
   std::vector<QueuedCase> cases = queue_.Remove(keys);
   if (s.assigned && keys.count(s.assigned->key)) {
@@ -186,7 +208,9 @@ bool Scheduler::RecordLoadCrash(Slot& s, int wait_status, bool timed_out) {
   }
   s.assigned.reset();
   for (const QueuedCase& c : cases) {
-    Record(s, *by_key_.at(c.key), reports::CaseStatus::kError, reason, 0);
+    LostCase lost{by_key_.at(c.key), s.device, reports::CaseStatus::kError, reason, 0};
+    lost.loading_plugin = s.loading;
+    Record(s, lost);
   }
   return !cases.empty();
 }
@@ -197,15 +221,23 @@ void Scheduler::OnEnd(Slot& s, bool timed_out) {
   bool recorded = false;
   if (s.assigned && s.started) {
     const reports::PlannedCaseRecord& c = *by_key_.at(s.assigned->key);
+    // Whose code ran: the case's plugin, or for ab the side the worker last named (none: the
+    // process's fault, not a plugin's).
+    const std::vector<const reports::ProvenanceRecord*> plugins = PluginsOf(c);
+    const reports::ProvenanceRecord* from =
+        plugins.size() == 1 ? plugins[0]
+        : s.side >= 0 && s.side < static_cast<int>(plugins.size())
+            ? plugins[static_cast<size_t>(s.side)]
+            : nullptr;
     const std::string reason =
-        timed_out ? absl::StrFormat(
-                        "exceeded the case time limit of %.0f s and was killed (raise it with "
-                        "--case_timeout_s or the suite's case_timeout_s)",
-                        job_.case_limit_s)
-                  : protocol::CrashReason(s.phase, job_.plan->ProvenanceOf(c.kernel_id),
-                                          CauseOfDeath(status));
-    Record(s, c, timed_out ? reports::CaseStatus::kTimeout : reports::CaseStatus::kError, reason,
-           timed_out ? job_.case_limit_s : SecondsSince(s.since));
+        timed_out ? absl::StrFormat("exceeded the %s time limit of %.0f s and was killed (%s)",
+                                    job_.unit, job_.case_limit_s, job_.limit_hint)
+                  : protocol::CrashReason(s.phase, from, CauseOfDeath(status));
+    LostCase lost{&c, s.device,
+                  timed_out ? reports::CaseStatus::kTimeout : reports::CaseStatus::kError, reason,
+                  timed_out ? job_.case_limit_s : SecondsSince(s.since)};
+    lost.side = s.side;
+    Record(s, lost);
     recorded = true;
   } else if (s.assigned && !s.loading.empty() && (DiedOfSignal(status) || timed_out)) {
     recorded = RecordLoadCrash(s, status, timed_out);
@@ -281,7 +313,13 @@ ScheduleResult Scheduler::Run() {
       result_.stopped_by_deadline = true;
       break;
     }
+    if (job_.interrupted) wait_s = std::min(wait_s, kInterruptPollS);
     poll(fds.data(), fds.size(), static_cast<int>(std::clamp(wait_s, 0.0, 3600.0) * 1000) + 1);
+    if (job_.interrupted && job_.interrupted()) {
+      KillAll();
+      result_.interrupted = true;
+      break;
+    }
     for (Slot& s : slots_) {
       if (s.worker) Drain(s);
       if (s.worker && SecondsLeft(s) <= 0) {

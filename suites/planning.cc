@@ -44,24 +44,12 @@ struct Attempt {
   std::string fatal;      // what the worker said before giving up
   std::string death;      // how it died, if it did not finish
   bool hung = false;      // killed by us after kPlanningLimitS without progress
+  int exit_code = -1;     // when it exited (not killed by a signal)
 };
 
-Attempt RunPlanner(const PlanRequest& request, const std::vector<protocol::LostPlugin>& lost,
-                   const std::string& plan_out) {
-  protocol::WorkerRequest w;
-  w.command = protocol::Command::kPlan;
-  w.suite_path = request.suite_path;
-  w.kernels_filter = request.kernels_filter;
-  w.shard = request.shard;
-  w.plan_out = plan_out;
-  w.lost_plugins = lost;
-  for (const auto& p : request.plugins) {
-    bool is_lost = false;
-    for (const auto& l : lost) is_lost |= l.path == p;
-    if (!is_lost) w.plugins.push_back(p);
-  }
+Attempt RunPlanner(const std::string& worker_exe, const protocol::WorkerRequest& w) {
   Attempt a;
-  auto worker = WorkerProcess::Start(request.worker_exe, w);
+  auto worker = WorkerProcess::Start(worker_exe, w);
   if (!worker.ok()) {
     a.death = std::string(worker.status().message());
     return a;
@@ -78,9 +66,13 @@ Attempt RunPlanner(const PlanRequest& request, const std::vector<protocol::LostP
     if (read == WorkerProcess::Read::kEnded) break;
     if (m.event == protocol::Event::kLoad) a.loading = m.text;
     if (m.event == protocol::Event::kLoaded) a.loading.clear();
-    if (m.event == protocol::Event::kFatal) a.fatal = m.text;
+    if (m.event == protocol::Event::kFatal) {
+      a.fatal = m.text;
+      a.loading.clear();  // a refusal the worker explained (a FATAL line), not a crash
+    }
   }
   const int status = worker->Wait();
+  if (WIFEXITED(status)) a.exit_code = WEXITSTATUS(status);
   if (a.death.empty()) {
     a.finished = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!a.finished) {
@@ -88,6 +80,13 @@ Attempt RunPlanner(const PlanRequest& request, const std::vector<protocol::LostP
     }
   }
   return a;
+}
+
+absl::StatusOr<protocol::PlanningResult> ReadPlanningResult(const std::string& plan_out) {
+  std::ifstream in(plan_out);
+  std::stringstream text;
+  text << in.rdbuf();
+  return protocol::PlanningResultFromText(text.str());
 }
 
 }  // namespace
@@ -101,13 +100,20 @@ absl::StatusOr<protocol::PlanningResult> PlanInWorker(const PlanRequest& request
   std::vector<protocol::LostPlugin> lost;
   // Each crash drops one plugin, so this ends.
   for (size_t attempt = 0; attempt <= request.plugins.size(); ++attempt) {
-    const Attempt a = RunPlanner(request, lost, plan_out);
-    if (a.finished) {
-      std::ifstream in(plan_out);
-      std::stringstream text;
-      text << in.rdbuf();
-      return protocol::PlanningResultFromText(text.str());
+    protocol::WorkerRequest w;
+    w.command = protocol::Command::kPlan;
+    w.suite_path = request.suite_path;
+    w.kernels_filter = request.kernels_filter;
+    w.shard = request.shard;
+    w.plan_out = plan_out;
+    w.lost_plugins = lost;
+    for (const auto& p : request.plugins) {
+      bool is_lost = false;
+      for (const auto& l : lost) is_lost |= l.path == p;
+      if (!is_lost) w.plugins.push_back(p);
     }
+    const Attempt a = RunPlanner(request.worker_exe, w);
+    if (a.finished) return ReadPlanningResult(plan_out);
     if (!a.loading.empty()) {
       // The worker died (or hung) inside this plugin's loading: its code, not ours.
       const std::string reason =
@@ -123,6 +129,37 @@ absl::StatusOr<protocol::PlanningResult> PlanInWorker(const PlanRequest& request
         absl::StrCat("flashscope-worker ", a.death, " while planning (its messages are above)"));
   }
   return absl::InternalError("planning did not converge (a flashscope defect; please report it)");
+}
+
+absl::StatusOr<protocol::PlanningResult> PlanAbInWorker(const AbPlanRequest& request) {
+  ScratchDir scratch;
+  if (scratch.path().empty()) {
+    return absl::InternalError("cannot create a scratch folder for planning (set TMPDIR?)");
+  }
+  protocol::WorkerRequest w;
+  w.command = protocol::Command::kPlan;
+  w.suite_path = request.suite_path;
+  w.kernels_filter = request.kernels_filter;
+  w.plan_out = scratch.path() + "/plan.json";
+  w.ab_base = request.base;
+  w.ab_new = request.next;
+  const Attempt a = RunPlanner(request.worker_exe, w);
+  if (a.finished) {
+    auto result = ReadPlanningResult(w.plan_out);
+    if (result.ok() && !result->ab_new) {
+      return absl::InternalError("the worker made no plan for the new side (another version?)");
+    }
+    return result;
+  }
+  if (!a.loading.empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("plugin ", a.loading,
+                     a.hung ? " hung while loading: " : " crashed while loading: ", a.death));
+  }
+  if (a.exit_code == protocol::kExitBadPlugin) return absl::FailedPreconditionError(a.fatal);
+  if (!a.fatal.empty()) return absl::InvalidArgumentError(a.fatal);
+  return absl::InternalError(
+      absl::StrCat("flashscope-worker ", a.death, " while planning (its messages are above)"));
 }
 
 }  // namespace flashscope::suites

@@ -24,4 +24,18 @@ struct PlanRequest {
 // could not plan at all.
 absl::StatusOr<protocol::PlanningResult> PlanInWorker(const PlanRequest& request);
 
+struct AbPlanRequest {
+  std::string worker_exe;
+  std::string suite_path;
+  std::string base, next;  // the two sides' plugin files, resolved
+  std::string kernels_filter;
+};
+
+// The plans of a `flashscope ab` session (PlanningResult::plan for the base side, ab_new for the
+// new one). Nothing is planned around a side that fails to load: FailedPrecondition when one is
+// refused (not a plugin, a wrong ABI, bad fields, clashing ids) or crashes or hangs while
+// loading, the "cannot test" of `git bisect run`; InvalidArgument for bad input; other errors:
+// the worker could not plan at all.
+absl::StatusOr<protocol::PlanningResult> PlanAbInWorker(const AbPlanRequest& request);
+
 }  // namespace flashscope::suites

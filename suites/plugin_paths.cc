@@ -71,7 +71,7 @@ absl::StatusOr<std::vector<std::string>> ResolvePlugins(const PluginSources& sou
   std::vector<std::pair<std::string, std::string>> entries;  // entry, where it came from
   for (const auto& p : sources.suite) entries.emplace_back(p, "the suite's \"plugins\"");
   if (!sources.command_line.empty()) {
-    for (const auto& p : sources.command_line) entries.emplace_back(p, "--plugin");
+    for (const auto& p : sources.command_line) entries.emplace_back(p, sources.command_line_flag);
   } else {
     for (const auto& p : SplitColons(sources.env_plugins)) {
       entries.emplace_back(p, "FLASHSCOPE_PLUGINS");

@@ -17,11 +17,12 @@
 namespace flashscope::suites {
 
 struct PluginSources {
-  std::vector<std::string> suite;         // Suite::plugins
-  std::vector<std::string> command_line;  // --plugin, in order
-  std::string env_plugins;                // $FLASHSCOPE_PLUGINS
-  std::string env_plugin_path;            // $FLASHSCOPE_PLUGIN_PATH
-  std::string installed_dir;              // PluginDirBeside(worker)
+  std::vector<std::string> suite;              // Suite::plugins
+  std::vector<std::string> command_line;       // --plugin, in order
+  std::string command_line_flag = "--plugin";  // how messages name them (ab: --base, --new)
+  std::string env_plugins;                     // $FLASHSCOPE_PLUGINS
+  std::string env_plugin_path;                 // $FLASHSCOPE_PLUGIN_PATH
+  std::string installed_dir;                   // PluginDirBeside(worker)
 };
 
 // The sources as the environment and the command line give them.

@@ -1,11 +1,15 @@
 #include "suites/run_journal.h"
 
+#include <unistd.h>
+
 #include <ctime>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
 #include "reports/journal.h"
+#include "reports/report_json.h"
 #include "suites/plan_cases.h"
 
 namespace flashscope::suites {
@@ -95,6 +99,29 @@ std::string UtcNow(const char* format) {
   return buf;
 }
 
+absl::StatusOr<reports::Report> WriteReportFromJournal(const std::string& journal_path,
+                                                       const std::string& out_path,
+                                                       bool remove_journal) {
+  auto contents = reports::ReadJournal(journal_path);
+  if (!contents.ok()) return contents.status();
+  reports::Report report = reports::ReportFromJournal(*contents);
+  report.complete = contents->MissingKeys().empty() && contents->UnplannedKeys().empty();
+  reports::Environment& env = report.environment;
+  env.finished_at = UtcNow("%Y-%m-%dT%H:%M:%SZ");
+  env.active_s = contents->ActiveSeconds(reports::UnixSecondsNow());  // this session ends now
+  env.git_revision = FLASHSCOPE_GIT_REVISION;
+  env.flashscope_version = FLASHSCOPE_VERSION;
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) == 0) env.host = host;
+  if (auto s = reports::WriteReportFileAtomic(report, out_path); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(s.message(), " (the journal ", journal_path,
+                                               " still holds every result; `flashscope show` "
+                                               "reads it)"));
+  }
+  if (report.complete || remove_journal) std::filesystem::remove(journal_path);
+  return report;
+}
+
 absl::StatusOr<RunJournal> OpenRunJournal(const JournalRequest& request, const Suite& suite,
                                           const reports::PlanRecord& plan) {
   RunJournal out;
@@ -124,6 +151,11 @@ absl::StatusOr<RunJournal> OpenRunJournal(const JournalRequest& request, const S
     if (out.out_path.empty()) out.out_path = ReportPathOf(out.journal_path);
   }
   if (absl::Status s = RecordPlannedErrors(out.journal_path, plan, suite); !s.ok()) return s;
+  // A session starts: the wall time of a resumed run counts each session, not the pause
+  // between them (reports::JournalContents::ActiveSeconds).
+  auto writer = reports::JournalWriter::Open(out.journal_path, /*append=*/true);
+  if (!writer.ok()) return writer.status();
+  if (absl::Status s = writer->WriteSession(reports::UnixSecondsNow()); !s.ok()) return s;
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "reports/plan.h"
+#include "reports/report.h"
 #include "suites/suite.h"
 
 namespace flashscope::suites {
@@ -31,5 +32,13 @@ absl::StatusOr<RunJournal> OpenRunJournal(const JournalRequest& request, const S
 
 // "2026-11-23T04:05:06Z" style times of now, in UTC, in `format` (strftime).
 std::string UtcNow(const char* format);
+
+// The report of a journal (complete when every planned case is in it), stamped with this
+// flashscope (finish time, git revision, version, host) and written atomically to `out_path`.
+// The journal is then removed when the report is complete, or always with `remove_journal`
+// (ab, which does not resume). A failed write says that the journal still holds every result.
+absl::StatusOr<reports::Report> WriteReportFromJournal(const std::string& journal_path,
+                                                       const std::string& out_path,
+                                                       bool remove_journal = false);
 
 }  // namespace flashscope::suites

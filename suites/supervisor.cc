@@ -1,16 +1,11 @@
 #include "suites/supervisor.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
 #include "reports/journal.h"
-#include "reports/report_json.h"
 #include "reports/text_safety.h"
 #include "suites/device_scheduler.h"
 #include "suites/device_selection.h"
@@ -55,14 +50,14 @@ struct RunContext {
 
 // A case its worker could not record (it died or hung in it), with the GPU it was on.
 absl::Status RecordLost(const RunContext& run, reports::JournalWriter& writer,
-                        const reports::PlannedCaseRecord& c, const DeviceSlot& device,
-                        reports::CaseStatus status, const std::string& reason, double wall_s) {
+                        const LostCase& lost) {
+  const reports::PlannedCaseRecord& c = *lost.planned;
   reports::CaseResult r = NewCaseResult(*run.plan, c, *run.suite);
-  r.status = status;
-  r.reason = reason;
-  r.wall_s = wall_s;
-  r.device = device.device.index;
-  r.device_uuid = device.device.uuid;
+  r.status = lost.status;
+  r.reason = lost.reason;
+  r.wall_s = lost.wall_s;
+  r.device = lost.device->device.index;
+  r.device_uuid = lost.device->device.uuid;
   return writer.CaseFinished(c.index, r);
 }
 
@@ -93,10 +88,7 @@ std::string RunCases(const RunContext& run) {
     r.dump_dir = run.args->dump_dir;
     return r;
   };
-  job.record = [&](const reports::PlannedCaseRecord& c, const DeviceSlot& device,
-                   reports::CaseStatus status, const std::string& reason, double wall_s) {
-    return RecordLost(run, *writer, c, device, status, reason, wall_s);
-  };
+  job.record = [&](const LostCase& lost) { return RecordLost(run, *writer, lost); };
   const int total = static_cast<int>(run.plan->cases.size());
   RunProgress progress(total, total - static_cast<int>(missing.size()),
                        static_cast<int>(run.devices.size()), run.args->quiet, run.run_start);
@@ -139,22 +131,10 @@ absl::Status Sanitize(const SuperviseArgs& args, const RunContext& run,
 // The report from the journal, written atomically; the journal goes only when every planned case
 // is in the report.
 SuperviseResult FinalReport(const RunContext& run, const std::string& out_path) {
-  auto contents = reports::ReadJournal(run.journal_path);
-  if (!contents.ok()) return Fail(2, std::string(contents.status().message()));
+  auto report = WriteReportFromJournal(run.journal_path, out_path);
+  if (!report.ok()) return Fail(2, std::string(report.status().message()));
   SuperviseResult result;
-  result.report = reports::ReportFromJournal(*contents);
-  result.report.complete = contents->MissingKeys().empty() && contents->UnplannedKeys().empty();
-  reports::Environment& env = result.report.environment;
-  env.finished_at = UtcNow("%Y-%m-%dT%H:%M:%SZ");
-  env.git_revision = FLASHSCOPE_GIT_REVISION;
-  env.flashscope_version = FLASHSCOPE_VERSION;
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) == 0) env.host = host;
-  if (auto s = reports::WriteReportFileAtomic(result.report, out_path); !s.ok()) {
-    return Fail(2, absl::StrCat(s.message(), " (the journal ", run.journal_path,
-                                " still holds every result; `flashscope show` reads it)"));
-  }
-  if (result.report.complete) std::filesystem::remove(run.journal_path);
+  result.report = *std::move(report);
   result.report_path = out_path;
   result.exit_code = result.report.complete && run.plan->lost_plugins.empty() ? 0 : 1;
   for (const auto& c : result.report.cases) {

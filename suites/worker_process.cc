@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,6 +105,7 @@ absl::StatusOr<WorkerProcess> WorkerProcess::Start(const std::string& worker_exe
   std::vector<std::string> argv = protocol::WorkerArgv(worker_exe, request);
   std::vector<std::string> env = ChildEnvironment(options.environment);
   std::vector<char*> cargv = Pointers(argv), cenv = Pointers(env);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     CloseBoth(progress);
@@ -111,6 +113,10 @@ absl::StatusOr<WorkerProcess> WorkerProcess::Start(const std::string& worker_exe
     return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
   }
   if (pid == 0) {
+    // A worker outlives no supervisor: killed (even by SIGKILL), it takes its worker along, which
+    // would otherwise go on writing a journal nobody reads.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);  // the supervisor died before prctl took effect
     // The child keeps its own two ends across exec; everything else closes there.
     fcntl(progress[1], F_SETFD, 0);
     if (commands[1] >= 0) fcntl(commands[1], F_SETFD, 0);

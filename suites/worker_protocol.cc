@@ -8,6 +8,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 #include "reports/report_json.h"
 
@@ -20,15 +21,16 @@ const std::map<Command, std::string>& CommandNames() {
   static const std::map<Command, std::string> names = {{Command::kPlan, "plan"},
                                                        {Command::kRun, "run"},
                                                        {Command::kList, "list"},
-                                                       {Command::kMetrics, "metrics"}};
+                                                       {Command::kMetrics, "metrics"},
+                                                       {Command::kAb, "ab"}};
   return names;
 }
 
 const std::map<Event, std::string>& EventTags() {
   static const std::map<Event, std::string> tags = {
-      {Event::kLoad, "LOAD"},  {Event::kLoaded, "LOADED"},  {Event::kCaseStarted, "S"},
-      {Event::kPhase, "P"},    {Event::kCaseFinished, "F"}, {Event::kNote, "NOTE"},
-      {Event::kFatal, "FATAL"}};
+      {Event::kLoad, "LOAD"},      {Event::kLoaded, "LOADED"},  {Event::kCaseStarted, "S"},
+      {Event::kPhase, "P"},        {Event::kCaseFinished, "F"}, {Event::kSide, "SIDE"},
+      {Event::kPairVerdict, "AB"}, {Event::kNote, "NOTE"},      {Event::kFatal, "FATAL"}};
   return tags;
 }
 
@@ -89,12 +91,25 @@ std::vector<std::string> WorkerArgv(const std::string& worker_exe, const WorkerR
   if (r.progress_fd >= 0) add("progress_fd", std::to_string(r.progress_fd));
   for (const auto& p : r.plugins) add("plugin", p);
   for (const auto& l : r.lost_plugins) add("lost", Escape(l.path) + "\t" + Escape(l.reason));
+  if (!r.ab_base.empty()) add("base", r.ab_base);
+  if (!r.ab_new.empty()) add("new", r.ab_new);
   switch (r.command) {
     case Command::kPlan:
       add("suite", r.suite_path);
       add("kernels", r.kernels_filter);
       add("shard", r.shard);
       add("plan_out", r.plan_out);
+      break;
+    case Command::kAb:
+      add("journal", r.journal_path);
+      add("new_journal", r.new_journal);
+      if (r.command_fd >= 0) add("command_fd", std::to_string(r.command_fd));
+      add("device", std::to_string(r.device));
+      add("metrics", r.metrics);
+      add("ab_seed", std::to_string(r.ab_seed));
+      add("ab_alpha", absl::StrFormat("%.17g", r.ab_alpha));
+      add("ab_min_effect", absl::StrFormat("%.17g", r.ab_min_effect));
+      add("ab_allowed_slowdown", absl::StrFormat("%.17g", r.ab_allowed_slowdown));
       break;
     case Command::kList:
       if (r.all) argv.push_back("--all");
@@ -117,12 +132,12 @@ std::vector<std::string> WorkerArgv(const std::string& worker_exe, const WorkerR
 
 absl::StatusOr<WorkerRequest> ParseWorkerArgv(const std::vector<std::string>& argv) {
   WorkerRequest r;
-  if (argv.size() < 2) return BadArg("", "no command (plan, run, list or metrics)");
+  if (argv.size() < 2) return BadArg("", "no command (plan, run, ab, list or metrics)");
   bool known = false;
   for (const auto& [command, name] : CommandNames()) {
     if (argv[1] == name) r.command = command, known = true;
   }
-  if (!known) return BadArg(argv[1], "not a command (plan, run, list or metrics)");
+  if (!known) return BadArg(argv[1], "not a command (plan, run, ab, list or metrics)");
   for (size_t i = 2; i < argv.size(); ++i) {
     const std::string& arg = argv[i];
     if (arg == "--all") {
@@ -151,11 +166,19 @@ absl::StatusOr<WorkerRequest> ParseWorkerArgv(const std::vector<std::string>& ar
       r.lost_plugins.push_back({Unescape(value.substr(0, tab)), Unescape(value.substr(tab + 1))});
     } else if (flag == "only") {
       r.only_keys.push_back(value);
+    } else if (flag == "ab_seed") {
+      if (!absl::SimpleAtoi(value, &r.ab_seed)) return BadArg(arg, "not an unsigned integer");
+    } else if (flag == "ab_alpha" || flag == "ab_min_effect" || flag == "ab_allowed_slowdown") {
+      double& d = flag == "ab_alpha"        ? r.ab_alpha
+                  : flag == "ab_min_effect" ? r.ab_min_effect
+                                            : r.ab_allowed_slowdown;
+      if (!absl::SimpleAtod(value, &d)) return BadArg(arg, "not a number");
     } else {
       const std::map<std::string, std::string*> text = {
-          {"suite", &r.suite_path},  {"kernels", &r.kernels_filter}, {"shard", &r.shard},
-          {"plan_out", &r.plan_out}, {"journal", &r.journal_path},   {"metrics", &r.metrics},
-          {"dump", &r.dump_dir}};
+          {"suite", &r.suite_path},       {"kernels", &r.kernels_filter}, {"shard", &r.shard},
+          {"plan_out", &r.plan_out},      {"journal", &r.journal_path},   {"metrics", &r.metrics},
+          {"dump", &r.dump_dir},          {"base", &r.ab_base},           {"new", &r.ab_new},
+          {"new_journal", &r.new_journal}};
       auto it = text.find(flag);
       if (it == text.end()) return BadArg(arg, "unknown flag");
       *it->second = value;
@@ -197,6 +220,13 @@ std::optional<Message> ParseMessage(std::string_view line) {
     return m;
   }
   return std::nullopt;
+}
+
+int SideIndex(std::string_view name) {
+  for (int side = 0; side < 2; ++side) {
+    if (name == kSideNames[side]) return side;
+  }
+  return -1;
 }
 
 std::string FormatRunCommand(const std::string& key) { return "RUN " + Escape(key); }
@@ -269,8 +299,9 @@ std::string PlanningResultToText(const PlanningResult& r) {
                  {"reason", r.device.reason}};
   Json devices = Json::array();
   for (const reports::DeviceRecord& d : r.devices) devices.push_back(reports::DeviceToJson(d));
-  return Json({{"plan", reports::PlanToJson(r.plan)}, {"device", device}, {"devices", devices}})
-      .dump();
+  Json j = {{"plan", reports::PlanToJson(r.plan)}, {"device", device}, {"devices", devices}};
+  if (r.ab_new) j["ab_new"] = reports::PlanToJson(*r.ab_new);
+  return j.dump();
 }
 
 absl::StatusOr<PlanningResult> PlanningResultFromText(const std::string& text) {
@@ -286,6 +317,14 @@ absl::StatusOr<PlanningResult> PlanningResultFromText(const std::string& text) {
     return absl::DataLossError(absl::StrCat("the worker's plan: ", plan.status().message()));
   }
   r.plan = *std::move(plan);
+  if (j.contains("ab_new")) {
+    absl::StatusOr<reports::PlanRecord> next = reports::PlanFromJson(j["ab_new"]);
+    if (!next.ok()) {
+      return absl::DataLossError(
+          absl::StrCat("the worker's plan of the new side: ", next.status().message()));
+    }
+    r.ab_new = *std::move(next);
+  }
   const Json& d = j["device"];
   auto has = [&](const char* key, bool (Json::*is)() const noexcept) {
     return d.is_object() && d.contains(key) && (d[key].*is)();

@@ -9,15 +9,19 @@
 //   S <key>                case started
 //   P <phase>              the case entered a phase (supports, inputs, launch, timing, ...)
 //   F <status> <key>       case finished with this status
+//   SIDE <base|new>        ab: the kernel code about to run is this side's (a crash is its)
+//   AB <text>              ab: the verdict of the pair just finished, in words
 //   NOTE <text>            something worth a line on the terminal
 //   FATAL <text>           the worker cannot go on (no GPU, a bad journal): do not restart it
 //
 // Commands, supervisor to worker, on the run's command channel (--command_fd), one per line:
-//   RUN <key>              run this case of the journal's plan next; end of input: exit
+//   RUN <key>              run this case of the journal's plan next (ab: this pair of the two
+//                          journals' plans); end of input: exit
 // so that the supervisor hands cases out one at a time to the workers of several GPUs
 // (suites/device_scheduler.h).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,7 +36,7 @@ inline constexpr int kExitContextLost = 3;  // a kernel poisoned the CUDA contex
 inline constexpr int kExitFatal = 4;        // no usable GPU or bad arguments: do not restart
 inline constexpr int kExitBadPlugin = 5;    // a plugin was refused (message on stderr and FATAL)
 
-enum class Command { kPlan, kRun, kList, kMetrics };
+enum class Command { kPlan, kRun, kList, kMetrics, kAb };
 
 // A plugin file that crashed the process that loaded it: planned again without it.
 struct LostPlugin {
@@ -45,6 +49,8 @@ struct WorkerRequest {
   int progress_fd = -1;  // where progress lines go; -1 = nowhere
   // plan, list
   std::vector<std::string> plugins;  // absolute paths, in load order
+  // plan, ab: the two sides of a `flashscope ab` comparison (absolute paths); set = an ab plan
+  std::string ab_base, ab_new;
   std::vector<LostPlugin> lost_plugins;
   // plan
   std::string suite_path;
@@ -53,7 +59,7 @@ struct WorkerRequest {
   std::string plan_out;  // the planning result is written here (JSON, PlanningResult)
   // list
   bool all = false;  // test-only kernels too
-  // run: the plan is the journal header's
+  // run, ab: the plan is the journal header's
   std::string journal_path;
   int command_fd = -1;  // RUN lines come from here (see above); -1: the plan's cases, in order
   int device = 0;       // the GPU's index as the supervisor names it, recorded in each result
@@ -61,6 +67,11 @@ struct WorkerRequest {
   std::string dump_dir;
   std::vector<std::string> only_keys;  // run only these cases (the sanitizer's one-case reruns)
   bool sanitize_rerun = false;
+  // ab: journal_path is the base side's journal, this the new side's; the coin's seed and the
+  // verdict's thresholds (reports/ab_verdict.h: the progress lines and when to stop sampling)
+  std::string new_journal;
+  uint64_t ab_seed = 0;
+  double ab_alpha = 0.01, ab_min_effect = 0.005, ab_allowed_slowdown = 0.005;
   // metrics
   int cc = 0;
 };
@@ -71,14 +82,29 @@ absl::StatusOr<WorkerRequest> ParseWorkerArgv(const std::vector<std::string>& ar
 
 // ---- progress lines ----
 
-enum class Event { kLoad, kLoaded, kCaseStarted, kPhase, kCaseFinished, kNote, kFatal };
+enum class Event {
+  kLoad,
+  kLoaded,
+  kCaseStarted,
+  kPhase,
+  kCaseFinished,
+  kSide,
+  kPairVerdict,
+  kNote,
+  kFatal
+};
 
 struct Message {
   Event event = Event::kNote;
   std::string key;     // kCaseStarted, kCaseFinished
   std::string status;  // kCaseFinished
-  std::string text;    // kLoad, kLoaded (the path), kPhase, kNote, kFatal
+  std::string text;    // kLoad, kLoaded (the path), kPhase, kSide, kPairVerdict, kNote, kFatal
 };
+
+// The two sides of an ab comparison as SIDE lines name them: 0 base, 1 new.
+inline constexpr const char* kSideNames[2] = {"base", "new"};
+// The index of the side a SIDE line names; -1 for any other text.
+int SideIndex(std::string_view name);
 
 std::string FormatMessage(const Message& m);  // one line, without the newline
 std::optional<Message> ParseMessage(std::string_view line);
@@ -139,10 +165,11 @@ struct DeviceRecord {
 };
 
 struct PlanningResult {
-  reports::PlanRecord plan;
-  DeviceRecord device;  // CUDA's device 0 (the one a run without --devices uses), or why none
+  reports::PlanRecord plan;  // an ab plan: the base side's
+  DeviceRecord device;       // CUDA's device 0 (the one a run without --devices uses), or why none
   // Every GPU the planning worker could see, by index, without peaks (docs/devices.md).
   std::vector<reports::DeviceRecord> devices;
+  std::optional<reports::PlanRecord> ab_new;  // an ab plan: the new side's
 };
 
 std::string PlanningResultToText(const PlanningResult& result);

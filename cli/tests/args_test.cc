@@ -20,6 +20,7 @@ std::vector<Command> Commands() {
   a.min_positional = 1;
   a.max_positional = 1;
   a.Add(Flag::String("out", "FILE", "where"))
+      .Add(Flag::String("out_dir", "DIR", "where, a folder"))
       .Add(Flag::Bool("force", "anyway"))
       .Add(Flag::Double("ratio", "R", "a ratio", 0.5).Check(AtLeast(0)))
       .Add(Flag::Int("count", "N", "how many", 3))
@@ -56,6 +57,17 @@ TEST(Args, ValuesInEverySyntax) {
   EXPECT_TRUE(p.args.Given("out"));
   EXPECT_FALSE(p.args.Given("secret"));
   EXPECT_EQ(p.args.command_line(), "flashscope test");
+}
+
+TEST(Args, DashesInANameAreUnderscores) {
+  ParseOutcome p = Parse({"in.json", "--out-dir", "d", "--out-dir=e"});
+  ASSERT_EQ(p.kind, ParseOutcome::Kind::kRun) << p.error;
+  EXPECT_EQ(p.args.String("out_dir"), "e");
+  EXPECT_EQ(Parse({"in.json", "--out_dir=a-b"}).args.String("out_dir"), "a-b") << "values stay";
+  ParseOutcome no = Parse({"in.json", "--no-force"});
+  ASSERT_EQ(no.kind, ParseOutcome::Kind::kRun) << no.error;
+  EXPECT_TRUE(no.args.Given("force"));
+  EXPECT_FALSE(no.args.Bool("force"));
 }
 
 TEST(Args, DefaultsNegationAndTheEndOfFlags) {

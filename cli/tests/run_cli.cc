@@ -8,18 +8,12 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 namespace flashscope::cli::testing {
 namespace {
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Reads the pty master until the child closed its side (EIO on Linux).
 std::string Drain(int fd) {
@@ -65,6 +59,13 @@ void WriteText(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
 
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 CliResult RunCli(const std::vector<std::string>& args, const CliOptions& options) {
   const std::string dir = TempDir();
   const std::string out_path = options.stdout_path.empty() ? dir + "/out" : options.stdout_path;
@@ -103,8 +104,10 @@ CliResult RunCli(const std::vector<std::string>& args, const CliOptions& options
   int status = 0;
   ::waitpid(pid, &status, 0);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (!options.stdout_on_tty && options.stdout_path.empty()) r.out = ReadAll(out_path);
-  r.err = ReadAll(err_path);
+  if (!options.stdout_on_tty && options.stdout_path.empty()) r.out = ReadText(out_path);
+  r.err = ReadText(err_path);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);  // the captures are read: leave no folder behind
   return r;
 }
 

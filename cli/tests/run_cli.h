@@ -28,5 +28,6 @@ std::string CliPath();
 // A fresh empty directory, unique per call.
 std::string TempDir();
 void WriteText(const std::string& path, const std::string& text);
+std::string ReadText(const std::string& path);  // "" when it cannot be read
 
 }  // namespace flashscope::cli::testing

@@ -144,6 +144,57 @@ TEST(PluginLoader, DuplicateIdsNameBothFiles) {
   EXPECT_EQ(set.plugins().size(), 1u);
 }
 
+TEST(PluginLoader, TheTwoAbSidesMayShareIdsEachOnce) {
+  PluginSet set;
+  ASSERT_TRUE(set.Load(PluginPath("good"), Side::kBase).ok());
+  ASSERT_TRUE(set.Load(PluginPath("dup"), Side::kNew).ok());
+  EXPECT_EQ(set.kernels().size(), 4u);
+  const Kernel* base = set.Find("good.attn_v1", Side::kBase);
+  const Kernel* next = set.Find("good.attn_v1", Side::kNew);
+  ASSERT_NE(base, nullptr);
+  ASSERT_NE(next, nullptr);
+  EXPECT_EQ(base->provenance().name, "test-good");
+  EXPECT_EQ(next->provenance().name, "test-dup");
+  EXPECT_EQ(next->provenance().side, Side::kNew);
+  EXPECT_EQ(set.Find("good.attn_v1"), nullptr) << "no plugin outside the sides offers it";
+  // A third build of the same kernels on a side that already has them is refused, naming both.
+  const std::string copy = ::testing::TempDir() + "/libtest_plugin_good_copy.so";
+  std::filesystem::copy_file(PluginPath("good"), copy,
+                             std::filesystem::copy_options::overwrite_existing);
+  absl::Status s = set.Load(copy, Side::kNew);
+  ASSERT_FALSE(s.ok());
+  EXPECT_HAS(s.message(), "is offered by both");
+  EXPECT_HAS(s.message(), std::filesystem::canonical(PluginPath("dup")).string() + " (--new)");
+  EXPECT_HAS(s.message(), std::filesystem::canonical(copy).string() + " (--new)");
+  EXPECT_EQ(set.kernels().size(), 4u);
+}
+
+TEST(PluginLoader, OutsideTheAbSidesDuplicatesAreStillRefused) {
+  {
+    PluginSet set;  // a plugin that is no side clashes with a side
+    ASSERT_TRUE(set.Load(PluginPath("good")).ok());
+    absl::Status s = set.Load(PluginPath("dup"), Side::kBase);
+    ASSERT_FALSE(s.ok());
+    EXPECT_HAS(s.message(),
+               "plugin " + std::filesystem::canonical(PluginPath("good")).string() + " and plugin");
+    EXPECT_HAS(s.message(), "(--base)");
+    EXPECT_HAS(s.message(), "except between the two sides of `flashscope ab`");
+  }
+  {
+    PluginSet set;  // both on one side
+    ASSERT_TRUE(set.Load(PluginPath("good"), Side::kBase).ok());
+    EXPECT_FALSE(set.Load(PluginPath("dup"), Side::kBase).ok());
+  }
+  {
+    PluginSet set;  // one file cannot be both sides: its kernels would be one and the same code
+    ASSERT_TRUE(set.Load(PluginPath("good"), Side::kBase).ok());
+    absl::Status s = set.Load(PluginPath("good"), Side::kNew);
+    ASSERT_FALSE(s.ok());
+    EXPECT_HAS(s.message(), "loaded twice, as base and as new");
+    EXPECT_HAS(s.message(), "cp ");
+  }
+}
+
 TEST(PluginLoader, MissingEntrySymbol) {
   const std::string m = Refusal("no_entry");
   EXPECT_HAS(m, "does not export flashscope_plugin_v1");

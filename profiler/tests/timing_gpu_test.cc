@@ -148,6 +148,80 @@ TEST_F(TimingGpuTest, LaunchErrorNamesTheCudaError) {
   EXPECT_TRUE(timer_->Time(Spin(10'000), p).ok());
 }
 
+const SampleHooks kNoHooks[2] = {};
+
+double MedianRatio(const PairTimingResult& r) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < r.a.samples_ms.size(); ++i) {
+    ratios.push_back(r.b.samples_ms[i] / r.a.samples_ms[i]);
+  }
+  std::sort(ratios.begin(), ratios.end());
+  return ratios[ratios.size() / 2];
+}
+
+// flashscope ab's timing: two launches in interleaved pairs, a coin per pair.
+TEST_F(TimingGpuTest, InterleavedPairsSeeAKnownDifferenceAndNoneBetweenEquals) {
+  PairPolicy p;
+  p.timing.min_samples = 30;
+  p.timing.max_samples = 200;
+  p.timing.time_cap_s = 5;
+  p.log_ratio_noise_target = 0.001;
+  p.seed = 7;
+  int launches[2] = {0, 0};
+  // The sample hooks (the trust checks') run around each side's own timed launches, numbered per
+  // side, as Time() runs them.
+  std::vector<int> hooked[2];
+  SampleHooks hooks[2];
+  for (int side = 0; side < 2; ++side) {
+    hooks[side].before = [&hooked, side](int i) {
+      hooked[side].push_back(i);
+      return absl::OkStatus();
+    };
+  }
+  PairTimingResult r =
+      timer_->TimePair(Spin(500'000), Spin(525'000), p, hooks, [&](int side) { ++launches[side]; });
+  ASSERT_TRUE(r.status.ok()) << r.status;
+  ASSERT_EQ(r.a.samples_ms.size(), r.b.samples_ms.size());
+  const int pairs = static_cast<int>(r.order.size());
+  EXPECT_EQ(pairs, static_cast<int>(r.a.samples_ms.size()));
+  EXPECT_GE(pairs, 30);
+  EXPECT_EQ(r.a.mode, "cold");
+  EXPECT_EQ(r.a.warmup_runs, p.timing.warmup);
+  EXPECT_EQ(launches[0], p.timing.warmup + pairs + r.rejected_pairs) << "one launch a sample";
+  EXPECT_EQ(launches[1], launches[0]);
+  for (int side = 0; side < 2; ++side) {
+    const TimingResult& t = side == 0 ? r.a : r.b;
+    ASSERT_EQ(static_cast<int>(hooked[side].size()), pairs + r.rejected_pairs);
+    EXPECT_EQ(t.launches, pairs + r.rejected_pairs);
+    for (int i = 0; i < t.launches; ++i) EXPECT_EQ(hooked[side][static_cast<size_t>(i)], i);
+  }
+  const auto a_first = std::count(r.order.begin(), r.order.end(), 'a');
+  EXPECT_GT(a_first, pairs / 5);
+  EXPECT_LT(a_first, pairs * 4 / 5);
+  EXPECT_NEAR(MedianRatio(r), 1.05, 0.01);
+  PairTimingResult same = timer_->TimePair(Spin(500'000), Spin(500'000), p, kNoHooks, [](int) {});
+  ASSERT_TRUE(same.status.ok()) << same.status;
+  EXPECT_NEAR(MedianRatio(same), 1.0, 0.005);
+  EXPECT_TRUE(same.converged) << same.stop_reason;
+}
+
+TEST_F(TimingGpuTest, APairsErrorNamesItsSideAndKeepsThePairsBefore) {
+  PairPolicy p;
+  p.timing.warmup = 0;
+  p.timing.min_samples = 1000;  // never stops on its own
+  p.timing.max_samples = 1000;
+  p.timing.time_cap_s = 5;
+  int calls = 0;
+  auto breaks = [&calls](cudaStream_t s) {
+    return ++calls > 10 ? LaunchSpin(1000, 0, s) : LaunchSpin(10'000, 1, s);  // 0 blocks: error
+  };
+  PairTimingResult r = timer_->TimePair(Spin(10'000), breaks, p, kNoHooks, [](int) {});
+  ASSERT_FALSE(r.status.ok());
+  EXPECT_EQ(r.failed_side, 1);
+  EXPECT_EQ(r.a.samples_ms.size(), 10u) << "the pairs taken before the error are kept";
+  EXPECT_EQ(r.b.samples_ms.size(), 10u);
+}
+
 TEST_F(TimingGpuTest, ProbeMeasuresAPlausibleClock) {
   auto mhz = timer_->MeasureSmClockMhz();
   ASSERT_TRUE(mhz.ok()) << mhz.status();

@@ -69,6 +69,52 @@ TEST(Journal, WritesAndReadsEveryEvent) {
   EXPECT_EQ(j->bad_lines, 0);
 }
 
+// Issue 14, item 8: a resumed run's wall time is the sum of its sessions, not the span that
+// holds the pause between them.
+TEST(Journal, ActiveSecondsLeaveOutThePauseBetweenSessions) {
+  const std::string path = testing::MakeTempDir() + "/run.jsonl";
+  WriteRun(path, 0, /*dangling=*/false);
+  const std::string c =
+      CaseToJson(SimpleCase("attn.a01_scalar", "attention_fwd{S=1}", CaseStatus::kPassed, 1.0))
+          .dump();
+  AppendRaw(path, R"({"type":"session","started_at_s":1000.5})"
+                  "\n"
+                  R"({"type":"case_started","index":0,"key":"k","at_s":1001})"
+                  "\n"
+                  R"({"type":"case","index":0,"at_s":1010.5,"result":)" +
+                      c +
+                      "}\n"
+                      R"({"type":"session","started_at_s":5000})"
+                      "\n"
+                      R"({"type":"case","index":1,"at_s":5004,"result":)" +
+                      c + "}\n");
+  absl::StatusOr<JournalContents> j = ReadJournal(path);
+  ASSERT_TRUE(j.ok()) << j.status();
+  ASSERT_EQ(j->sessions.size(), 2u);
+  EXPECT_EQ(j->sessions[0].start_s, 1000.5);
+  EXPECT_EQ(j->sessions[0].end_s, 1010.5) << "a killed session ends at its last result";
+  EXPECT_EQ(j->ActiveSeconds(), 10.0 + 4.0) << "the 3990 s pause is not counted";
+  EXPECT_EQ(j->ActiveSeconds(/*now_s=*/5020), 10.0 + 20.0) << "the session writing the report";
+  const Report r = ReportFromJournal(*j);
+  EXPECT_EQ(r.environment.active_s, 14.0);
+  absl::StatusOr<Report> back = ReportFromJson(ToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->environment.active_s, 14.0);
+  EXPECT_THAT(RenderSummary(r, /*color=*/false), HasSubstr("wall 14.0 s"));
+}
+
+TEST(Journal, WithoutSessionsTheActiveTimeIsUnknown) {
+  const std::string path = testing::MakeTempDir() + "/run.jsonl";
+  WriteRun(path, 2, /*dangling=*/false);  // written as before sessions existed: no session line
+  absl::StatusOr<JournalContents> j = ReadJournal(path);
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_TRUE(j->sessions.empty());
+  EXPECT_EQ(j->ActiveSeconds(), 0.0);
+  const Report r = ReportFromJournal(*j);
+  EXPECT_EQ(r.environment.active_s, 0.0);
+  EXPECT_FALSE(ToJson(r)["environment"].contains("active_s")) << "old reports stay as they were";
+}
+
 TEST(Journal, LastWriteForAnIndexWins) {
   const std::string path = testing::MakeTempDir() + "/run.jsonl";
   WriteRun(path, 1, false);

@@ -45,6 +45,13 @@ void ExpectSameTiming(const TimingRecord& a, const TimingRecord& b) {
   FS_EQ(stop_reason);
   FS_DEQ(median_sm_clock_mhz);
   FS_EQ(samples_ms);
+  ASSERT_EQ(a.interleaved.has_value(), b.interleaved.has_value());
+  if (a.interleaved) {
+    FS_EQ(interleaved->side);
+    FS_EQ(interleaved->seed);
+    FS_EQ(interleaved->order);
+    FS_EQ(interleaved->rejected_pairs);
+  }
 }
 
 void ExpectSameVerification(const VerificationRecord& a, const VerificationRecord& b) {
@@ -283,6 +290,28 @@ ProfileRecord FullProfile() {
   return p;
 }
 
+// A timing with every field set (FullReport's case).
+TimingRecord FullTiming() {
+  TimingRecord t;
+  t.mode = "hot";
+  t.warmup_runs = 5;
+  t.samples_rejected_throttled = 2;
+  t.median_ms = 0.0123;
+  t.mean_ms = 0.0125;
+  t.min_ms = 0.0119;
+  t.max_ms = 0.0141;
+  t.stdev_ms = 0.0004;
+  t.p10_ms = 0.0120;
+  t.p90_ms = 0.0131;
+  t.noise = 0.0031;
+  t.converged = true;
+  t.stop_reason = "noise 0.31% <= 0.50% after 40 samples";
+  t.median_sm_clock_mhz = 1980;
+  t.samples_ms = {0.0123, 0.0119, 0.1 + 0.2, 1e-9};
+  t.interleaved = InterleavingRecord{"new", 18446744073709551557ull, "bnnb", 3};
+  return t;
+}
+
 }  // namespace
 
 Report FullReport() {
@@ -308,23 +337,7 @@ Report FullReport() {
   c.status = CaseStatus::kPassed;
   c.reason = "note kept for round trip";
   c.wall_s = 1.25;
-  TimingRecord t;
-  t.mode = "hot";
-  t.warmup_runs = 5;
-  t.samples_rejected_throttled = 2;
-  t.median_ms = 0.0123;
-  t.mean_ms = 0.0125;
-  t.min_ms = 0.0119;
-  t.max_ms = 0.0141;
-  t.stdev_ms = 0.0004;
-  t.p10_ms = 0.0120;
-  t.p90_ms = 0.0131;
-  t.noise = 0.0031;
-  t.converged = true;
-  t.stop_reason = "noise 0.31% <= 0.50% after 40 samples";
-  t.median_sm_clock_mhz = 1980;
-  t.samples_ms = {0.0123, 0.0119, 0.1 + 0.2, 1e-9};
-  c.timing = t;
+  c.timing = FullTiming();
   c.throughput = ThroughputRecord{4.5e9, 1.1e6, 0.366, 89.4, 0.048, 2.18};
   VerificationRecord v;
   v.ran = true;

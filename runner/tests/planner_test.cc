@@ -138,6 +138,66 @@ TEST_F(Planner, BindingRefusesKernelsThatAreNotThePlans) {
       << refused.status();
 }
 
+// flashscope ab: the base side good.*, the new side a second build of the same ids (dup).
+class AbPlanner : public ::testing::Test {
+ protected:
+  absl::StatusOr<AbPlan> Plan(std::vector<std::string> kernels, std::string next = "dup",
+                              std::string filter = "") {
+    set_ = std::make_unique<plugins::PluginSet>();
+    EXPECT_TRUE(LoadAbKernels(PluginPath("good"), PluginPath(next), -1, set_.get()).ok());
+    suite_ = TwoProblems(std::move(kernels));
+    return MakeAbPlan({&suite_, "sha", set_.get(), filter, "", {}});
+  }
+  static std::vector<std::string> Keys(const reports::PlanRecord& plan) {
+    std::vector<std::string> keys;
+    for (const auto& c : plan.cases) keys.push_back(c.key);
+    return keys;
+  }
+  std::unique_ptr<plugins::PluginSet> set_;
+  suites::Suite suite_;
+};
+
+TEST_F(AbPlanner, BothSidesGetTheSameCasesEachBoundToItsOwnBuild) {
+  auto plan = Plan({"good.*", "attn.*"});  // attn.*: the built-in kernels take no part
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(Keys(plan->base), Keys(plan->next));
+  EXPECT_EQ(Keys(plan->base),
+            (std::vector<std::string>{"good.attn_v1 attention_fwd{B=1,H=1,S=17,D=64,fp16}",
+                                      "good.attn_v1 attention_fwd{B=1,H=1,S=64,D=64,fp16}",
+                                      "good.gemm_v1 gemm{M=8,N=8,K=8,fp16}"}));
+  EXPECT_EQ(plan->base.ProvenanceOf("good.attn_v1")->plugin, "test-good");
+  EXPECT_EQ(plan->next.ProvenanceOf("good.attn_v1")->plugin, "test-dup");
+  EXPECT_EQ(plan->base.plugins, plan->next.plugins) << "both plans list every loaded plugin";
+  auto base = BindPlan(plan->base, *set_);
+  auto next = BindPlan(plan->next, *set_);
+  ASSERT_TRUE(base.ok()) << base.status();
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ((*base)[0].kernel, set_->Find("good.attn_v1", plugins::Side::kBase));
+  EXPECT_EQ((*next)[0].kernel, set_->Find("good.attn_v1", plugins::Side::kNew));
+  EXPECT_NE((*base)[0].kernel, (*next)[0].kernel);
+}
+
+TEST_F(AbPlanner, AKernelOfOneSideIsPlannedOnThatSideAlone) {
+  auto plan = Plan({"good.*", "other.*"}, "other", "*.attn_v1");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(Keys(plan->base),
+            (std::vector<std::string>{"good.attn_v1 attention_fwd{B=1,H=1,S=17,D=64,fp16}",
+                                      "good.attn_v1 attention_fwd{B=1,H=1,S=64,D=64,fp16}"}));
+  EXPECT_EQ(Keys(plan->next),
+            (std::vector<std::string>{"other.attn_v1 attention_fwd{B=1,H=1,S=17,D=64,fp16}",
+                                      "other.attn_v1 attention_fwd{B=1,H=1,S=64,D=64,fp16}"}));
+}
+
+TEST_F(AbPlanner, NothingSelectedSaysWhatTheSidesOffer) {
+  auto plan = Plan({"peer.*", "mine.*"});
+  ASSERT_FALSE(plan.ok());
+  const std::string m(plan.status().message());
+  EXPECT_NE(m.find("neither --base nor --new offers a kernel"), std::string::npos) << m;
+  EXPECT_NE(m.find("the sides offer: good.attn_v1, good.gemm_v1"), std::string::npos) << m;
+  suite_ = TwoProblems({"good.*"});
+  EXPECT_FALSE(MakeAbPlan({&suite_, "sha", set_.get(), "", "1/2", {}}).ok()) << "no shards";
+}
+
 TEST(GlobMatch, ShellPatterns) {
   EXPECT_TRUE(GlobMatch("attn.a0*", "attn.a05_mma_ldmatrix"));
   EXPECT_FALSE(GlobMatch("attn.a0*", "attn.a10_fa2"));

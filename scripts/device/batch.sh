@@ -2,7 +2,7 @@
 # One device call, several steps, one bundle back: the device tool returns at most 8 files, so
 # every step writes under its own folder and everything comes back as $OUT/bundle-TAG.tgz.
 # Usage: scripts/device/batch.sh BUILD TAG STEP...
-#   steps: session:<session.sh step>  sanitize  gate-quality  ncu
+#   steps: session:<session.sh step>  sanitize  gate-quality  ab-quality  ncu
 set -uo pipefail
 build=$1 tag=$2
 shift 2
@@ -15,6 +15,7 @@ for step in "$@"; do
     session:*) OUT=$work/session bash scripts/device/session.sh "$build" "${step#session:}" ;;
     sanitize) OUT=$work/sanitize bash scripts/device/sanitize-check.sh "$build" 2>&1 | tail -n 25 ;;
     gate-quality) OUT=$work bash scripts/device/gate-quality.sh "$build" "${GQ_TRIALS:-4}" 2>&1 | tail -n 40 ;;
+    ab-quality) OUT=$work/ab-quality bash scripts/device/ab-quality.sh "$build" 2>&1 | tail -n 40 ;;
     ncu) OUT=$work/ncu bash scripts/device/ncu-crosscheck.sh "$build" 2>&1 | tail -n 60 ;;
     *) echo "unknown step $step" ;;
   esac

@@ -2,7 +2,8 @@
 # Packs what a GPU run needs from a build made here (the lent GPU machine cannot install
 # Abseil; our binaries link it statically): flashscope and flashscope-worker (side by side, as
 # the supervisor expects), the plugins the build made (lib/flashscope/plugins: the test plugin
-# that suites/testing/*.json load, the Python bridge with its package and kernel modules), every *_gpu_test binary and flashscope-metric-probe
+# that suites/testing/*.json load, the Python bridge with its package and kernel modules;
+# kernels/ab_fixtures: ab's quality fixture), every *_gpu_test binary and flashscope-metric-probe
 # (scripts/device/ncu-crosscheck.sh), stripped and compressed, at their build-relative paths,
 # into .carry/ (git-ignored) for `device run --carry`.
 set -euo pipefail
@@ -13,7 +14,9 @@ stage=$(mktemp -d)
 # The C test plugins (plugins/tests) serve the GPU tests of plugin crashes at launch.
 # The Python bridge's package and the shipped kernel modules (python/) travel beside it.
 # Every shared object the build made is one of ours (plugins, test plugins, the tracer's test
-# plugin that profiler_trace_sample_gpu_test dlopens by its build path): all travel.
+# plugin that profiler_trace_sample_gpu_test dlopens by its build path, the five builds of ab's
+# quality fixture in kernels/ab_fixtures that scripts/device/ab-quality.sh compares): all travel.
+# The scripts themselves (ab-quality.sh, ab_quality_analyze.py) are in the checkout.
 plugins=$( (cd "$build" && find . -type f -name '*.so' -not -path '*/CMakeFiles/*' | sed 's|^\./||'
   find lib/flashscope/plugins -type f -name '*.py') 2>/dev/null)
 for f in cli/flashscope cli/flashscope-worker gpu_tests.txt $plugins $(cd "$build" && find . -type f \( -name '*_gpu_test' -o -name flashscope-metric-probe \) | sed 's|^\./||'); do

@@ -19,6 +19,7 @@
 //   FAKE_HANG_KEY=KEY              never finish case KEY
 //   FAKE_FATAL_AFTER=N             once the journal holds N results, say FATAL and exit
 //   FAKE_FATAL_UUID=UUID           on that GPU, say FATAL at once (a GPU that fell off the bus)
+// As an ab worker (plan with --base/--new, and ab): fake_worker_ab.cc.
 #include <signal.h>
 #include <unistd.h>
 
@@ -38,12 +39,11 @@
 #include "suites/plan_cases.h"
 #include "suites/shard.h"
 #include "suites/suite.h"
+#include "suites/tests/fake_worker_ab.h"
 #include "suites/worker_protocol.h"
 
 namespace fs = flashscope;
 namespace protocol = flashscope::suites::protocol;
-
-namespace {
 
 std::string Env(const char* name) {
   const char* v = std::getenv(name);
@@ -60,10 +60,6 @@ std::string ReadFile(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string FakeHash(const std::string& path) {
-  return std::to_string(std::hash<std::string>()(ReadFile(path)));
 }
 
 void Event(const std::string& line) {
@@ -88,6 +84,44 @@ std::vector<fs::reports::DeviceRecord> FakeDevices() {
     out.push_back(d);
   }
   return out;
+}
+
+std::optional<fs::reports::DeviceRecord> MyDevice() {
+  const std::vector<fs::reports::DeviceRecord> all = FakeDevices();
+  const std::string pinned = Env("CUDA_VISIBLE_DEVICES");
+  if (pinned.empty()) return all[0];
+  if (const auto* d = fs::reports::FindDevice(all, pinned)) return *d;
+  return std::nullopt;
+}
+
+void AddCases(const fs::suites::Suite& suite, fs::reports::PlanRecord* plan) {
+  for (const auto& problem : suite.problems) {
+    for (const auto& k : plan->kernels) {
+      fs::reports::PlannedCaseRecord c;
+      c.index = static_cast<int>(plan->cases.size());
+      c.kernel_id = k.info.id;
+      c.problem = problem;
+      c.key = k.info.id + " " + fs::ProblemKey(problem);
+      plan->cases.push_back(c);
+    }
+  }
+}
+
+int WritePlanningResult(const protocol::WorkerRequest& r, protocol::PlanningResult result) {
+  if (Env("FAKE_NO_GPU").empty()) {
+    result.devices = FakeDevices();
+    result.device = {true, result.devices[0].name, 90, ""};
+  } else {
+    result.device.reason = "no CUDA-capable device is detected (fake)";
+  }
+  std::ofstream(r.plan_out) << protocol::PlanningResultToText(result);
+  return 0;
+}
+
+namespace {
+
+std::string FakeHash(const std::string& path) {
+  return std::to_string(std::hash<std::string>()(ReadFile(path)));
 }
 
 void LoadPlugins(const protocol::WorkerRequest& r, const std::vector<std::string>& plugins) {
@@ -121,16 +155,7 @@ fs::reports::PlanRecord MakePlan(const protocol::WorkerRequest& r, const fs::sui
     k.plugin = id.rfind("plug.", 0) == 0 && plan.plugins.size() > 1 ? 1 : 0;
     plan.kernels.push_back(k);
   }
-  for (const auto& problem : suite.problems) {
-    for (const auto& k : plan.kernels) {
-      fs::reports::PlannedCaseRecord c;
-      c.index = static_cast<int>(plan.cases.size());
-      c.kernel_id = k.info.id;
-      c.problem = problem;
-      c.key = k.info.id + " " + fs::ProblemKey(problem);
-      plan.cases.push_back(c);
-    }
-  }
+  AddCases(suite, &plan);
   plan.cases = fs::suites::SelectShard(plan.cases, *fs::suites::ParseShard(r.shard),
                                        [](const auto& c) { return fs::ProblemKey(c.problem); });
   return plan;
@@ -144,24 +169,7 @@ int Plan(const protocol::WorkerRequest& r) {
     return protocol::kExitFatal;
   }
   LoadPlugins(r, r.plugins);
-  protocol::PlanningResult result{MakePlan(r, *suite), {}, {}};
-  if (Env("FAKE_NO_GPU").empty()) {
-    result.devices = FakeDevices();
-    result.device = {true, result.devices[0].name, 90, ""};
-  } else {
-    result.device.reason = "no CUDA-capable device is detected (fake)";
-  }
-  std::ofstream(r.plan_out) << protocol::PlanningResultToText(result);
-  return 0;
-}
-
-// The GPU this process runs on: the one CUDA_VISIBLE_DEVICES pins it to, else the first.
-std::optional<fs::reports::DeviceRecord> MyDevice() {
-  const std::vector<fs::reports::DeviceRecord> all = FakeDevices();
-  const std::string pinned = Env("CUDA_VISIBLE_DEVICES");
-  if (pinned.empty()) return all[0];
-  if (const auto* d = fs::reports::FindDevice(all, pinned)) return *d;
-  return std::nullopt;
+  return WritePlanningResult(r, {MakePlan(r, *suite), {}, {}});
 }
 
 // One case, as a real worker would run it (minus the GPU).
@@ -264,7 +272,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(request.status().message()).c_str());
     return protocol::kExitFatal;
   }
-  if (request->command == protocol::Command::kPlan) return Plan(*request);
+  if (request->command == protocol::Command::kPlan) {
+    return request->ab_base.empty() ? Plan(*request) : FakeAbPlan(*request);
+  }
   if (request->command == protocol::Command::kRun) return Run(*request);
+  if (request->command == protocol::Command::kAb) return FakeAbRun(*request);
   return protocol::kExitFatal;
 }

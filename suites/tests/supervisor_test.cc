@@ -7,10 +7,14 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+
+#include "absl/time/time.h"
 
 #include "reports/journal.h"
 #include "reports/report_json.h"
@@ -152,6 +156,32 @@ TEST_F(SupervisorTest, ResumeWithTheSameArgumentsCompletesByKey) {
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_TRUE(report->complete);
   EXPECT_EQ(report->cases.size(), 6u);
+}
+
+// Issue 14, item 8: the wall time of a resumed run leaves out the pause before the resume.
+TEST_F(SupervisorTest, AResumedRunsWallTimeLeavesOutThePause) {
+  setenv("FAKE_HANG_KEY", Key("fake.a", 64).c_str(), 1);
+  SuperviseArgs a = Args();
+  a.deadline_s = 1;
+  ASSERT_EQ(Run(a).exit_code, 1) << stderr_;
+  unsetenv("FAKE_HANG_KEY");
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // the pause
+  a.deadline_s = 0;
+  a.resume_journal = Journal();
+  SuperviseResult r = Run(a);
+  ASSERT_EQ(r.exit_code, 0) << stderr_;
+  auto report = reports::ReadReportFile(out_);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_TRUE(report->complete);
+  const reports::Environment& e = report->environment;
+  absl::Time start, end;
+  std::string err;
+  ASSERT_TRUE(absl::ParseTime(absl::RFC3339_full, e.started_at, &start, &err)) << err;
+  ASSERT_TRUE(absl::ParseTime(absl::RFC3339_full, e.finished_at, &end, &err)) << err;
+  const double span_s = absl::ToDoubleSeconds(end - start);  // whole seconds
+  EXPECT_GE(span_s, 3.0);
+  EXPECT_GT(e.active_s, 0.0);
+  EXPECT_LT(e.active_s, span_s - 2.0) << "the 3 s pause is not in the wall time";
 }
 
 TEST_F(SupervisorTest, ResumeRefusesANarrowerKernelFilter) {

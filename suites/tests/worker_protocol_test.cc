@@ -68,6 +68,46 @@ TEST(WorkerProtocol, RunListAndMetricsRequestsRoundTrip) {
   EXPECT_EQ(RoundTrip(metrics).cc, 80);
 }
 
+TEST(WorkerProtocol, AbRequestsRoundTrip) {
+  WorkerRequest plan;
+  plan.command = Command::kPlan;
+  plan.suite_path = "s.json";
+  plan.ab_base = "/old/lib old.so";
+  plan.ab_new = "/new/lib%new.so";
+  const WorkerRequest p = RoundTrip(plan);
+  EXPECT_EQ(p.ab_base, plan.ab_base);
+  EXPECT_EQ(p.ab_new, plan.ab_new);
+  EXPECT_TRUE(p.plugins.empty());
+  WorkerRequest ab;
+  ab.command = Command::kAb;
+  ab.journal_path = "/o/base.json.journal.jsonl";
+  ab.new_journal = "/o/new.json.journal.jsonl";
+  ab.ab_base = plan.ab_base;
+  ab.ab_new = plan.ab_new;
+  ab.metrics = "basic";
+  ab.ab_seed = 18446744073709551557ull;
+  ab.ab_alpha = 0.0123456789012345;
+  ab.ab_min_effect = 0.004;
+  ab.ab_allowed_slowdown = 0.03;
+  ab.command_fd = 7;  // the scheduler hands pairs out as it hands out run's cases
+  ab.device = 3;
+  const WorkerRequest r = RoundTrip(ab);
+  EXPECT_EQ(r.command, Command::kAb);
+  EXPECT_EQ(r.journal_path, ab.journal_path);
+  EXPECT_EQ(r.new_journal, ab.new_journal);
+  EXPECT_EQ(r.ab_base, ab.ab_base);
+  EXPECT_EQ(r.ab_new, ab.ab_new);
+  EXPECT_EQ(r.metrics, "basic");
+  EXPECT_EQ(r.ab_seed, ab.ab_seed);
+  EXPECT_EQ(r.ab_alpha, ab.ab_alpha) << "doubles cross exactly";
+  EXPECT_EQ(r.ab_min_effect, 0.004);
+  EXPECT_EQ(r.ab_allowed_slowdown, 0.03);
+  EXPECT_EQ(r.command_fd, 7);
+  EXPECT_EQ(r.device, 3);
+  EXPECT_FALSE(ParseWorkerArgv({"flashscope-worker", "ab", "--ab_seed=-1"}).ok());
+  EXPECT_FALSE(ParseWorkerArgv({"flashscope-worker", "ab", "--ab_alpha=often"}).ok());
+}
+
 TEST(WorkerProtocol, BadArgumentsAreNamed) {
   auto none = ParseWorkerArgv({"flashscope-worker"});
   ASSERT_FALSE(none.ok());
@@ -89,7 +129,9 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
         Message{Event::kLoad, "", "", "/p/lib 100%\nx.so"},
         Message{Event::kLoaded, "", "", "/p/lib.so"},
         Message{Event::kFatal, "", "", "no GPU: cudaErrorNoDevice"},
-        Message{Event::kNote, "", "", "measuring device peaks"}}) {
+        Message{Event::kNote, "", "", "measuring device peaks"},
+        Message{Event::kSide, "", "", "new"},
+        Message{Event::kPairVerdict, "", "", "slower  +1.02% [+0.95%, +1.10%]  p 2e-09"}}) {
     const std::string line = FormatMessage(m);
     EXPECT_EQ(line.find('\n'), std::string::npos) << line;
     auto back = ParseMessage(line);
@@ -101,6 +143,8 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
   }
   EXPECT_FALSE(ParseMessage("hello world").has_value());
   EXPECT_FALSE(ParseMessage("F passed").has_value());
+  for (int side = 0; side < 2; ++side) EXPECT_EQ(SideIndex(kSideNames[side]), side);
+  EXPECT_EQ(SideIndex("old"), -1);
 }
 
 TEST(WorkerProtocol, RunCommandsRoundTripThroughTheChannel) {
@@ -169,6 +213,13 @@ TEST(WorkerProtocol, PlanningResultRoundTrips) {
   EXPECT_EQ(back->devices[0].index, 1);
   EXPECT_EQ(back->devices[0].uuid, gpu.uuid);
   EXPECT_EQ(back->devices[0].pci_bus_id, gpu.pci_bus_id);
+  EXPECT_FALSE(back->ab_new.has_value());
+  r.ab_new = r.plan;
+  r.ab_new->suite_sha256 = "11ee";
+  auto ab = PlanningResultFromText(PlanningResultToText(r));
+  ASSERT_TRUE(ab.ok()) << ab.status();
+  ASSERT_TRUE(ab->ab_new.has_value());
+  EXPECT_EQ(ab->ab_new->suite_sha256, "11ee");
   EXPECT_FALSE(PlanningResultFromText("{}").ok());
   EXPECT_FALSE(PlanningResultFromText("not json").ok());
 }
