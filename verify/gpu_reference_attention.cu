@@ -257,13 +257,11 @@ cudaError_t MakeShape(const AttentionProblem& p, size_t elem_bytes, AttnShape* s
   return cudaSuccess;
 }
 
-template <typename T, typename A>
-cudaError_t LaunchReference(const AttentionProblem& p, const void* q, const void* k, const void* v,
-                            float* out, float* lse, cudaStream_t stream) {
-  AttnShape s;
-  if (cudaError_t e = MakeShape(p, sizeof(T), &s); e != cudaSuccess) return e;
-  const size_t smem = Smem<T, A>::Bytes(s);
-  auto kernel = AttentionReferenceKernel<T, A>;
+// Launches one of the kernels above, kernel(shape, args...), with a block per B·H·row block and
+// `smem` bytes of dynamic shared memory (opted into above the 48 KB default).
+template <typename Kernel, typename... Args>
+cudaError_t LaunchOverRowBlocks(Kernel kernel, const AttentionProblem& p, const AttnShape& s,
+                                size_t smem, cudaStream_t stream, Args... args) {
   if (smem > 48 * 1024) {
     const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(smem));
@@ -271,9 +269,18 @@ cudaError_t LaunchReference(const AttentionProblem& p, const void* q, const void
   }
   const int64_t blocks = p.batch * p.heads * s.row_blocks;
   if (blocks > 0x7FFFFFFF) return cudaErrorInvalidConfiguration;
-  kernel<<<static_cast<unsigned>(blocks), kThreads, smem, stream>>>(
-      s, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v), out, lse);
+  kernel<<<static_cast<unsigned>(blocks), kThreads, smem, stream>>>(s, args...);
   return cudaGetLastError();
+}
+
+template <typename T, typename A>
+cudaError_t LaunchReference(const AttentionProblem& p, const void* q, const void* k, const void* v,
+                            float* out, float* lse, cudaStream_t stream) {
+  AttnShape s;
+  if (cudaError_t e = MakeShape(p, sizeof(T), &s); e != cudaSuccess) return e;
+  return LaunchOverRowBlocks(AttentionReferenceKernel<T, A>, p, s, Smem<T, A>::Bytes(s), stream,
+                             static_cast<const T*>(q), static_cast<const T*>(k),
+                             static_cast<const T*>(v), out, lse);
 }
 
 template <typename T>
@@ -281,18 +288,9 @@ cudaError_t LaunchBaseline(const AttentionProblem& p, const void* q, const void*
                            float* out, cudaStream_t stream) {
   AttnShape s;
   if (cudaError_t e = MakeShape(p, sizeof(T), &s); e != cudaSuccess) return e;
-  const size_t smem = Smem<T, float>::Bytes(s);
-  auto kernel = AttentionBaselineKernel<T>;
-  if (smem > 48 * 1024) {
-    const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(smem));
-    if (e != cudaSuccess) return e;
-  }
-  const int64_t blocks = p.batch * p.heads * s.row_blocks;
-  if (blocks > 0x7FFFFFFF) return cudaErrorInvalidConfiguration;
-  kernel<<<static_cast<unsigned>(blocks), kThreads, smem, stream>>>(
-      s, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v), out);
-  return cudaGetLastError();
+  return LaunchOverRowBlocks(AttentionBaselineKernel<T>, p, s, Smem<T, float>::Bytes(s), stream,
+                             static_cast<const T*>(q), static_cast<const T*>(k),
+                             static_cast<const T*>(v), out);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <cuda_fp16.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention/attention_common.cuh"
@@ -73,8 +74,8 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <typename T, int D>
-cudaError_t LaunchTyped(const AttentionProblem& p, const AttentionArgs& a, long long rows,
-                        cudaStream_t stream) {
+cudaError_t LaunchTyped(ElementAndHeadDim<T, D>, const AttentionProblem& p, const AttentionArgs& a,
+                        long long rows, cudaStream_t stream) {
   if (rows <= 0) return cudaSuccess;
   const long long blocks = (rows + kThreads - 1) / kThreads;
   if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
@@ -86,7 +87,7 @@ cudaError_t LaunchTyped(const AttentionProblem& p, const AttentionArgs& a, long 
 }
 
 template <typename T, int D>
-DeviceFunction Describe() {
+DeviceFunction Describe(ElementAndHeadDim<T, D>) {
   return {reinterpret_cast<const void*>(&A01ScalarKernel<T, D>),
           std::string("a01_scalar<") + ElementName<T>() + "," + std::to_string(D) + ">", kThreads,
           0};
@@ -98,36 +99,23 @@ cudaError_t LaunchScalarAttentionRows(const AttentionProblem& p, const Attention
                                       int64_t rows, cudaStream_t stream) {
   const long long all = p.batch * p.heads * p.seq_q;
   const long long n = rows < all ? rows : all;
-  const bool f16 = p.dtype == DType::kF16;
-  if (p.head_dim == 64) {
-    return f16 ? LaunchTyped<__half, 64>(p, a, n, stream)
-               : LaunchTyped<__nv_bfloat16, 64>(p, a, n, stream);
-  }
-  return f16 ? LaunchTyped<__half, 128>(p, a, n, stream)
-             : LaunchTyped<__nv_bfloat16, 128>(p, a, n, stream);
+  return WithElementAndHeadDim(
+      p, [&](auto instance) { return LaunchTyped(instance, p, a, n, stream); });
 }
 
 KernelEntry MakeA01Scalar() {
-  KernelEntry e;
-  e.info.id = "attn.a01_scalar";
-  e.info.family = Family::kAttentionFwd;
-  e.info.revision = 1;
-  e.info.title = "Scalar FP32, one thread per query row, online softmax";
-  e.info.changed = "first rung: no tiling, no tensor cores; K/V read from global per query row";
-  e.info.min_sm = 80;
-  e.info.tile = TileShape{kThreads, 1, 1, kThreads};
-  e.attention_supports = [](const AttentionProblem& p) { return AttentionBasicSupport(p); };
-  e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    return LaunchScalarAttentionRows(p, a, p.batch * p.heads * p.seq_q, s);
-  };
-  e.device_functions = [](const Problem& prob) -> std::vector<DeviceFunction> {
-    const auto* p = std::get_if<AttentionProblem>(&prob);
-    if (p == nullptr || !AttentionBasicSupport(*p).empty()) return {};
-    const bool f16 = p->dtype == DType::kF16;
-    if (p->head_dim == 64) return {f16 ? Describe<__half, 64>() : Describe<__nv_bfloat16, 64>()};
-    return {f16 ? Describe<__half, 128>() : Describe<__nv_bfloat16, 128>()};
-  };
-  return e;
+  KernelInfo info;
+  info.id = "attn.a01_scalar";
+  info.revision = 1;
+  info.title = "Scalar FP32, one thread per query row, online softmax";
+  info.changed = "first rung: no tiling, no tensor cores; K/V read from global per query row";
+  info.tile = TileShape{kThreads, 1, 1, kThreads};
+  return BasicRungEntry(
+      std::move(info),
+      [](auto instance, const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
+        return LaunchTyped(instance, p, a, p.batch * p.heads * p.seq_q, s);
+      },
+      [](auto instance) { return Describe(instance); });
 }
 
 }  // namespace flashscope::kernels

@@ -11,6 +11,7 @@
 #include <cuda_fp16.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention/attention_common.cuh"
@@ -115,20 +116,14 @@ __global__ void __launch_bounds__(kBlockM)
 }
 
 template <typename T, int D>
-cudaError_t LaunchTyped(const AttentionProblem& p, const AttentionArgs& a, cudaStream_t stream) {
-  const void* func = reinterpret_cast<const void*>(&A02SmemTiledKernel<T, D>);
-  if (cudaError_t err = AllowDynamicSmem(func, SmemBytes<D>()); err != cudaSuccess) return err;
-  const dim3 grid(static_cast<unsigned>((p.seq_q + kBlockM - 1) / kBlockM),
-                  static_cast<unsigned>(p.heads), static_cast<unsigned>(p.batch));
-  A02SmemTiledKernel<T, D><<<grid, kBlockM, SmemBytes<D>(), stream>>>(
-      static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v),
-      static_cast<T*>(a.o), p.want_lse ? a.lse : nullptr, static_cast<int>(p.heads),
-      static_cast<int>(p.seq_q), static_cast<int>(p.seq_k), p.causal, EffectiveSoftmaxScale(p, a));
-  return LaunchResult();
+cudaError_t LaunchTyped(ElementAndHeadDim<T, D>, const AttentionProblem& p, const AttentionArgs& a,
+                        cudaStream_t stream) {
+  return LaunchTiledRung<T>(&A02SmemTiledKernel<T, D>, kBlockM, kBlockM, SmemBytes<D>(), p, a,
+                            stream);
 }
 
 template <typename T, int D>
-DeviceFunction Describe() {
+DeviceFunction Describe(ElementAndHeadDim<T, D>) {
   return {reinterpret_cast<const void*>(&A02SmemTiledKernel<T, D>),
           std::string("a02_smem_tiled<") + ElementName<T>() + "," + std::to_string(D) + ">",
           kBlockM, SmemBytes<D>()};
@@ -137,32 +132,20 @@ DeviceFunction Describe() {
 }  // namespace
 
 KernelEntry MakeA02SmemTiled() {
-  KernelEntry e;
-  e.info.id = "attn.a02_smem_tiled";
-  e.info.family = Family::kAttentionFwd;
-  e.info.revision = 2;
-  e.info.title = "K/V tiles in shared memory, 64 query rows per block";
-  e.info.changed =
+  KernelInfo info;
+  info.id = "attn.a02_smem_tiled";
+  info.revision = 2;
+  info.title = "K/V tiles in shared memory, 64 query rows per block";
+  info.changed =
       "K/V tiles loaded once per block into shared memory and reused by 64 rows; "
       "softmax rescale once per 32-key tile";
-  e.info.min_sm = 80;
-  e.info.tile = TileShape{kBlockM, kBlockN, 1, kBlockM};
-  e.attention_supports = [](const AttentionProblem& p) { return AttentionBasicSupport(p); };
-  e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    const bool f16 = p.dtype == DType::kF16;
-    if (p.head_dim == 64) {
-      return f16 ? LaunchTyped<__half, 64>(p, a, s) : LaunchTyped<__nv_bfloat16, 64>(p, a, s);
-    }
-    return f16 ? LaunchTyped<__half, 128>(p, a, s) : LaunchTyped<__nv_bfloat16, 128>(p, a, s);
-  };
-  e.device_functions = [](const Problem& prob) -> std::vector<DeviceFunction> {
-    const auto* p = std::get_if<AttentionProblem>(&prob);
-    if (p == nullptr || !AttentionBasicSupport(*p).empty()) return {};
-    const bool f16 = p->dtype == DType::kF16;
-    if (p->head_dim == 64) return {f16 ? Describe<__half, 64>() : Describe<__nv_bfloat16, 64>()};
-    return {f16 ? Describe<__half, 128>() : Describe<__nv_bfloat16, 128>()};
-  };
-  return e;
+  info.tile = TileShape{kBlockM, kBlockN, 1, kBlockM};
+  return BasicRungEntry(
+      std::move(info),
+      [](auto instance, const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
+        return LaunchTyped(instance, p, a, s);
+      },
+      [](auto instance) { return Describe(instance); });
 }
 
 }  // namespace flashscope::kernels

@@ -10,47 +10,20 @@
 // copies when a caller's pointer is not 16-byte aligned). Math, tiles and softmax unchanged.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <mma.h>
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention/attention_common.cuh"
+#include "kernels/attention/attn_wmma_core.cuh"
 #include "kernels/kernel_list.h"
 
 namespace flashscope::kernels {
 namespace {
 
-namespace wmma = nvcuda::wmma;
-
-constexpr int kBlockM = 64;  // query rows per block, 16 per warp
-constexpr int kBlockN = 64;  // keys per tile
-constexpr int kWarps = 4;
-constexpr int kThreads = 32 * kWarps;
-constexpr int kFrag = 16;  // WMMA m = n = k
-
-// Shared-memory layout; every stride is padded so that rows start on different banks, and every
-// region and fragment start stays 32-byte aligned as load_matrix_sync requires.
-template <typename T, int D>
-struct Smem {
-  static constexpr int kLdIn = D + 8;       // Q, K, V tiles (T)
-  static constexpr int kLdS = kBlockN + 4;  // S (float)
-  static constexpr int kLdP = kBlockN + 8;  // P (T)
-  static constexpr int kLdO = D + 4;        // output accumulator (float)
-  static constexpr size_t kQ = 0;
-  static constexpr size_t kK = kQ + sizeof(T) * kBlockM * kLdIn;
-  static constexpr size_t kV = kK + sizeof(T) * kBlockN * kLdIn;
-  static constexpr size_t kS = kV + sizeof(T) * kBlockN * kLdIn;
-  static constexpr size_t kP = kS + sizeof(float) * kBlockM * kLdS;
-  static constexpr size_t kO = kP + sizeof(T) * kBlockM * kLdP;
-  static constexpr size_t kRowMax = kO + sizeof(float) * kBlockM * kLdO;
-  static constexpr size_t kRowSum = kRowMax + sizeof(float) * kBlockM;
-  static constexpr size_t kBytes = kRowSum + sizeof(float) * kBlockM;
-  static_assert(kLdIn * sizeof(T) % 16 == 0, "uint4 stores into tile rows");
-  static_assert(kK % 32 == 0 && kV % 32 == 0 && kS % 32 == 0 && kP % 32 == 0 && kO % 32 == 0,
-                "WMMA needs 32-byte aligned fragment pointers");
-};
+using namespace attn_wmma;
 
 constexpr int kVec = 8;  // elements of T per 16-byte vector
 
@@ -59,7 +32,7 @@ constexpr int kVec = 8;  // elements of T per 16-byte vector
 // garbage or NaN into P·V). kVectorized: 16-byte vectors, which needs 16-byte aligned `src`
 // (checked at launch); `dst` rows are 16-byte aligned because ld·sizeof(T) is a multiple of 16.
 template <typename T, int D, bool kVectorized>
-__device__ void LoadTile(T* dst, int ld, const T* src, int rows, int valid_rows) {
+__device__ __forceinline__ void LoadTile(T* dst, int ld, const T* src, int rows, int valid_rows) {
   if constexpr (kVectorized) {
     constexpr int kVecPerRow = D / kVec;
     for (int idx = threadIdx.x; idx < rows * kVecPerRow; idx += kThreads) {
@@ -71,12 +44,7 @@ __device__ void LoadTile(T* dst, int ld, const T* src, int rows, int valid_rows)
       *reinterpret_cast<uint4*>(dst + r * ld + c) = val;
     }
   } else {
-    const T zero = FromFloat<T>(0.f);
-    for (int idx = threadIdx.x; idx < rows * D; idx += kThreads) {
-      const int r = idx / D;
-      const int c = idx % D;
-      dst[r * ld + c] = r < valid_rows ? src[static_cast<long long>(r) * D + c] : zero;
-    }
+    LoadTileElements<T, D>(dst, ld, src, rows, valid_rows);
   }
 }
 
@@ -87,14 +55,7 @@ __global__ void __launch_bounds__(kThreads)
                         bool causal, float scale) {
   using L = Smem<T, D>;
   extern __shared__ __align__(128) unsigned char smem[];
-  T* q_s = reinterpret_cast<T*>(smem + L::kQ);
-  T* k_s = reinterpret_cast<T*>(smem + L::kK);
-  T* v_s = reinterpret_cast<T*>(smem + L::kV);
-  float* s_s = reinterpret_cast<float*>(smem + L::kS);
-  T* p_s = reinterpret_cast<T*>(smem + L::kP);
-  float* o_s = reinterpret_cast<float*>(smem + L::kO);
-  float* row_max = reinterpret_cast<float*>(smem + L::kRowMax);
-  float* row_sum = reinterpret_cast<float*>(smem + L::kRowSum);
+  const Tiles<T, D> t(smem);
 
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
@@ -103,15 +64,9 @@ __global__ void __launch_bounds__(kThreads)
   const T* k_head = k + bh * seq_k * D;
   const T* v_head = v + bh * seq_k * D;
 
-  LoadTile<T, D, kVectorized>(q_s, L::kLdIn, q + (bh * seq_q + m0) * D, kBlockM,
+  LoadTile<T, D, kVectorized>(t.q_s, L::kLdIn, q + (bh * seq_q + m0) * D, kBlockM,
                               min(kBlockM, seq_q - m0));
-  for (int idx = threadIdx.x; idx < kBlockM * D; idx += kThreads) {
-    o_s[(idx / D) * L::kLdO + idx % D] = 0.f;
-  }
-  for (int r = threadIdx.x; r < kBlockM; r += kThreads) {
-    row_max[r] = -INFINITY;
-    row_sum[r] = 0.f;
-  }
+  InitAccumulators(t);
   const int last_row = min(m0 + kBlockM, seq_q) - 1;
   const int block_end = CausalKeyEndDev(last_row, seq_q, seq_k, causal);
   const int wr = warp * kFrag;  // this warp's first row in the block
@@ -119,74 +74,13 @@ __global__ void __launch_bounds__(kThreads)
   for (int n0 = 0; n0 < block_end; n0 += kBlockN) {
     __syncthreads();  // previous K/V tile consumed; Q and the accumulators initialised
     const int valid_keys = min(kBlockN, seq_k - n0);
-    LoadTile<T, D, kVectorized>(k_s, L::kLdIn, k_head + static_cast<long long>(n0) * D, kBlockN,
+    LoadTile<T, D, kVectorized>(t.k_s, L::kLdIn, k_head + static_cast<long long>(n0) * D, kBlockN,
                                 valid_keys);
-    LoadTile<T, D, kVectorized>(v_s, L::kLdIn, v_head + static_cast<long long>(n0) * D, kBlockN,
+    LoadTile<T, D, kVectorized>(t.v_s, L::kLdIn, v_head + static_cast<long long>(n0) * D, kBlockN,
                                 valid_keys);
     __syncthreads();
 
-    // S[wr:wr+16, :] = Q[wr:wr+16, :] · K_tileᵀ. K is stored [key][d], i.e. Kᵀ column-major.
-#pragma unroll
-    for (int nb = 0; nb < kBlockN / kFrag; ++nb) {
-      wmma::fragment<wmma::accumulator, kFrag, kFrag, kFrag, float> s_frag;
-      wmma::fill_fragment(s_frag, 0.f);
-#pragma unroll
-      for (int kb = 0; kb < D / kFrag; ++kb) {
-        wmma::fragment<wmma::matrix_a, kFrag, kFrag, kFrag, T, wmma::row_major> a_frag;
-        wmma::fragment<wmma::matrix_b, kFrag, kFrag, kFrag, T, wmma::col_major> b_frag;
-        wmma::load_matrix_sync(a_frag, q_s + wr * L::kLdIn + kb * kFrag, L::kLdIn);
-        wmma::load_matrix_sync(b_frag, k_s + nb * kFrag * L::kLdIn + kb * kFrag, L::kLdIn);
-        wmma::mma_sync(s_frag, a_frag, b_frag, s_frag);
-      }
-      wmma::store_matrix_sync(s_s + wr * L::kLdS + nb * kFrag, s_frag, L::kLdS,
-                              wmma::mem_row_major);
-    }
-    __syncwarp();
-
-    // Online softmax, one row at a time across the warp: lane owns columns lane and lane + 32.
-    for (int rr = 0; rr < kFrag; ++rr) {
-      const int r = wr + rr;
-      const int i = m0 + r;
-      const int row_end = i < seq_q ? CausalKeyEndDev(i, seq_q, seq_k, causal) : 0;
-      const int c0 = lane, c1 = lane + 32;
-      const float s0 = n0 + c0 < row_end ? s_s[r * L::kLdS + c0] * scale : -INFINITY;
-      const float s1 = n0 + c1 < row_end ? s_s[r * L::kLdS + c1] * scale : -INFINITY;
-      const float m_old = row_max[r];
-      const float m_new = fmaxf(m_old, WarpMax(fmaxf(s0, s1)));
-      float p0 = 0.f, p1 = 0.f, corr = 1.f;
-      if (m_new != -INFINITY) {  // else no key seen yet: keep zeros, avoid e^(-inf - -inf)
-        p0 = __expf(s0 - m_new);
-        p1 = __expf(s1 - m_new);
-        corr = __expf(m_old - m_new);
-      }
-      const float tile_sum = WarpSum(p0 + p1);
-      p_s[r * L::kLdP + c0] = FromFloat<T>(p0);
-      p_s[r * L::kLdP + c1] = FromFloat<T>(p1);
-      for (int d = lane; d < D; d += 32) o_s[r * L::kLdO + d] *= corr;
-      __syncwarp();  // every lane has read row_max[r] before lane 0 overwrites it
-      if (lane == 0) {
-        row_max[r] = m_new;
-        row_sum[r] = row_sum[r] * corr + tile_sum;
-      }
-    }
-    __syncwarp();
-
-    // O[wr:wr+16, :] += P[wr:wr+16, :] · V_tile.
-#pragma unroll
-    for (int db = 0; db < D / kFrag; ++db) {
-      wmma::fragment<wmma::accumulator, kFrag, kFrag, kFrag, float> o_frag;
-      float* o_tile = o_s + wr * L::kLdO + db * kFrag;
-      wmma::load_matrix_sync(o_frag, o_tile, L::kLdO, wmma::mem_row_major);
-#pragma unroll
-      for (int kb = 0; kb < kBlockN / kFrag; ++kb) {
-        wmma::fragment<wmma::matrix_a, kFrag, kFrag, kFrag, T, wmma::row_major> a_frag;
-        wmma::fragment<wmma::matrix_b, kFrag, kFrag, kFrag, T, wmma::row_major> b_frag;
-        wmma::load_matrix_sync(a_frag, p_s + wr * L::kLdP + kb * kFrag, L::kLdP);
-        wmma::load_matrix_sync(b_frag, v_s + kb * kFrag * L::kLdIn + db * kFrag, L::kLdIn);
-        wmma::mma_sync(o_frag, a_frag, b_frag, o_frag);
-      }
-      wmma::store_matrix_sync(o_tile, o_frag, L::kLdO, wmma::mem_row_major);
-    }
+    AttendKeyTile(t, wr, lane, m0, n0, seq_q, seq_k, causal, scale);
   }
   __syncthreads();  // also covers blocks that saw no key tile at all
 
@@ -196,10 +90,10 @@ __global__ void __launch_bounds__(kThreads)
     const int r = idx / kVecPerRow;
     const int c = (idx % kVecPerRow) * kVec;
     if (m0 + r >= seq_q) break;  // rows grow with idx
-    const float l = row_sum[r];
+    const float l = t.row_sum[r];
     const float inv_l = l > 0.f ? 1.f / l : 0.f;
     T* dst = o + (bh * seq_q + m0 + r) * D + c;
-    const float* src = o_s + r * L::kLdO + c;
+    const float* src = t.o_s + r * L::kLdO + c;
     if constexpr (kVectorized) {
       union {
         uint4 u;
@@ -213,43 +107,28 @@ __global__ void __launch_bounds__(kThreads)
       for (int x = 0; x < kVec; ++x) dst[x] = FromFloat<T>(src[x] * inv_l);
     }
   }
-  if (lse != nullptr) {
-    for (int r = threadIdx.x; r < kBlockM && m0 + r < seq_q; r += kThreads) {
-      const float l = row_sum[r];
-      lse[bh * seq_q + m0 + r] = l > 0.f ? row_max[r] + logf(l) : -INFINITY;
-    }
-  }
-}
-
-template <typename T, int D, bool kVectorized>
-cudaError_t LaunchVariant(const AttentionProblem& p, const AttentionArgs& a, cudaStream_t stream) {
-  const void* func = reinterpret_cast<const void*>(&A04VectorizedKernel<T, D, kVectorized>);
-  if (cudaError_t err = AllowDynamicSmem(func, Smem<T, D>::kBytes); err != cudaSuccess) return err;
-  const dim3 grid(static_cast<unsigned>((p.seq_q + kBlockM - 1) / kBlockM),
-                  static_cast<unsigned>(p.heads), static_cast<unsigned>(p.batch));
-  A04VectorizedKernel<T, D, kVectorized><<<grid, kThreads, Smem<T, D>::kBytes, stream>>>(
-      static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v),
-      static_cast<T*>(a.o), p.want_lse ? a.lse : nullptr, static_cast<int>(p.heads),
-      static_cast<int>(p.seq_q), static_cast<int>(p.seq_k), p.causal, EffectiveSoftmaxScale(p, a));
-  return LaunchResult();
+  if (lse != nullptr) StoreLse(t, lse, bh, seq_q, m0);
 }
 
 bool Aligned16(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; }
 
 template <typename T, int D>
-cudaError_t LaunchTyped(const AttentionProblem& p, const AttentionArgs& a, cudaStream_t stream) {
+cudaError_t LaunchTyped(ElementAndHeadDim<T, D>, const AttentionProblem& p, const AttentionArgs& a,
+                        cudaStream_t stream) {
   // Row starts are multiples of D·sizeof(T) = 128 or 256 bytes from the base, so base alignment
   // decides every vector's alignment.
   if (Aligned16(a.q) && Aligned16(a.k) && Aligned16(a.v) && Aligned16(a.o)) {
-    return LaunchVariant<T, D, true>(p, a, stream);
+    return LaunchTiledRung<T>(&A04VectorizedKernel<T, D, true>, kBlockM, kThreads,
+                              Smem<T, D>::kBytes, p, a, stream);
   }
-  return LaunchVariant<T, D, false>(p, a, stream);
+  return LaunchTiledRung<T>(&A04VectorizedKernel<T, D, false>, kBlockM, kThreads,
+                            Smem<T, D>::kBytes, p, a, stream);
 }
 
 // The vectorised variant: what runs for every buffer the runner allocates (cudaMalloc aligns to
 // 256 bytes).
 template <typename T, int D>
-DeviceFunction Describe() {
+DeviceFunction Describe(ElementAndHeadDim<T, D>) {
   return {reinterpret_cast<const void*>(&A04VectorizedKernel<T, D, true>),
           std::string("a04_vectorized<") + ElementName<T>() + "," + std::to_string(D) + ">",
           kThreads, Smem<T, D>::kBytes};
@@ -258,32 +137,20 @@ DeviceFunction Describe() {
 }  // namespace
 
 KernelEntry MakeA04Vectorized() {
-  KernelEntry e;
-  e.info.id = "attn.a04_vectorized";
-  e.info.family = Family::kAttentionFwd;
-  e.info.revision = 4;
-  e.info.title = "a03 with 16-byte coalesced global loads and stores";
-  e.info.changed =
+  KernelInfo info;
+  info.id = "attn.a04_vectorized";
+  info.revision = 4;
+  info.title = "a03 with 16-byte coalesced global loads and stores";
+  info.changed =
       "uint4 (16-byte) global loads of Q/K/V tiles and stores of O instead of 2-byte "
       "element copies";
-  e.info.min_sm = 80;
-  e.info.tile = TileShape{kBlockM, kBlockN, kFrag, kThreads};
-  e.attention_supports = [](const AttentionProblem& p) { return AttentionBasicSupport(p); };
-  e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    const bool f16 = p.dtype == DType::kF16;
-    if (p.head_dim == 64) {
-      return f16 ? LaunchTyped<__half, 64>(p, a, s) : LaunchTyped<__nv_bfloat16, 64>(p, a, s);
-    }
-    return f16 ? LaunchTyped<__half, 128>(p, a, s) : LaunchTyped<__nv_bfloat16, 128>(p, a, s);
-  };
-  e.device_functions = [](const Problem& prob) -> std::vector<DeviceFunction> {
-    const auto* p = std::get_if<AttentionProblem>(&prob);
-    if (p == nullptr || !AttentionBasicSupport(*p).empty()) return {};
-    const bool f16 = p->dtype == DType::kF16;
-    if (p->head_dim == 64) return {f16 ? Describe<__half, 64>() : Describe<__nv_bfloat16, 64>()};
-    return {f16 ? Describe<__half, 128>() : Describe<__nv_bfloat16, 128>()};
-  };
-  return e;
+  info.tile = TileShape{kBlockM, kBlockN, kFrag, kThreads};
+  return BasicRungEntry(
+      std::move(info),
+      [](auto instance, const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
+        return LaunchTyped(instance, p, a, s);
+      },
+      [](auto instance) { return Describe(instance); });
 }
 
 }  // namespace flashscope::kernels

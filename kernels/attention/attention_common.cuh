@@ -11,6 +11,9 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include "common/element_convert.cuh"
 #include "common/problem.h"
@@ -61,6 +64,70 @@ __device__ __forceinline__ int CausalKeyEndDev(int i, int seq_q, int seq_k, bool
   if (!causal) return seq_k;
   const long long end = static_cast<long long>(i) + seq_k - seq_q + 1;
   return end < 0 ? 0 : (end > seq_k ? seq_k : static_cast<int>(end));
+}
+
+// ---- the host side of the basic rungs (a01-a04) ----
+
+// The instance of a rung that a problem selects: its element type and head dimension carried by
+// a value, so that one generic lambda can launch or describe any of a rung's four instances
+// (a rung's LaunchTyped and Describe take it and deduce T and D from it).
+template <typename T, int D>
+struct ElementAndHeadDim {};
+
+// Calls fn(ElementAndHeadDim<T, D>{}) for the problem's element type (fp16 or bf16) and head_dim
+// (64 or 128); AttentionBasicSupport has accepted the problem first.
+template <class Fn>
+auto WithElementAndHeadDim(const AttentionProblem& p, Fn&& fn) {
+  const bool f16 = p.dtype == DType::kF16;
+  if (p.head_dim == 64) {
+    return f16 ? fn(ElementAndHeadDim<__half, 64>{}) : fn(ElementAndHeadDim<__nv_bfloat16, 64>{});
+  }
+  return f16 ? fn(ElementAndHeadDim<__half, 128>{}) : fn(ElementAndHeadDim<__nv_bfloat16, 128>{});
+}
+
+// The kernel signature of the tiled basic rungs (a02-a04): Q, K, V, O, lse (or null), heads,
+// seq_q, seq_k, causal, scale; blockIdx.x runs over query tiles, y over heads, z over the batch.
+template <typename T>
+using TiledRungKernel = void (*)(const T*, const T*, const T*, T*, float*, int, int, int, bool,
+                                 float);
+
+// Launches a tiled rung's kernel over ceil(seq_q / block_m) × heads × batch blocks of `threads`
+// with `smem_bytes` of dynamic shared memory (opted into when above the default cap).
+template <typename T>
+cudaError_t LaunchTiledRung(TiledRungKernel<T> kernel, int block_m, int threads, size_t smem_bytes,
+                            const AttentionProblem& p, const AttentionArgs& a,
+                            cudaStream_t stream) {
+  const void* func = reinterpret_cast<const void*>(kernel);
+  if (cudaError_t err = AllowDynamicSmem(func, smem_bytes); err != cudaSuccess) return err;
+  const dim3 grid(static_cast<unsigned>((p.seq_q + block_m - 1) / block_m),
+                  static_cast<unsigned>(p.heads), static_cast<unsigned>(p.batch));
+  kernel<<<grid, threads, smem_bytes, stream>>>(
+      static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v),
+      static_cast<T*>(a.o), p.want_lse ? a.lse : nullptr, static_cast<int>(p.heads),
+      static_cast<int>(p.seq_q), static_cast<int>(p.seq_k), p.causal, EffectiveSoftmaxScale(p, a));
+  return LaunchResult();
+}
+
+// The entry of a rung that takes what AttentionBasicSupport accepts, on any sm_80+ GPU: `info`'s
+// facts (family and architecture filled in here) and hooks that launch and describe the one
+// instance a problem selects: launch(instance, problem, args, stream) and describe(instance),
+// each given an ElementAndHeadDim<T, D>.
+template <class LaunchFn, class DescribeFn>
+KernelEntry BasicRungEntry(KernelInfo info, LaunchFn launch, DescribeFn describe) {
+  KernelEntry e;
+  e.info = std::move(info);
+  e.info.family = Family::kAttentionFwd;
+  e.info.min_sm = 80;
+  e.attention_supports = [](const AttentionProblem& p) { return AttentionBasicSupport(p); };
+  e.attention_launch = [launch](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
+    return WithElementAndHeadDim(p, [&](auto instance) { return launch(instance, p, a, s); });
+  };
+  e.device_functions = [describe](const Problem& prob) -> std::vector<DeviceFunction> {
+    const auto* p = std::get_if<AttentionProblem>(&prob);
+    if (p == nullptr || !AttentionBasicSupport(*p).empty()) return {};
+    return {WithElementAndHeadDim(*p, describe)};
+  };
+  return e;
 }
 
 // The a01 scalar kernel over only the first `rows` of the B·H·Sq flattened query rows (all rows
