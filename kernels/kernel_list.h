@@ -32,6 +32,7 @@ KernelEntry MakeA16Fa4CondRescale();
 KernelEntry MakeA16Fa4PolyExp();
 KernelEntry MakeA16Fa4Softmax();
 KernelEntry MakeA17PerDimSchedule();
+KernelEntry MakeA18Persistent();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -73,6 +74,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA16Fa4PolyExp,
     &MakeA16Fa4Softmax,
     &MakeA17PerDimSchedule,
+    &MakeA18Persistent,
 #endif
     // gemm ladder
     &MakeG01Naive,

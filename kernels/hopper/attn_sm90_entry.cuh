@@ -58,7 +58,17 @@ struct Instance {
     p.scale = EffectiveSoftmaxScale(pr, a);
     p.causal = pr.causal ? 1 : 0;
     p.n_m_blocks = static_cast<int>(n_m);
-    const dim3 grid(static_cast<unsigned>(n_m * pr.batch * pr.heads));
+    p.bh_count = pr.batch * pr.heads;
+    int64_t ctas = n_m * p.bh_count;
+    if constexpr (C::kPersist) {
+      // One CTA per SM (shared memory and registers allow no second), each walking its share of
+      // TileSchedule's units; fewer CTAs when there are fewer units.
+      const int64_t units = (pr.causal ? (n_m + 1) / 2 : n_m) * p.bh_count;
+      const int sms = MultiprocessorCount();
+      if (sms <= 0) return cudaErrorInvalidDevice;
+      ctas = units < sms ? units : sms;
+    }
+    const dim3 grid(static_cast<unsigned>(ctas));
     kKernel<<<grid, C::kThreads, C::kSmemBytes, stream>>>(maps.q, maps.k, maps.v, p);
     return cudaGetLastError();
   }

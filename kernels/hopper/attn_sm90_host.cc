@@ -1,5 +1,7 @@
 #include "kernels/hopper/attn_sm90_host.h"
 
+#include <cuda_runtime_api.h>
+
 #include <cstdint>
 #include <limits>
 
@@ -65,6 +67,22 @@ std::string Supports(const AttentionProblem& p, int bm) {
            " blocks exceed the grid's x limit (2^31 - 1)";
   }
   return "";
+}
+
+int MultiprocessorCount() {
+  thread_local int cached_device = -1;
+  thread_local int cached_sms = 0;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return 0;
+  if (device != cached_device) {
+    int sms = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+      return 0;
+    }
+    cached_device = device;
+    cached_sms = sms;
+  }
+  return cached_sms;
 }
 
 std::string MapsFor(const AttentionProblem& p, const AttentionArgs& a, int bm, int bn,

@@ -14,6 +14,10 @@ namespace flashscope::kernels::attn_sm90 {
 // "" when the Hopper rungs take the problem (query tiles of `bm` rows), else the reason.
 std::string Supports(const AttentionProblem& p, int bm);
 
+// Multiprocessors of the current device (the persistent rung's grid size), read once per device
+// and thread; 0 when the runtime cannot say.
+int MultiprocessorCount();
+
 struct TensorMaps {
   CUtensorMap q, k, v;
 };

@@ -49,12 +49,25 @@ struct Consumer {
   Producer<C> prod;
   unsigned char* smem;  // 1024-aligned base (generic pointer)
   int m0, bh, n_tiles;
+  // Persistent (a18): the ring slot of this tile's first key tile, and the Q buffer with the
+  // parity of its fill; 0 for every other rung (one tile per CTA).
+  int kv0, qbuf;
+  uint32_t qphase;
   int ctid, cw, warp, lane, g, t, row_lo;
   Softmax st;
 
   __device__ Consumer(const Params& params, const Producer<C>& producer, unsigned char* base,
-                      int m0_, int bh_, int n_tiles_, int consumer_tid)
-      : p(params), prod(producer), smem(base), m0(m0_), bh(bh_), n_tiles(n_tiles_) {
+                      int m0_, int bh_, int n_tiles_, int consumer_tid, int kv0_, int qbuf_,
+                      uint32_t qphase_)
+      : p(params),
+        prod(producer),
+        smem(base),
+        m0(m0_),
+        bh(bh_),
+        n_tiles(n_tiles_),
+        kv0(kv0_),
+        qbuf(qbuf_),
+        qphase(qphase_) {
     ctid = consumer_tid;
     cw = ctid / 128;
     warp = (ctid / 32) % 4;
@@ -65,10 +78,23 @@ struct Consumer {
     st.Init();
   }
 
+  // Ring stage and fill parity of this tile's key tile `it` (compile-time `it`-only unless
+  // persistent, so the other rungs' code is what it was).
+  __device__ __forceinline__ int Slot(int it) const {
+    return (C::kPersist ? kv0 + it : it) % C::kStages;
+  }
+  __device__ __forceinline__ uint32_t Phase(int it) const {
+    return ((C::kPersist ? kv0 + it : it) / C::kStages) & 1;
+  }
+  // Offset of this tile's Q buffer (also where the epilogue stages O).
+  __device__ __forceinline__ uint32_t QOffset() const {
+    return C::kQBuffers > 1 ? qbuf * C::kQBytes : 0u;
+  }
+
   // S = Q·Kᵀ for this warpgroup's 64 rows: D/16 wgmmas m64nBNk16, both operands K-major in the
   // 128-byte swizzle; a k16 slice is 32 bytes further along the 128-byte rows of a column block.
   __device__ __forceinline__ void IssueQK(float (&s)[BN / 8][4], int stage) const {
-    const uint32_t q = prod.smem + cw * 64 * 128;
+    const uint32_t q = prod.smem + QOffset() + cw * 64 * 128;
     const uint32_t k = prod.smem + C::kOffK + stage * C::kKVBytes;
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
@@ -126,10 +152,10 @@ struct Consumer {
 
   // a12/a13: per key tile, S = Q·Kᵀ, wait, softmax (O rescaled in place), P·V, wait.
   __device__ void RunSequential() {
-    hopper::MbarWait(prod.bars.QFull(), 0);
+    hopper::MbarWait(prod.bars.QFull(qbuf), qphase);
     for (int it = 0; it < n_tiles; ++it) {
-      const int s = it % C::kStages;
-      const uint32_t ph = (it / C::kStages) & 1;
+      const int s = Slot(it);
+      const uint32_t ph = Phase(it);
       if constexpr (!C::kWS) {
         // Inline producer: refill the stage tile it-1 used, once every warp has released it.
         if (ctid == 0 && it >= 1 && it + C::kStages - 1 < n_tiles) {
@@ -178,7 +204,7 @@ struct Consumer {
   // the SASS), which would serialise the two again. O is rescaled for tile it-1 between the two
   // issues, when no wgmma writes it.
   __device__ void RunBatched() {
-    hopper::MbarWait(prod.bars.QFull(), 0);
+    hopper::MbarWait(prod.bars.QFull(qbuf), qphase);
     if (n_tiles == 0) return;
     if constexpr (C::kPP) {
       if (cw == 1) hopper::NamedBarrierArrive(kBarTurn0, 256);
@@ -186,23 +212,23 @@ struct Consumer {
     float sc[BN / 8][4];      // S of the current tile, then its P (fp32)
     uint32_t pa[BN / 16][4];  // P of the previous tile, the A operand of its P·V
     float alpha[2];
-    hopper::MbarWait(prod.bars.KFull(0), 0);
+    hopper::MbarWait(prod.bars.KFull(Slot(0)), Phase(0));
     TakeTurn();
     hopper::WgmmaFence();
-    IssueQK(sc, 0);
+    IssueQK(sc, Slot(0));
     hopper::WgmmaCommit();
     PassTurn(false);
     hopper::WgmmaWait<0>();
     hopper::FenceOperands(Flat(sc));
-    Release(prod.bars.KEmpty(0));
+    Release(prod.bars.KEmpty(Slot(0)));
     SoftmaxTile(sc, 0, alpha);  // O is still zero: no rescale
     bool rescale = false;
     for (int it = 1; it < n_tiles; ++it) {
-      const int s = it % C::kStages, sp = (it - 1) % C::kStages;
+      const int s = Slot(it), sp = Slot(it - 1);
       RetirePV(it - 2);
       PackP(sc, pa);
-      hopper::MbarWait(prod.bars.KFull(s), (it / C::kStages) & 1);
-      hopper::MbarWait(prod.bars.VFull(sp), ((it - 1) / C::kStages) & 1);
+      hopper::MbarWait(prod.bars.KFull(s), Phase(it));
+      hopper::MbarWait(prod.bars.VFull(sp), Phase(it - 1));
       TakeTurn();
       hopper::WgmmaFence();
       IssueQK(sc, s);
@@ -222,8 +248,8 @@ struct Consumer {
     }
     RetirePV(n_tiles - 2);
     PackP(sc, pa);
-    const int sl = (n_tiles - 1) % C::kStages;
-    hopper::MbarWait(prod.bars.VFull(sl), ((n_tiles - 1) / C::kStages) & 1);
+    const int sl = Slot(n_tiles - 1);
+    hopper::MbarWait(prod.bars.VFull(sl), Phase(n_tiles - 1));
     TakeTurn();
     RescaleBeforePV(rescale, alpha);
     IssuePV(pa, sl);
@@ -237,7 +263,7 @@ struct Consumer {
   __device__ __forceinline__ void RetirePV(int tile) {
     hopper::WgmmaWait<0>();
     hopper::FenceOperands(Flat(st.o));
-    if (tile >= 0) Release(prod.bars.VEmpty(tile % C::kStages));
+    if (tile >= 0) Release(prod.bars.VEmpty(Slot(tile)));
   }
 
   // O *= alpha (when the last softmax moved the max), then the fence the next wgmma on O needs.
@@ -253,8 +279,10 @@ struct Consumer {
 
   // O / l, staged in this warpgroup's own rows of the Q tile (its Q·Kᵀ reads are complete) in
   // the same swizzled layout, then 16-byte coalesced stores of the rows inside seq_q; the
-  // log-sum-exp from the quad's first thread.
+  // log-sum-exp from the quad's first thread. Persistent: then each warp hands the Q buffer
+  // back to the producer (its generic-proxy writes ordered before the TMA's next fill).
   __device__ void Epilogue() {
+    unsigned char* const stage = smem + QOffset();
     float lse[2];
     st.Finalize(nullptr, lse);
     const int r_base = cw * 64 + warp * 16 + g;  // row within the CTA's tile
@@ -265,7 +293,7 @@ struct Consumer {
         const int row = r_base + 8 * h, col = dt * 8 + 2 * t;
         const uint32_t off = (col / 64) * C::kBM * 128 + row * 128 +
                              ((((col % 64) / 8) ^ (row & 7)) << 4) + (col % 8) * 2;
-        *reinterpret_cast<uint32_t*>(smem + off) =
+        *reinterpret_cast<uint32_t*>(stage + off) =
             ptx::PackFloat2<T>(st.o[dt][2 * h], st.o[dt][2 * h + 1]);
       }
     }
@@ -278,7 +306,7 @@ struct Consumer {
       if (m0 + r < p.seq_q) {
         const uint32_t off = (ch / 8) * C::kBM * 128 + r * 128 + (((ch % 8) ^ (r & 7)) << 4);
         *reinterpret_cast<uint4*>(out + int64_t(m0 + r) * D + ch * 8) =
-            *reinterpret_cast<const uint4*>(smem + off);
+            *reinterpret_cast<const uint4*>(stage + off);
       }
     }
     if (p.lse != nullptr && t == 0) {
@@ -288,14 +316,20 @@ struct Consumer {
         if (grow < p.seq_q) p.lse[int64_t(bh) * p.seq_q + grow] = lse[h];
       }
     }
+    if constexpr (C::kPersist) {
+      hopper::FenceProxyAsyncShared();
+      __syncwarp();
+      Release(prod.bars.QEmpty(qbuf));
+    }
   }
 };
 
 template <typename T, int D, unsigned F>
 __device__ __forceinline__ void RunConsumer(const Params& p, const Producer<Config<D, F>>& prod,
                                             unsigned char* smem, int m0, int bh, int n_tiles,
-                                            int consumer_tid) {
-  Consumer<T, D, F> c(p, prod, smem, m0, bh, n_tiles, consumer_tid);
+                                            int consumer_tid, int kv0 = 0, int qbuf = 0,
+                                            uint32_t qphase = 0) {
+  Consumer<T, D, F> c(p, prod, smem, m0, bh, n_tiles, consumer_tid, kv0, qbuf, qphase);
   if constexpr (Config<D, F>::kBatched) {
     c.RunBatched();
   } else {
@@ -304,26 +338,59 @@ __device__ __forceinline__ void RunConsumer(const Params& p, const Producer<Conf
   c.Epilogue();
 }
 
-// blockIdx.x = bh · n_m_blocks + tile (B·H on x: no 65,535 limit); causal CTAs of a head run
-// heaviest (last query tile) first, and the tiles of one head are neighbours so that their K/V
-// reads meet in L2.
+// Persistent (a18): every CTA walks its share of TileSchedule; the producer thread runs ahead
+// across tiles (K/V ring and Q buffers carry on from one tile to the next), so the next tile's Q
+// and first key tiles load while the consumers finish this one and run its epilogue. Each role
+// keeps the same running counts (ring slot g, Q-buffer use) over the same tile sequence.
 template <typename T, int D, unsigned F>
-__global__ void __launch_bounds__(Config<D, F>::kThreads, 1)
-    AttnSm90Kernel(const __grid_constant__ CUtensorMap tm_q,
-                   const __grid_constant__ CUtensorMap tm_k,
-                   const __grid_constant__ CUtensorMap tm_v, const Params p) {
+__device__ __forceinline__ void RunPersistent(const CUtensorMap* tm_q, const CUtensorMap* tm_k,
+                                              const CUtensorMap* tm_v, const Params& p,
+                                              unsigned char* smem,
+                                              const Barriers<Config<D, F>>& bars) {
   using C = Config<D, F>;
-  extern __shared__ __align__(1024) unsigned char smem_raw[];
-  unsigned char* smem = smem_raw + ((1024 - (hopper::SmemAddr(smem_raw) & 1023)) & 1023);
+  const TileSchedule sched(p);
   const uint32_t sbase = hopper::SmemAddr(smem);
-  const Barriers<C> bars{sbase + C::kOffBar};
+  int g = 0, use = 0;
+  if (threadIdx.x < 128) {
+    hopper::SetMaxNRegDec<C::kProducerRegs>();
+    if (threadIdx.x != 0) return;
+    sched.ForEach([&](int m_block, int bh) {
+      const int m0 = m_block * C::kBM, n = KeyTiles<C::kBN>(p, m0 + C::kBM);
+      const Producer<C> prod{tm_q, tm_k, tm_v, sbase, bars, bh};
+      // Key tile 0 first: its stage frees while this Q buffer may still hold the last epilogue.
+      if (n > 0) prod.LoadKV(0, g);
+      prod.LoadQ(m0, use % C::kQBuffers, use / C::kQBuffers);
+      for (int j = 1; j < n; ++j) prod.LoadKV(j, g + j);
+      g += n;
+      ++use;
+    });
+  } else {
+    hopper::SetMaxNRegInc<C::kConsumerRegs>();
+    sched.ForEach([&](int m_block, int bh) {
+      const int m0 = m_block * C::kBM, n = KeyTiles<C::kBN>(p, m0 + C::kBM);
+      const Producer<C> prod{tm_q, tm_k, tm_v, sbase, bars, bh};
+      RunConsumer<T, D, F>(p, prod, smem, m0, bh, n, threadIdx.x - 128, g, use % C::kQBuffers,
+                           (use / C::kQBuffers) & 1);
+      g += n;
+      ++use;
+    });
+  }
+}
+
+// One query tile per CTA (a12..a17): blockIdx.x = bh · n_m_blocks + tile (B·H on x: no 65,535
+// limit); causal CTAs of a head run heaviest (last query tile) first, and the tiles of one head
+// are neighbours so that their K/V reads meet in L2.
+template <typename T, int D, unsigned F>
+__device__ __forceinline__ void RunOneTile(const CUtensorMap* tm_q, const CUtensorMap* tm_k,
+                                           const CUtensorMap* tm_v, const Params& p,
+                                           unsigned char* smem,
+                                           const Barriers<Config<D, F>>& bars) {
+  using C = Config<D, F>;
   const int mi = static_cast<int>(blockIdx.x % p.n_m_blocks);
   const int bh = static_cast<int>(blockIdx.x / p.n_m_blocks);
   const int m0 = (p.causal ? p.n_m_blocks - 1 - mi : mi) * C::kBM;
   const int n_tiles = KeyTiles<C::kBN>(p, m0 + C::kBM);
-  if (threadIdx.x == 0) bars.Init();
-  __syncthreads();
-  const Producer<C> prod{&tm_q, &tm_k, &tm_v, sbase, bars, bh};
+  const Producer<C> prod{tm_q, tm_k, tm_v, hopper::SmemAddr(smem), bars, bh};
   if constexpr (C::kWS) {
     if (threadIdx.x < 128) {  // producer warpgroup: one thread issues every load
       hopper::SetMaxNRegDec<C::kProducerRegs>();
@@ -342,6 +409,24 @@ __global__ void __launch_bounds__(Config<D, F>::kThreads, 1)
     }
     __syncwarp();
     RunConsumer<T, D, F>(p, prod, smem, m0, bh, n_tiles, threadIdx.x);
+  }
+}
+
+template <typename T, int D, unsigned F>
+__global__ void __launch_bounds__(Config<D, F>::kThreads, 1)
+    AttnSm90Kernel(const __grid_constant__ CUtensorMap tm_q,
+                   const __grid_constant__ CUtensorMap tm_k,
+                   const __grid_constant__ CUtensorMap tm_v, const Params p) {
+  using C = Config<D, F>;
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  unsigned char* smem = smem_raw + ((1024 - (hopper::SmemAddr(smem_raw) & 1023)) & 1023);
+  const Barriers<C> bars{hopper::SmemAddr(smem) + C::kOffBar};
+  if (threadIdx.x == 0) bars.Init();
+  __syncthreads();
+  if constexpr (C::kPersist) {
+    RunPersistent<T, D, F>(&tm_q, &tm_k, &tm_v, p, smem, bars);
+  } else {
+    RunOneTile<T, D, F>(&tm_q, &tm_k, &tm_v, p, smem, bars);
   }
 }
 

@@ -25,6 +25,7 @@ enum : unsigned {
   kPingPong = 1u << 9,
   kIntraOverlap = 1u << 10,
   kThreeWarpgroups = 1u << 11,  // three consumer warpgroups, 192 query rows per CTA
+  kPersistent = 1u << 12,       // one CTA per SM walks a static schedule of query tiles (a18)
 };
 
 // Tile shape, roles and shared-memory layout of one instantiation.
@@ -37,6 +38,8 @@ struct Config {
   static constexpr bool kBatched = kPP || kIO;  // Q·K(j) issued together with P(j-1)·V(j-1)
   static_assert(!kBatched || kWS,
                 "the batched schedule has no inline producer: it needs kWarpSpec");
+  static constexpr bool kPersist = (F & kPersistent) != 0;
+  static_assert(!kPersist || kWS, "the persistent loop keeps the producer warpgroup busy");
   static constexpr int kConsumerWGs = (F & kThreeWarpgroups) ? 3 : 2;
   static_assert(!kPP || kConsumerWGs == 2, "the ping-pong turns are written for two warpgroups");
   static_assert(kConsumerWGs == 2 || kWS,
@@ -53,10 +56,16 @@ struct Config {
   static constexpr int kSub = D / 64;  // 128-byte (64-element) column blocks of a row
   static constexpr uint32_t kQBytes = kSub * kBM * 128;
   static constexpr uint32_t kKVBytes = kSub * kBN * 128;  // one stage of K (or of V)
-  static constexpr uint32_t kOffK = kQBytes;
+  // Persistent at D = 64: two Q buffers, so that the next tile's Q lands while this tile's
+  // epilogue stages O in its own buffer; D >= 128 has no room for a second one (D = 128: 32 KiB of
+  // Q + 192 KiB of K/V ring), and there the next Q waits for the epilogue's reads.
+  static constexpr int kQBuffers = kPersist && D == 64 ? 2 : 1;
+  // q_full per buffer, and q_empty per buffer when persistent (consumers release the buffer).
+  static constexpr int kQBars = kPersist ? 2 * kQBuffers : 1;
+  static constexpr uint32_t kOffK = kQBuffers * kQBytes;
   static constexpr uint32_t kOffV = kOffK + kStages * kKVBytes;
   static constexpr uint32_t kOffBar = kOffV + kStages * kKVBytes;
-  static constexpr uint32_t kNumBars = 1 + 4 * kStages;  // q_full; k/v full; k/v empty
+  static constexpr uint32_t kNumBars = kQBars + 4 * kStages;  // q bars; k/v full; k/v empty
   // 1 KiB of slack: the swizzle atoms need a 1024-byte aligned base.
   static constexpr size_t kSmemBytes = kOffBar + kNumBars * 8 + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory per block on sm_90");
@@ -72,21 +81,27 @@ struct Params {
   int seq_k;
   float scale;  // softmax scale, natural-log domain
   int causal;
-  int n_m_blocks;  // query tiles per (batch, head); blockIdx.x = bh · n_m_blocks + tile
+  int n_m_blocks;    // query tiles per (batch, head); blockIdx.x = bh · n_m_blocks + tile
+  int64_t bh_count;  // batch · heads (the persistent schedule's extent)
 };
 
 // Shared-memory addresses of the mbarriers.
 template <class C>
 struct Barriers {
   uint32_t base;
-  __device__ uint32_t QFull() const { return base; }
-  __device__ uint32_t KFull(int s) const { return base + 8 * (1 + s); }
-  __device__ uint32_t VFull(int s) const { return base + 8 * (1 + C::kStages + s); }
-  __device__ uint32_t KEmpty(int s) const { return base + 8 * (1 + 2 * C::kStages + s); }
-  __device__ uint32_t VEmpty(int s) const { return base + 8 * (1 + 3 * C::kStages + s); }
+  static constexpr int kQ = C::kQBars;
+  __device__ uint32_t QFull(int b = 0) const { return base + 8 * b; }
+  __device__ uint32_t QEmpty(int b) const { return base + 8 * (C::kQBuffers + b); }
+  __device__ uint32_t KFull(int s) const { return base + 8 * (kQ + s); }
+  __device__ uint32_t VFull(int s) const { return base + 8 * (kQ + C::kStages + s); }
+  __device__ uint32_t KEmpty(int s) const { return base + 8 * (kQ + 2 * C::kStages + s); }
+  __device__ uint32_t VEmpty(int s) const { return base + 8 * (kQ + 3 * C::kStages + s); }
 
   __device__ void Init() const {
-    hopper::MbarInit(QFull(), 1);
+    for (int b = 0; b < C::kQBuffers; ++b) {
+      hopper::MbarInit(QFull(b), 1);
+      if constexpr (C::kPersist) hopper::MbarInit(QEmpty(b), C::kConsumerThreads / 32);
+    }
     for (int s = 0; s < C::kStages; ++s) {
       hopper::MbarInit(KFull(s), 1);
       hopper::MbarInit(VFull(s), 1);
@@ -108,27 +123,34 @@ struct Producer {
   Barriers<C> bars;
   int bh;
 
-  __device__ void LoadQ(int m0) const {
-    hopper::MbarArriveExpectTx(bars.QFull(), C::kQBytes);
+  // The Q tile at row m0 into Q buffer `buf` (persistent: its `use`-th fill, once the consumers
+  // have released the previous one).
+  __device__ void LoadQ(int m0, int buf = 0, int use = 0) const {
+    if (C::kPersist && use > 0) hopper::MbarWait(bars.QEmpty(buf), (use - 1) & 1);
+    const uint32_t dst = smem + buf * C::kQBytes;
+    hopper::MbarArriveExpectTx(bars.QFull(buf), C::kQBytes);
 #pragma unroll
     for (int sub = 0; sub < C::kSub; ++sub) {
-      hopper::TmaLoad3D(smem + sub * C::kBM * 128, q, bars.QFull(), sub * 64, m0, bh);
+      hopper::TmaLoad3D(dst + sub * C::kBM * 128, q, bars.QFull(buf), sub * 64, m0, bh);
     }
   }
 
-  // Key tile j into stage j % kStages, once the consumers have released that stage's last use.
-  __device__ void LoadKV(int j) const {
-    const int s = j % C::kStages;
-    const uint32_t parity = ((j / C::kStages) - 1) & 1;
+  __device__ void LoadKV(int j) const { LoadKV(j, j); }
+
+  // Key tile j into the ring's g-th slot (stage g % kStages; g = j unless persistent, where the
+  // ring runs on across query tiles), once the consumers have released that stage's last use.
+  __device__ void LoadKV(int j, int g) const {
+    const int s = g % C::kStages;
+    const uint32_t parity = ((g / C::kStages) - 1) & 1;
     const uint32_t k_dst = smem + C::kOffK + s * C::kKVBytes;
     const uint32_t v_dst = smem + C::kOffV + s * C::kKVBytes;
-    if (j >= C::kStages) hopper::MbarWait(bars.KEmpty(s), parity);
+    if (g >= C::kStages) hopper::MbarWait(bars.KEmpty(s), parity);
     hopper::MbarArriveExpectTx(bars.KFull(s), C::kKVBytes);
 #pragma unroll
     for (int sub = 0; sub < C::kSub; ++sub) {
       hopper::TmaLoad3D(k_dst + sub * C::kBN * 128, k, bars.KFull(s), sub * 64, j * C::kBN, bh);
     }
-    if (j >= C::kStages) hopper::MbarWait(bars.VEmpty(s), parity);
+    if (g >= C::kStages) hopper::MbarWait(bars.VEmpty(s), parity);
     hopper::MbarArriveExpectTx(bars.VFull(s), C::kKVBytes);
 #pragma unroll
     for (int sub = 0; sub < C::kSub; ++sub) {
@@ -145,6 +167,39 @@ __device__ __forceinline__ int KeyTiles(const Params& p, int m_end) {
   if (p.causal) n_end = min(p.seq_k, m_end + p.seq_k - p.seq_q);
   return n_end > 0 ? (n_end + BN - 1) / BN : 0;
 }
+
+// The persistent grid's schedule (a18): units of work in bh-major order (a head's tiles are
+// neighbours, so the CTAs running at once share a few heads' K/V in L2), dealt round-robin: CTA c
+// takes units c, c + gridDim.x, ... Non-causal, a unit is one query tile. Causal, a unit is a
+// head's k-th heaviest and k-th lightest query tiles (m-blocks n_m-1-k and k; the middle one alone
+// when n_m is odd), so that units cost about the same and a static deal stays balanced: dealt one
+// tile at a time, CTA c would always get the same causal position whenever gridDim.x is a multiple
+// of n_m (132 = 12 · 11 at S = 2048, BM = 192), the heaviest tiles all on the same CTAs.
+struct TileSchedule {
+  int n_m, per_head;
+  bool causal;
+  int64_t units;
+
+  __device__ explicit TileSchedule(const Params& p)
+      : n_m(p.n_m_blocks),
+        per_head(p.causal ? (p.n_m_blocks + 1) / 2 : p.n_m_blocks),
+        causal(p.causal != 0),
+        units(p.bh_count * per_head) {}
+
+  // Calls fn(m_block, bh) for each of this CTA's query tiles, in order.
+  template <class Fn>
+  __device__ __forceinline__ void ForEach(Fn&& fn) const {
+    for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+      const int bh = static_cast<int>(u / per_head), k = static_cast<int>(u % per_head);
+      if (!causal) {
+        fn(k, bh);
+        continue;
+      }
+      fn(n_m - 1 - k, bh);
+      if (k != n_m - 1 - k) fn(k, bh);
+    }
+  }
+};
 
 // The [n8 blocks][4] accumulator arrays as the flat register list wgmma takes (same order).
 template <int R, int C>
