@@ -203,14 +203,20 @@ TEST(RenderCsv, ComparisonRows) {
       << lines[4];
 }
 
-TEST(RenderHtml, ReportHasChartsTableAndWarnings) {
+// The sample report with one position x dim heatmap of `rows` x `cols` cells on its failed case.
+Report SampleWithHeatmap(int rows, int cols, std::vector<float> max) {
   Report r = Sample();
   HeatmapRecord h;
   h.kind = "position_x_dim";
-  h.rows = 2;
-  h.cols = 3;
-  h.max = {1e-3f, 2e-3f, 0, 5e-4f, 1e-4f, 3e-3f};
+  h.rows = rows;
+  h.cols = cols;
+  h.max = std::move(max);
   r.cases[1].verification->heatmaps = {h};
+  return r;
+}
+
+TEST(RenderHtml, ReportHasChartsTableAndWarnings) {
+  const Report r = SampleWithHeatmap(2, 3, {1e-3f, 2e-3f, 0, 5e-4f, 1e-4f, 3e-3f});
   std::string html = RenderReportHtml(r);
   EXPECT_THAT(html, ::testing::StartsWith(
                         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"));
@@ -233,14 +239,8 @@ TEST(RenderHtml, ReportHasChartsTableAndWarnings) {
 // A half-unwritten map (verify/ marks such elements with the largest float) keeps the scale of
 // its real errors: the caption's max is theirs, and the marked cells are drawn apart and counted.
 TEST(RenderHtml, NeverWrittenCellsStayOutOfTheHeatmapScale) {
-  Report r = Sample();
-  HeatmapRecord h;
-  h.kind = "position_x_dim";
-  h.rows = 1;
-  h.cols = 3;
-  h.max = {2e-3f, std::numeric_limits<float>::max(), 1e-4f};
-  r.cases[1].verification->heatmaps = {h};
-  const std::string html = RenderReportHtml(r);
+  const std::string html =
+      RenderReportHtml(SampleWithHeatmap(1, 3, {2e-3f, std::numeric_limits<float>::max(), 1e-4f}));
   EXPECT_THAT(html, HasSubstr("max 2.00e-03; 1 cells never written, NaN or Inf (magenta)"));
   EXPECT_EQ(Count(html, "fill=\"#ff00ff\""), 1);
   EXPECT_EQ(Count(html, "fill=\"#fde725\""), 1) << "the largest real error at the top colour";
