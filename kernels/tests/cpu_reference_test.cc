@@ -11,10 +11,7 @@ namespace {
 
 TEST(CpuReference, SoftmaxWeightsAndLogSumExp) {
   // D = 1, scale 1: scores 0 and ln 3 give weights 1/4 and 3/4; O = 2/4 + 3·6/4 = 5, lse = ln 4.
-  AttentionProblem p;
-  p.seq_q = 1;
-  p.seq_k = 2;
-  p.head_dim = 1;
+  const AttentionProblem p = AttentionShape(1, 1, 1, 2, 1);
   std::vector<double> o, lse;
   ReferenceAttention(p, {1.f}, {0.f, static_cast<float>(std::log(3.0))}, {2.f, 6.f}, &o, &lse);
   ASSERT_EQ(o.size(), 1u);
@@ -24,10 +21,7 @@ TEST(CpuReference, SoftmaxWeightsAndLogSumExp) {
 
 TEST(CpuReference, CausalIsBottomRightAlignedAndEmptyRowsAreZero) {
   // Sq = 2, Sk = 1, causal: row 0 sees keys j <= 0 + (1 - 2) (none), row 1 sees key 0.
-  AttentionProblem p;
-  p.seq_q = 2;
-  p.seq_k = 1;
-  p.head_dim = 1;
+  AttentionProblem p = AttentionShape(1, 1, 2, 1, 1);
   p.causal = true;
   std::vector<double> o, lse;
   ReferenceAttention(p, {1.f, 1.f}, {0.5f}, {7.f}, &o, &lse);
@@ -39,10 +33,7 @@ TEST(CpuReference, CausalIsBottomRightAlignedAndEmptyRowsAreZero) {
 
 TEST(CpuReference, ScaleIsOneOverSqrtHeadDim) {
   // D = 4, q = k0 = (1,1,1,1), k1 = 0: scores 4/2 = 2 and 0.
-  AttentionProblem p;
-  p.seq_q = 1;
-  p.seq_k = 2;
-  p.head_dim = 4;
+  const AttentionProblem p = AttentionShape(1, 1, 1, 2, 4);
   std::vector<double> o, lse;
   ReferenceAttention(p, {1, 1, 1, 1}, {1, 1, 1, 1, 0, 0, 0, 0}, {1, 1, 1, 1, 0, 0, 0, 0}, &o, &lse);
   const double w0 = std::exp(2.0) / (std::exp(2.0) + 1.0);

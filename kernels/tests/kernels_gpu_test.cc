@@ -243,6 +243,23 @@ TEST_F(KernelsGpu, VectorizedRungsFallBackOnMisalignedPointers) {
 
 // ---------------------------------------------------------------- gemm
 
+struct GemmCase {
+  GemmProblem g;
+  std::vector<float> a, b;  // values as rounded to the dtype
+  std::vector<unsigned char> ab, bb;
+  std::vector<double> ref, abs_sum;
+};
+
+GemmCase MakeGemmCase(const GemmProblem& g, uint32_t seed) {
+  GemmCase c;
+  c.g = g;
+  std::mt19937 rng(seed);
+  RandomTensor(g.dtype, g.m * g.k, &rng, &c.a, &c.ab);
+  RandomTensor(g.dtype, g.k * g.n, &rng, &c.b, &c.bb);
+  ReferenceGemm(g, c.a, c.b, &c.ref, &c.abs_sum);
+  return c;
+}
+
 void RunGemm(const KernelEntry& e, const GemmProblem& g, const std::vector<unsigned char>& ab,
              const std::vector<unsigned char>& bb, std::vector<float>* c, int offset_elems = 0) {
   const size_t eb = DTypeBytes(g.dtype);
@@ -285,13 +302,7 @@ TEST_F(KernelsGpu, EveryGemmKernelMatchesTheCpuReference) {
   for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) {
     for (const auto& s : shapes) {
       const GemmProblem g{s[0], s[1], s[2], t};
-      std::mt19937 rng(seed++);
-      std::vector<float> a, b;
-      std::vector<unsigned char> ab, bb;
-      RandomTensor(t, g.m * g.k, &rng, &a, &ab);
-      RandomTensor(t, g.k * g.n, &rng, &b, &bb);
-      std::vector<double> ref, abs_sum;
-      ReferenceGemm(g, a, b, &ref, &abs_sum);
+      const GemmCase gc = MakeGemmCase(g, seed++);
       for (const KernelEntry& e : AllKernels()) {
         if (e.info.family != Family::kGemm || !KernelSelected(e.info.id) ||
             !e.Supports(Problem{g}, sm_).empty()) {
@@ -299,9 +310,9 @@ TEST_F(KernelsGpu, EveryGemmKernelMatchesTheCpuReference) {
         }
         SCOPED_TRACE(e.info.id + " on " + ProblemKey(g));
         std::vector<float> c;
-        RunGemm(e, g, ab, bb, &c);
+        RunGemm(e, g, gc.ab, gc.bb, &c);
         if (HasFatalFailure()) return;
-        EXPECT_TRUE(CompareGemm(c, ref, abs_sum)) << e.info.id << " on " << ProblemKey(g);
+        EXPECT_TRUE(CompareGemm(c, gc.ref, gc.abs_sum)) << e.info.id << " on " << ProblemKey(g);
         ++runs;
       }
     }
@@ -317,20 +328,14 @@ TEST_F(KernelsGpu, GemmFallsBackOnMisalignedPointers) {
   for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) {
     const GemmProblem g{128, 128, 64,
                         t};  // aligned shape; only the pointers are off by one element
-    std::mt19937 rng(5);
-    std::vector<float> a, b;
-    std::vector<unsigned char> ab, bb;
-    RandomTensor(t, g.m * g.k, &rng, &a, &ab);
-    RandomTensor(t, g.k * g.n, &rng, &b, &bb);
-    std::vector<double> ref, abs_sum;
-    ReferenceGemm(g, a, b, &ref, &abs_sum);
+    const GemmCase gc = MakeGemmCase(g, 5);
     for (const char* id : {"gemm.g03_register_tiled", "gemm.g05_wgmma", "gemm.g06_tma_ws"}) {
       const KernelEntry* e = FindKernel(id);
       if (e == nullptr || !e->Supports(Problem{g}, sm_).empty()) continue;
       std::vector<float> c;
-      RunGemm(*e, g, ab, bb, &c, /*offset_elems=*/1);
+      RunGemm(*e, g, gc.ab, gc.bb, &c, /*offset_elems=*/1);
       if (HasFatalFailure()) return;
-      EXPECT_TRUE(CompareGemm(c, ref, abs_sum)) << id << " " << DTypeName(t);
+      EXPECT_TRUE(CompareGemm(c, gc.ref, gc.abs_sum)) << id << " " << DTypeName(t);
     }
   }
 }

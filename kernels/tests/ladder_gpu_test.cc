@@ -1,7 +1,7 @@
-// Tensor-core ladder rungs (attn.a05..a11, gemm.g04) against a small self-contained CPU double
-// reference, on the device only (ctest label gpu). Inputs are rounded to the kernel's dtype first,
-// so the reference sees exactly the values the kernel sees; outputs are poisoned (NaN) before
-// each launch so an element the kernel never writes fails the check.
+// Tensor-core ladder rungs (attn.a05..a11, gemm.g04) against the kernel tests' CPU double
+// reference (tests/cpu_reference.h), on the device only (ctest label gpu). Inputs are rounded to
+// the kernel's dtype first, so the reference sees exactly the values the kernel sees; outputs are
+// poisoned (NaN) before each launch so an element the kernel never writes fails the check.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -19,6 +19,7 @@
 
 #include "common/tests/cuda_assert.h"
 #include "kernels/registry.h"
+#include "kernels/tests/cpu_reference.h"
 
 namespace flashscope::kernels {
 namespace {
@@ -54,7 +55,7 @@ float FromBits(uint16_t b, DType t) {
 
 struct HostTensor {
   std::vector<uint16_t> bits;  // what the kernel reads
-  std::vector<double> value;   // the same numbers, for the reference
+  std::vector<float> value;    // the same numbers, for the reference
 };
 
 HostTensor RandomTensor(int64_t n, DType t, double amplitude, uint32_t seed) {
@@ -68,39 +69,6 @@ HostTensor RandomTensor(int64_t n, DType t, double amplitude, uint32_t seed) {
     h.value[i] = FromBits(h.bits[i], t);
   }
   return h;
-}
-
-// Softmax attention in double, straight from the definition (common/problem.h).
-void ReferenceAttention(const AttentionProblem& p, const HostTensor& q, const HostTensor& k,
-                        const HostTensor& v, std::vector<double>* o, std::vector<double>* lse) {
-  const int64_t D = p.head_dim;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(D));
-  o->assign(p.QElements(), 0.0);
-  lse->assign(p.LseElements(), -std::numeric_limits<double>::infinity());
-  std::vector<double> s(p.seq_k);
-  for (int64_t bh = 0; bh < p.batch * p.heads; ++bh) {
-    for (int64_t i = 0; i < p.seq_q; ++i) {
-      const int64_t end = p.CausalKeyEnd(i);
-      if (end <= 0) continue;  // sees no key: zeros, lse -inf
-      const double* qi = &q.value[(bh * p.seq_q + i) * D];
-      double mx = -std::numeric_limits<double>::infinity();
-      for (int64_t j = 0; j < end; ++j) {
-        const double* kj = &k.value[(bh * p.seq_k + j) * D];
-        double dot = 0;
-        for (int64_t d = 0; d < D; ++d) dot += qi[d] * kj[d];
-        s[j] = dot * scale;
-        mx = std::max(mx, s[j]);
-      }
-      double sum = 0;
-      for (int64_t j = 0; j < end; ++j) sum += (s[j] = std::exp(s[j] - mx));
-      double* oi = &(*o)[(bh * p.seq_q + i) * D];
-      for (int64_t j = 0; j < end; ++j) {
-        const double* vj = &v.value[(bh * p.seq_k + j) * D];
-        for (int64_t d = 0; d < D; ++d) oi[d] += s[j] / sum * vj[d];
-      }
-      (*lse)[bh * p.seq_q + i] = mx + std::log(sum);
-    }
-  }
 }
 
 struct AttnCase {
@@ -167,7 +135,7 @@ TEST(LadderGpuTest, AttentionRungsMatchCpuReference) {
     const HostTensor k = RandomTensor(p.KElements(), c.dtype, 1.0, seed++);
     const HostTensor v = RandomTensor(p.KElements(), c.dtype, 1.0, seed++);
     std::vector<double> ref_o, ref_lse;
-    ReferenceAttention(p, q, k, v, &ref_o, &ref_lse);
+    testing::ReferenceAttention(p, q.value, k.value, v.value, &ref_o, &ref_lse);
 
     DeviceBuffer dq(q.bits.size() * 2), dk(k.bits.size() * 2), dv(v.bits.size() * 2);
     DeviceBuffer d_o(q.bits.size() * 2), dlse(p.LseElements() * sizeof(float));
@@ -286,8 +254,8 @@ TEST(LadderGpuTest, G04MatchesCpuReferenceOnOddShapes) {
       for (int64_t j = 0; j < n; ++j) {
         double ref = 0, mag = 0;
         for (int64_t x = 0; x < kk; ++x) {
-          ref += a.value[i * kk + x] * b.value[x * n + j];
-          mag += std::fabs(a.value[i * kk + x] * b.value[x * n + j]);
+          ref += double(a.value[i * kk + x]) * b.value[x * n + j];
+          mag += std::fabs(double(a.value[i * kk + x]) * b.value[x * n + j]);
         }
         const double got = c[i * n + j];
         if (!(std::fabs(got - ref) <= 1e-4 * (1 + mag)) && bad++ == 0) {

@@ -17,6 +17,7 @@
 #include "common/problem.h"
 #include "common/tests/cuda_assert.h"
 #include "kernels/registry.h"
+#include "kernels/tests/cpu_reference.h"
 
 namespace flashscope::kernels {
 namespace {
@@ -35,40 +36,6 @@ float FromBits(uint16_t bits, DType t) {
   __nv_bfloat16_raw r;
   r.x = bits;
   return __bfloat162float(__nv_bfloat16(r));
-}
-
-// O and LSE in double from the inputs as the kernel sees them (already rounded to the dtype).
-void Reference(const AttentionProblem& p, const std::vector<float>& q, const std::vector<float>& k,
-               const std::vector<float>& v, std::vector<double>* o, std::vector<double>* lse) {
-  const int64_t d = p.head_dim;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
-  o->assign(p.QElements(), 0.0);
-  lse->assign(p.LseElements(), -std::numeric_limits<double>::infinity());
-  std::vector<double> s(p.seq_k);
-  for (int64_t bh = 0; bh < p.batch * p.heads; ++bh) {
-    for (int64_t i = 0; i < p.seq_q; ++i) {
-      const int64_t end = p.CausalKeyEnd(i);
-      if (end == 0) continue;  // no visible key: zeros and -inf
-      const float* qi = &q[(bh * p.seq_q + i) * d];
-      double m = -std::numeric_limits<double>::infinity();
-      for (int64_t j = 0; j < end; ++j) {
-        const float* kj = &k[(bh * p.seq_k + j) * d];
-        double acc = 0;
-        for (int64_t c = 0; c < d; ++c) acc += double(qi[c]) * kj[c];
-        s[j] = acc * scale;
-        m = std::max(m, s[j]);
-      }
-      double sum = 0;
-      for (int64_t j = 0; j < end; ++j) sum += std::exp(s[j] - m);
-      double* oi = &(*o)[(bh * p.seq_q + i) * d];
-      for (int64_t j = 0; j < end; ++j) {
-        const double w = std::exp(s[j] - m) / sum;
-        const float* vj = &v[(bh * p.seq_k + j) * d];
-        for (int64_t c = 0; c < d; ++c) oi[c] += w * vj[c];
-      }
-      (*lse)[bh * p.seq_q + i] = m + std::log(sum);
-    }
-  }
 }
 
 struct DeviceBuffer {
@@ -106,7 +73,8 @@ void CheckPeer(const std::string& id, const AttentionProblem& p) {
   make(p.KElements(), &k, &kb);
   make(p.KElements(), &v, &vb);
   std::vector<double> ref_o, ref_lse;
-  Reference(p, q, k, v, &ref_o, &ref_lse);
+  // The reference sees the inputs as the kernel does (already rounded to the dtype).
+  testing::ReferenceAttention(p, q, k, v, &ref_o, &ref_lse);
 
   DeviceBuffer dq, dk, dv, dout, dlse;
   ASSERT_CUDA(cudaMalloc(&dq.ptr, qb.size() * 2));

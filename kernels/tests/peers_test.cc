@@ -5,17 +5,13 @@
 #include <string>
 
 #include "common/problem.h"
+#include "common/tests/attention_problem.h"
 #include "kernels/registry.h"
 
 namespace flashscope::kernels {
 namespace {
 
-AttentionProblem Attn(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
-                      bool causal) {
-  AttentionProblem p = AttentionShape(b, h, sq, sk, d, t);
-  p.causal = causal;
-  return p;
-}
+constexpr auto* Attn = &MaskedAttentionShape;  // short: the tests below spell many problems
 
 TEST(PeersTest, UnfusedIsRegisteredAsPeer) {
   const KernelEntry* e = FindKernel("peer.cublas_unfused");

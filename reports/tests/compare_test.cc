@@ -10,6 +10,7 @@
 
 #include "reports/render_terminal.h"
 #include "reports/tests/sample_reports.h"
+#include "reports/tests/timed_reports.h"
 
 namespace flashscope::reports {
 namespace {
@@ -21,23 +22,17 @@ using testing::SimpleCase;
 constexpr CaseStatus kPass = CaseStatus::kPassed;
 
 Report Base() {
-  Report r;
-  r.environment = testing::SyntheticEnvironment();
-  r.cases = {SimpleCase("attn.a", "p1", kPass, 1.0), SimpleCase("attn.b", "p1", kPass, 2.0),
-             SimpleCase("attn.c", "p1", kPass, 1.0),
-             SimpleCase("attn.d", "p1", CaseStatus::kSkipped, 0),
-             SimpleCase("attn.e", "p1", kPass, 1.0)};
-  return r;
+  return testing::With(
+      {SimpleCase("attn.a", "p1", kPass, 1.0), SimpleCase("attn.b", "p1", kPass, 2.0),
+       SimpleCase("attn.c", "p1", kPass, 1.0), SimpleCase("attn.d", "p1", CaseStatus::kSkipped, 0),
+       SimpleCase("attn.e", "p1", kPass, 1.0)});
 }
 
 Report Next() {
-  Report r;
-  r.environment = testing::SyntheticEnvironment();
-  r.cases = {SimpleCase("attn.f", "p1", kPass, 1.0), SimpleCase("attn.b", "p1", kPass, 2.2),
-             SimpleCase("attn.a", "p1", kPass, 0.9),
-             SimpleCase("attn.c", "p1", CaseStatus::kFailed, 1.0),
-             SimpleCase("attn.d", "p1", CaseStatus::kSkipped, 0)};
-  return r;
+  return testing::With(
+      {SimpleCase("attn.f", "p1", kPass, 1.0), SimpleCase("attn.b", "p1", kPass, 2.2),
+       SimpleCase("attn.a", "p1", kPass, 0.9), SimpleCase("attn.c", "p1", CaseStatus::kFailed, 1.0),
+       SimpleCase("attn.d", "p1", CaseStatus::kSkipped, 0)});
 }
 
 TEST(Compare, PairsByKeyInBaseOrderWithSignedDeltas) {

@@ -175,11 +175,9 @@ TEST_F(DevicesTest, AWorkerThatDiesCostsItsCaseAndRestartsOnItsGpuOnly) {
 
 TEST_F(DevicesTest, AHangCostsItsCaseWhileTheOtherGpuGoesOn) {
   setenv("FAKE_CASE_MS", "20", 1);
-  setenv("FAKE_HANG_KEY", Key("fake.a", 16).c_str(), 1);
   SuperviseArgs a = On("all");
   a.case_timeout_s = 1;
-  SuperviseResult r = Run(a);
-  EXPECT_EQ(r.exit_code, 1) << stderr_;
+  EXPECT_EQ(RunWithHungCase(Key("fake.a", 16), a).exit_code, 1) << stderr_;
   int passed_elsewhere = 0;
   std::string hung_on;
   for (const auto& c : Report().cases) {
@@ -274,21 +272,17 @@ TEST_F(DevicesTest, DryRunShowsTheGpusWithoutRunningAndSaysWhenItCannotCheckThem
 
 TEST_F(DevicesTest, DeadlineStopsEveryGpuAndResumeOnOtherDevicesCompletesByKey) {
   setenv("FAKE_CASE_MS", "20", 1);
-  setenv("FAKE_HANG_KEY", Key("fake.b", 96).c_str(), 1);
   SuperviseArgs a = On("all");
   a.deadline_s = 1;
-  SuperviseResult r = Run(a);
-  EXPECT_EQ(r.exit_code, 1) << stderr_;
+  EXPECT_EQ(RunWithHungCase(Key("fake.b", 96), a).exit_code, 1) << stderr_;
   EXPECT_HAS(stderr_, "stopped at the --deadline_s limit");
   ASSERT_TRUE(fs::exists(Journal()));
   EXPECT_FALSE(Report().complete);
-  unsetenv("FAKE_HANG_KEY");
   // Resumed on one GPU without --devices, then the report holds both parts.
   SuperviseArgs resume = On("");
   resume.resume_journal = Journal();
   resume.out_path.clear();
-  r = Run(resume);
-  ASSERT_EQ(r.exit_code, 0) << stderr_;
+  ASSERT_EQ(Run(resume).exit_code, 0) << stderr_;
   const reports::Report report = Report();
   EXPECT_TRUE(report.complete);
   ASSERT_EQ(report.cases.size(), static_cast<size_t>(kCases));

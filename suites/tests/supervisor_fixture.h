@@ -63,6 +63,14 @@ class SupervisorFixture : public ::testing::Test {
     stderr_ = ::testing::internal::GetCapturedStderr();
     return r;
   }
+  // Runs the supervisor while the worker never finishes case `hung_key` (FAKE_HANG_KEY): only
+  // `a`'s case timeout or deadline can end that case. Later runs of the test finish it again.
+  SuperviseResult RunWithHungCase(const std::string& hung_key, const SuperviseArgs& a) {
+    setenv("FAKE_HANG_KEY", hung_key.c_str(), 1);
+    SuperviseResult r = Run(a);
+    unsetenv("FAKE_HANG_KEY");
+    return r;
+  }
   // An incomplete run: the worker gives up (FATAL) after two cases; the journal stays.
   void InterruptedRun() {
     setenv("FAKE_FATAL_AFTER", "2", 1);

@@ -99,11 +99,9 @@ TEST_F(SupervisorTest, PluginCrashInSupportsCostsOnlyItsCase) {
 }
 
 TEST_F(SupervisorTest, HangingCaseIsATimeout) {
-  setenv("FAKE_HANG_KEY", Key("fake.b", 64).c_str(), 1);
   SuperviseArgs a = Args();
   a.case_timeout_s = 1;
-  SuperviseResult r = Run(a);
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(RunWithHungCase(Key("fake.b", 64), a).exit_code, 1);
   auto report = reports::ReadReportFile(out_);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->cases.size(), 6u);
@@ -160,11 +158,9 @@ TEST_F(SupervisorTest, ResumeWithTheSameArgumentsCompletesByKey) {
 
 // Issue 14, item 8: the wall time of a resumed run leaves out the pause before the resume.
 TEST_F(SupervisorTest, AResumedRunsWallTimeLeavesOutThePause) {
-  setenv("FAKE_HANG_KEY", Key("fake.a", 64).c_str(), 1);
   SuperviseArgs a = Args();
   a.deadline_s = 1;
-  ASSERT_EQ(Run(a).exit_code, 1) << stderr_;
-  unsetenv("FAKE_HANG_KEY");
+  ASSERT_EQ(RunWithHungCase(Key("fake.a", 64), a).exit_code, 1) << stderr_;
   std::this_thread::sleep_for(std::chrono::seconds(3));  // the pause
   a.deadline_s = 0;
   a.resume_journal = Journal();
@@ -259,11 +255,9 @@ TEST_F(SupervisorTest, ResumeRefusesResultsOutsideThePlan) {
 }
 
 TEST_F(SupervisorTest, DeadlineKeepsTheJournalAndAnIncompleteReport) {
-  setenv("FAKE_HANG_KEY", Key("fake.a", 64).c_str(), 1);
   SuperviseArgs a = Args();
   a.deadline_s = 1;
-  SuperviseResult r = Run(a);
-  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(RunWithHungCase(Key("fake.a", 64), a).exit_code, 1);
   EXPECT_HAS(stderr_, "--resume");
   auto report = reports::ReadReportFile(out_);
   ASSERT_TRUE(report.ok()) << report.status();

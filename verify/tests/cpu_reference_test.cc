@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -15,38 +16,41 @@ AttentionProblem Attn(int64_t sq, int64_t sk, int64_t d, bool causal, int64_t he
   return p;
 }
 
+// The reference's O and LSE for a one-head problem of 2 queries, 2 keys and D = 2, given by hand.
+struct TwoByTwoResult {
+  double out[4];
+  double lse[2];
+};
+
+TwoByTwoResult TwoByTwo(bool causal, const std::array<float, 4>& q, const std::array<float, 4>& k,
+                        const std::array<float, 4>& v) {
+  TwoByTwoResult r;
+  AttentionReferenceCpu(Attn(2, 2, 2, causal), q.data(), k.data(), v.data(), r.out, r.lse);
+  return r;
+}
+
 TEST(AttentionReferenceCpu, TwoByTwoByHand) {
-  const AttentionProblem p = Attn(2, 2, 2, false);
-  const float q[] = {1, 0, 0, 2};
-  const float k[] = {1, 0, 0, 1};
-  const float v[] = {1, 2, 3, 4};
-  double out[4], lse[2];
-  AttentionReferenceCpu(p, q, k, v, out, lse);
+  const TwoByTwoResult r = TwoByTwo(false, {1, 0, 0, 2}, {1, 0, 0, 1}, {1, 2, 3, 4});
   const double a = 1 / std::sqrt(2.0);  // row 0 scores: [a, 0]; row 1 scores: [0, 2a]
   const double p00 = std::exp(a) / (std::exp(a) + 1);
-  EXPECT_NEAR(out[0], p00 * 1 + (1 - p00) * 3, 1e-15);
-  EXPECT_NEAR(out[1], p00 * 2 + (1 - p00) * 4, 1e-15);
-  EXPECT_NEAR(lse[0], std::log(std::exp(a) + 1), 1e-15);
+  EXPECT_NEAR(r.out[0], p00 * 1 + (1 - p00) * 3, 1e-15);
+  EXPECT_NEAR(r.out[1], p00 * 2 + (1 - p00) * 4, 1e-15);
+  EXPECT_NEAR(r.lse[0], std::log(std::exp(a) + 1), 1e-15);
   const double p11 = std::exp(2 * a) / (1 + std::exp(2 * a));
-  EXPECT_NEAR(out[2], (1 - p11) * 1 + p11 * 3, 1e-15);
-  EXPECT_NEAR(out[3], (1 - p11) * 2 + p11 * 4, 1e-15);
-  EXPECT_NEAR(lse[1], std::log(1 + std::exp(2 * a)), 1e-15);
+  EXPECT_NEAR(r.out[2], (1 - p11) * 1 + p11 * 3, 1e-15);
+  EXPECT_NEAR(r.out[3], (1 - p11) * 2 + p11 * 4, 1e-15);
+  EXPECT_NEAR(r.lse[1], std::log(1 + std::exp(2 * a)), 1e-15);
 }
 
 TEST(AttentionReferenceCpu, CausalSquareRowZeroSeesOnlyKeyZero) {
-  const AttentionProblem p = Attn(2, 2, 2, true);
-  const float q[] = {3, 1, 0, 0};
-  const float k[] = {2, 0, 5, 5};
-  const float v[] = {1, 2, 3, 4};
-  double out[4], lse[2];
-  AttentionReferenceCpu(p, q, k, v, out, lse);
-  EXPECT_DOUBLE_EQ(out[0], 1);
-  EXPECT_DOUBLE_EQ(out[1], 2);
-  EXPECT_NEAR(lse[0], 6 / std::sqrt(2.0), 1e-15);  // a single key: lse is its score
+  const TwoByTwoResult r = TwoByTwo(true, {3, 1, 0, 0}, {2, 0, 5, 5}, {1, 2, 3, 4});
+  EXPECT_DOUBLE_EQ(r.out[0], 1);
+  EXPECT_DOUBLE_EQ(r.out[1], 2);
+  EXPECT_NEAR(r.lse[0], 6 / std::sqrt(2.0), 1e-15);  // a single key: lse is its score
   // Row 1 has a zero query: both keys weigh 1/2.
-  EXPECT_DOUBLE_EQ(out[2], 2);
-  EXPECT_DOUBLE_EQ(out[3], 3);
-  EXPECT_NEAR(lse[1], std::log(2.0), 1e-15);
+  EXPECT_DOUBLE_EQ(r.out[2], 2);
+  EXPECT_DOUBLE_EQ(r.out[3], 3);
+  EXPECT_NEAR(r.lse[1], std::log(2.0), 1e-15);
 }
 
 TEST(AttentionReferenceCpu, CausalBottomRightMoreQueriesThanKeys) {

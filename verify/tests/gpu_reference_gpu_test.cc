@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/tests/attention_problem.h"
 #include "common/tests/cuda_assert.h"
 #include "verify/cpu_reference.h"
 #include "verify/cross_check.h"
@@ -22,9 +23,8 @@ namespace {
 
 AttentionProblem Attn(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
                       bool causal) {
-  AttentionProblem p = AttentionShape(b, h, sq, sk, d, t);
-  p.causal = causal;
-  p.want_lse = true;
+  AttentionProblem p = MaskedAttentionShape(b, h, sq, sk, d, t, causal);
+  p.want_lse = true;  // every test here checks the LSE too
   return p;
 }
 

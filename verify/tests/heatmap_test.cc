@@ -15,6 +15,16 @@ const Heatmap* Find(const std::vector<Heatmap>& maps, const std::string& kind) {
   return nullptr;
 }
 
+// A rows x cols grid, one element per cell, whose cell (r, c) holds r * row_weight + c: with
+// row_weight >= cols every cell's value is distinct and grows with its row-major index.
+ErrorGrid IndexedGrid(int rows, int cols, int row_weight) {
+  ErrorGrid g(rows, cols);
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) g.Add(r, c, static_cast<float>(r * row_weight + c));
+  }
+  return g;
+}
+
 TEST(BinEdges, EvenUnevenAndFewerCellsThanBins) {
   EXPECT_EQ(BinEdges(10, 3), (std::vector<int64_t>{0, 3, 6, 10}));
   EXPECT_EQ(BinEdges(4, 2), (std::vector<int64_t>{0, 2, 4}));
@@ -43,11 +53,7 @@ TEST(BinEdges, EveryCellInExactlyOneBinSizesDifferByAtMostOne) {
 TEST(BinGrid, UnevenBlocksHaveExactMaxAndMean) {
   // 5 x 7 grid, cell value r*10 + c, one element per cell, binned to 2 x 3:
   // rows [0,2) [2,5); cols [0,2) [2,4) [4,7).
-  ErrorGrid g(5, 7);
-  for (int r = 0; r < 5; ++r) {
-    for (int c = 0; c < 7; ++c) g.Add(r, c, static_cast<float>(r * 10 + c));
-  }
-  const Heatmap h = BinGrid(g, 2, 3, "k", "rows", "cols");
+  const Heatmap h = BinGrid(IndexedGrid(5, 7, 10), 2, 3, "k", "rows", "cols");
   ASSERT_EQ(h.rows, 2);
   ASSERT_EQ(h.cols, 3);
   EXPECT_EQ(h.src_rows, 5);
@@ -70,11 +76,7 @@ TEST(BinGrid, EveryCellCoveredOnce) {
   // Each source cell holds its own index; an output cell's mean times its element count is the
   // sum of the indices it covers, and those sums over all output cells must add up to the sum of
   // all indices: a cell covered twice or missed would break the total.
-  ErrorGrid g(257, 131);
-  for (int r = 0; r < 257; ++r) {
-    for (int c = 0; c < 131; ++c) g.Add(r, c, static_cast<float>(r * 131 + c));
-  }
-  const Heatmap h = BinGrid(g, 100, 50, "k", "r", "c");
+  const Heatmap h = BinGrid(IndexedGrid(257, 131, 131), 100, 50, "k", "r", "c");
   ASSERT_EQ(h.rows, 100);
   ASSERT_EQ(h.cols, 50);
   const std::vector<int64_t> re = BinEdges(257, 100), ce = BinEdges(131, 50);

@@ -58,25 +58,35 @@ TEST(Decide, BaselineBoundaryIsInclusiveAndFactorIsUsed) {
   EXPECT_EQ(v.rule, "max|err| 1.7 <= 3 x baseline 5e-1 + 2.5e-1");
 }
 
-TEST(Decide, NeverWrittenComesFirst) {
+// Broken elements decide before any error bound, even against a baseline they would pass.
+struct BrokenElements {
+  const char* name;
+  int64_t never_written, nan, inf;
+  const char* rule;
+};
+
+class DecideBrokenElements : public ::testing::TestWithParam<BrokenElements> {};
+
+TEST_P(DecideBrokenElements, FailBeforeTheBaseline) {
+  const BrokenElements& c = GetParam();
   ErrorStats k = Stats(0);
-  k.never_written = 3;
-  k.nan = 2;
+  k.never_written = c.never_written;
+  k.nan = c.nan;
+  k.inf = c.inf;
   const ErrorStats base = Stats(1);
   const Verdict v = Decide(k, &base, Policy());
   EXPECT_FALSE(v.passed);
-  EXPECT_EQ(v.rule, "3 of 100 elements never written (still the poison pattern)");
+  EXPECT_EQ(v.rule, c.rule);
 }
 
-TEST(Decide, NanInfComesBeforeTheBaseline) {
-  ErrorStats k = Stats(0);
-  k.nan = 1;
-  k.inf = 4;
-  const ErrorStats base = Stats(1);
-  const Verdict v = Decide(k, &base, Policy());
-  EXPECT_FALSE(v.passed);
-  EXPECT_EQ(v.rule, "1 NaN and 4 Inf of 100 elements");
-}
+INSTANTIATE_TEST_SUITE_P(
+    Decide, DecideBrokenElements,
+    ::testing::Values(
+        // Never written comes first, even before NaN.
+        BrokenElements{"NeverWrittenComesFirst", 3, 2, 0,
+                       "3 of 100 elements never written (still the poison pattern)"},
+        BrokenElements{"NanInfComesBeforeTheBaseline", 0, 1, 4, "1 NaN and 4 Inf of 100 elements"}),
+    [](const ::testing::TestParamInfo<BrokenElements>& info) { return info.param.name; });
 
 TEST(Decide, WithoutBaselineCountsBadElements) {
   const Verdict ok = Decide(Stats(1.0, 0), nullptr, Policy());
