@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "cli/tests/run_cli.h"
+#include "common/tests/expect_has.h"
 #include "nlohmann/json.hpp"
 
 namespace flashscope::cli::testing {
@@ -33,9 +34,6 @@ std::vector<std::string> Words(const std::string& line) {
   for (std::string w; in >> w;) words.push_back(w);
   return words;
 }
-
-#define EXPECT_HAS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 class CliAb : public ::testing::Test {
  protected:

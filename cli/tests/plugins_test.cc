@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/tests/flashscope_command.h"
+#include "common/tests/expect_has.h"
 
 namespace flashscope {
 namespace {
@@ -34,9 +35,6 @@ class CliPlugins : public testing::FlashscopeCommandTest {
     return p.string();
   }
 };
-
-#define EXPECT_HAS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 TEST_F(CliPlugins, ListShowsAPluginsKernelsWithProvenance) {
   Result r = Flashscope("list --plugin " + Plugin("good"));

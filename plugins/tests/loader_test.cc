@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "common/tests/expect_has.h"
 #include "plugins/plugin_set.h"
 #include "plugins/sha256.h"
 #include "plugins/validate.h"
@@ -30,9 +31,6 @@ std::string Refusal(const std::string& variant) {
   EXPECT_NE(m.find(PluginPath(variant)), std::string::npos) << "message must name the file: " << m;
   return m;
 }
-
-#define EXPECT_HAS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 // fs_kernel gained `prepare` after version 1 shipped: a plugin built before declares the shorter
 // struct_size and must still load (the field reads as zero).

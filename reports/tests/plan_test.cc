@@ -10,6 +10,7 @@
 #include <iterator>
 
 #include "common/problem_params.h"
+#include "common/tests/expect_has.h"
 #include "reports/compare.h"
 #include "reports/journal.h"
 #include "reports/provenance.h"
@@ -20,9 +21,6 @@
 
 namespace flashscope::reports {
 namespace {
-
-#define EXPECT_HAS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 ProvenanceRecord Plugin(const std::string& version, char hash) {
   return {false, "my-attention", version, "/opt/k/libmy.so", std::string(64, hash)};

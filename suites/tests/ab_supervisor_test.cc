@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "common/tests/expect_has.h"
 #include "reports/ab_verdict.h"
 
 namespace flashscope::suites {
@@ -25,9 +26,6 @@ namespace fs = std::filesystem;
 
 constexpr char kSuite[] = R"({"name": "fake", "kernels": ["fake.a", "fake.b"],
   "problems": [{"family": "attention_fwd", "axes": {"seq": [17, 64]}}], "case_timeout_s": 30})";
-
-#define EXPECT_HAS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 class AbSupervisorTest : public ::testing::Test {
  protected:

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 
+#include "common/tests/expect_has.h"
 #include "reports/journal.h"
 #include "suites/supervisor.h"
 
@@ -93,8 +94,5 @@ class SupervisorFixture : public ::testing::Test {
   std::filesystem::path dir_;
   std::string suite_, plugin_, out_, stderr_;
 };
-
-#define EXPECT_HAS(text, part) \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
 
 }  // namespace flashscope::suites::testing
