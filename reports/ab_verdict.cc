@@ -152,7 +152,7 @@ AbPair JudgePair(const CaseResult& b, const CaseResult& n, const AbOptions& opti
   return p;
 }
 
-std::string PairSummary(const AbPair& p) {
+std::string AbPairProgressLine(const AbPair& p) {
   if (!p.compared) {
     return absl::StrCat(CaseStatusName(p.base->status), "/", CaseStatusName(p.next->status),
                         ", not compared", p.note.empty() ? "" : ": ", p.note);

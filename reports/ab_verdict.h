@@ -76,7 +76,7 @@ AbPair JudgePair(const CaseResult& base, const CaseResult& next, const AbOptions
 
 // One line for ab's progress: "same  +0.12% [-0.05%, +0.30%]  p 0.41  30 pairs", or why the
 // case was not compared ("error on the new side").
-std::string PairSummary(const AbPair& pair);
+std::string AbPairProgressLine(const AbPair& pair);
 
 struct AbComparison {
   std::vector<AbPair> pairs;  // in the order of the base report

@@ -149,7 +149,7 @@ std::string RunUnit(const protocol::WorkerRequest& r, CaseRunner& runner,
     if (!interim_error.empty()) return interim_error;
     result[0] = std::move(p.base);
     result[1] = std::move(p.next);
-    summary = reports::PairSummary(reports::JudgePair(*result[0], *result[1], ab));
+    summary = reports::AbPairProgressLine(reports::JudgePair(*result[0], *result[1], ab));
   } else {
     const int i = u.of[0] != nullptr ? 0 : 1;
     const BoundCase& b = *u.of[i];

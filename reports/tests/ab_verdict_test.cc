@@ -123,8 +123,8 @@ TEST(AbVerdict, SlowdownBeyondTheAllowanceFails) {
   AbOptions wide;
   wide.allowed_slowdown = 0.05;
   EXPECT_TRUE(JudgeAb(CompareAb(base, next, wide)).passed());
-  EXPECT_THAT(PairSummary(c.pairs[0]), HasSubstr("slower  +2.0"));
-  EXPECT_THAT(PairSummary(c.pairs[0]), HasSubstr("30 pairs"));
+  EXPECT_THAT(AbPairProgressLine(c.pairs[0]), HasSubstr("slower  +2.0"));
+  EXPECT_THAT(AbPairProgressLine(c.pairs[0]), HasSubstr("30 pairs"));
 }
 
 TEST(AbVerdict, CorrectnessCountsOnlyWhenTheNewSideIsTheOneThatBroke) {
@@ -169,7 +169,7 @@ TEST(AbVerdict, SidesNotTimedTogetherAreNotCompared) {
   CaseResult untimed = s.base;
   untimed.timing.reset();  // the partner faulted before the timing
   base.cases = {untimed};
-  EXPECT_THAT(PairSummary(CompareAb(base, next, AbOptions{}).pairs[0]),
+  EXPECT_THAT(AbPairProgressLine(CompareAb(base, next, AbOptions{}).pairs[0]),
               HasSubstr("not compared: no timing in base"));
 }
 

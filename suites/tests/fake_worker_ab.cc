@@ -158,7 +158,7 @@ void RunUnit(const protocol::WorkerRequest& r, const fs::suites::Suite& suite, S
   const fs::reports::AbOptions ab{r.ab_alpha, r.ab_min_effect, r.ab_allowed_slowdown};
   Tell(fd, protocol::Event::kPairVerdict,
        u.index[0] >= 0 && u.index[1] >= 0
-           ? fs::reports::PairSummary(fs::reports::JudgePair(result[0], result[1], ab))
+           ? fs::reports::AbPairProgressLine(fs::reports::JudgePair(result[0], result[1], ab))
            : "one side only");
   Tell(fd, protocol::Event::kCaseFinished, "", u.key, "passed/passed");
 }
