@@ -142,7 +142,17 @@ def peer_table(ladder, torch_cases):
     return "\n".join(out)
 
 
-def vs_peer_table(cases, peer, only=None):
+def short_problem(key):
+    """attention_fwd{B=4,H=16,S=4096,D=128,fp16,causal} -> 'D=128 S=4096 causal fp16' (bf16 and
+    the batch/heads that 16k tokens per batch imply are left out: the README's headline table)."""
+    m = re.match(r"^attention_fwd\{B=\d+,H=\d+,S=(\d+),D=(\d+),(\w+)(,causal)?\}$", key)
+    if not m:
+        return key
+    seq, dim, dtype, causal = m.groups()
+    return f"D={dim} S={seq}" + (" causal" if causal else "") + ("" if dtype == "bf16" else f" {dtype}")
+
+
+def vs_peer_table(cases, peer, only=None, short=False):
     """TFLOPS of every passed case, problem by problem, each with its ratio to `peer` on the same
     problem in the same report; `only`: these kernels, in this order (the peer last)."""
     kernels, rows = [], {}
@@ -168,7 +178,7 @@ def vs_peer_table(cases, peer, only=None):
                 cells.append(f"{v:.1f} ({v / ref:.2f})")
             else:
                 cells.append(fmt(v))
-        out.append(f"| {key} | " + " | ".join(cells) + " |")
+        out.append(f"| {short_problem(key) if short else key} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
@@ -183,12 +193,20 @@ def main():
     ap.add_argument("--vs", help="a peer id: also print every problem x kernel against it")
     ap.add_argument("--only", help="with --vs: a comma list of kernel ids, the table's columns "
                                    "(problems the peer did not run are left out)")
+    ap.add_argument("--short", action="store_true",
+                    help="with --vs: problems named by D, S, causal and a non-bf16 dtype only")
+    ap.add_argument("--rows-only", action="store_true",
+                    help="print only the --vs table's data rows (what tests compare)")
     a = ap.parse_args()
     try:
         ladder = load(a.ladder)
         torch = load(a.peers) if a.peers else {"cases": []}
     except (OSError, ValueError, lzma.LZMAError) as e:
         sys.exit(f"ladder_tables: {e}")
+    if a.rows_only and a.vs:
+        table = vs_peer_table(ladder["cases"], a.vs, a.only.split(",") if a.only else None, a.short)
+        print("\n".join(table.splitlines()[2:]))
+        return
     env = ladder["environment"]
     print(f"Source: `{a.ladder}` ({env['gpu_name']}, driver {env['driver_version']}, "
           f"revision {env.get('git_revision', '?')}, measured bf16 peak "
@@ -205,7 +223,7 @@ def main():
     if a.peers:
         print(peer_table(ladder["cases"], torch["cases"]))
     if a.vs:
-        print(vs_peer_table(ladder["cases"], a.vs, a.only.split(",") if a.only else None))
+        print(vs_peer_table(ladder["cases"], a.vs, a.only.split(",") if a.only else None, a.short))
 
 
 if __name__ == "__main__":
