@@ -199,38 +199,54 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   const auto t0 = std::chrono::steady_clock::now();
   // Everything queued before profiling must finish outside the profiled kernels.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  if (absl::Status s = EnsureEnabled(replay); !s.ok()) return s;
+  ProfileResult result;
+  result.replay = replay;
+  absl::StatusOr<bool> user_range = Configure(replay, &result);
+  if (!user_range.ok()) return user_range.status();
+  if (absl::Status s = RunPasses(launch, before_pass, stream, replay, *user_range, &result);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = DecodeAndCombine(*user_range, &result); !s.ok()) return s;
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return result;
+}
 
+absl::Status RangeProfiler::EnsureEnabled(Replay replay) {
   // Enabled once and kept: no launch outside a Start/Stop pair is profiled, so timing and other
   // work on the context are unaffected, and the per-call enable/disable cost is gone.
   // One enabled object serves one replay mode: a change of mode enables afresh (the kernel-replay
   // GPU test crashed inside CUPTI when it followed user-replay calls on the same object).
   if (object_ != nullptr && object_replay_ != replay) Disable();
-  if (object_ == nullptr) {
-    object_replay_ = replay;
-    CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-    enable.ctx = static_cast<CUcontext>(context_);
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
-    object_ = enable.pRangeProfilerObject;
-    std::vector<const char*> names;
-    for (const auto& n : hw_names_) names.push_back(n.c_str());
-    CUpti_RangeProfiler_GetCounterDataSize_Params size = {
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
-    size.pMetricNames = names.data();
-    size.numMetrics = names.size();
-    size.maxNumOfRanges = kMaxKernelsPerLaunch;
-    size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
-                             "cuptiRangeProfilerGetCounterDataSize");
-    counter_data_.assign(size.counterDataSize, 0);
-  }
+  if (object_ != nullptr) return absl::OkStatus();
+  object_replay_ = replay;
+  CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+  enable.ctx = static_cast<CUcontext>(context_);
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
+  object_ = enable.pRangeProfilerObject;
+  std::vector<const char*> names;
+  for (const auto& n : hw_names_) names.push_back(n.c_str());
+  CUpti_RangeProfiler_GetCounterDataSize_Params size = {
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
+  size.maxNumOfRanges = kMaxKernelsPerLaunch;
+  size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
+                           "cuptiRangeProfilerGetCounterDataSize");
+  counter_data_.assign(size.counterDataSize, 0);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* result) {
   CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
-  std::vector<uint8_t>& counter_data = counter_data_;
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = object;
-  init.counterDataSize = counter_data.size();
-  init.pCounterData = counter_data.data();
+  init.counterDataSize = counter_data_.size();
+  init.pCounterData = counter_data_.data();
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerCounterDataImageInitialize(&init),
                            "cuptiRangeProfilerCounterDataImageInitialize");
 
@@ -238,8 +254,8 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   config.pRangeProfilerObject = object;
   config.configSize = config_image_.size();
   config.pConfig = config_image_.data();
-  config.counterDataImageSize = counter_data.size();
-  config.pCounterDataImage = counter_data.data();
+  config.counterDataImageSize = counter_data_.size();
+  config.pCounterDataImage = counter_data_.data();
   config.range = CUPTI_AutoRange;
   config.replayMode = replay == Replay::kKernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
   config.maxRangesPerPass = kMaxKernelsPerLaunch;
@@ -247,30 +263,34 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   config.minNestingLevel = 1;
   config.passIndex = 0;
   config.targetNestingLevel = 1;
-  ProfileResult result;
-  result.replay = replay;
   const CUptiResult auto_result = cuptiRangeProfilerSetConfig(&config);
-  bool user_range = false;
-  if (auto_result != CUPTI_SUCCESS && replay == Replay::kUser) {
-    // A CUPTI that refuses auto ranges under user replay still measures one user range around
-    // the launch: less exact (launch latency and gaps count as elapsed cycles), and said so.
-    config.range = CUPTI_UserRange;
-    config.maxRangesPerPass = 1;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerSetConfig(&config),
-                             "cuptiRangeProfilerSetConfig (user range, user replay)");
-    user_range = true;
-    result.ranges =
-        absl::StrCat("one user range around the launch (CUPTI refused per-kernel auto ranges: ",
-                     CuptiResultText(auto_result), "); gaps between kernels count as elapsed time");
-  } else {
+  if (auto_result == CUPTI_SUCCESS || replay != Replay::kUser) {
     FS_CUPTI_RETURN_IF_ERROR(auto_result, absl::StrCat("cuptiRangeProfilerSetConfig (auto range, ",
                                                        ReplayName(replay), " replay)"));
+    return false;
   }
+  // A CUPTI that refuses auto ranges under user replay still measures one user range around
+  // the launch: less exact (launch latency and gaps count as elapsed cycles), and said so.
+  config.range = CUPTI_UserRange;
+  config.maxRangesPerPass = 1;
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerSetConfig(&config),
+                           "cuptiRangeProfilerSetConfig (user range, user replay)");
+  result->ranges =
+      absl::StrCat("one user range around the launch (CUPTI refused per-kernel auto ranges: ",
+                   CuptiResultText(auto_result), "); gaps between kernels count as elapsed time");
+  return true;
+}
+
+absl::Status RangeProfiler::RunPasses(const std::function<cudaError_t(cudaStream_t)>& launch,
+                                      const std::function<absl::Status()>& before_pass,
+                                      cudaStream_t stream, Replay replay, bool user_range,
+                                      ProfileResult* result) {
+  CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
   bool all_submitted = false;
   while (!all_submitted) {
-    if (result.passes >= passes_needed_ + kExtraPassGuard) {
+    if (result->passes >= passes_needed_ + kExtraPassGuard) {
       return absl::InternalError(absl::StrCat("CUPTI range profiler still wants passes after ",
-                                              result.passes, " (config said ", passes_needed_,
+                                              result->passes, " (config said ", passes_needed_,
                                               "); giving up"));
     }
     if (before_pass) {
@@ -301,7 +321,7 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
     FS_CUDA_RETURN_IF_ERROR(launch_error, "kernel launch (profiling pass)");
     FS_CUDA_RETURN_IF_ERROR(sync_error, "kernel execution (profiling pass)");
-    ++result.passes;
+    ++result->passes;
     all_submitted = stop.isAllPassSubmitted != 0;
     if (replay == Replay::kKernel && !all_submitted) {
       // Kernel replay runs every pass inside the one launch; relaunching would change the data.
@@ -310,11 +330,14 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
     }
   }
   // Kernel replay ran every pass inside the one launch.
-  if (replay == Replay::kKernel) result.passes = std::max(result.passes, passes_needed_);
+  if (replay == Replay::kKernel) result->passes = std::max(result->passes, passes_needed_);
+  return absl::OkStatus();
+}
 
+absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* result) {
   CUpti_RangeProfiler_DecodeData_Params decode = {
       CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-  decode.pRangeProfilerObject = object;
+  decode.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
   if (decode.numOfRangeDropped != 0) {
     return absl::ResourceExhaustedError(
@@ -324,20 +347,20 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   }
   CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-  info.pCounterDataImage = counter_data.data();
-  info.counterDataImageSize = counter_data.size();
+  info.pCounterDataImage = counter_data_.data();
+  info.counterDataImageSize = counter_data_.size();
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataInfo(&info),
                            "cuptiRangeProfilerGetCounterDataInfo");
   if (info.numTotalRanges < 1) {
     // NotFound: the launch itself is at fault, not the profiler (the trust checks fail the case).
     return absl::NotFoundError("CUPTI recorded no kernel: did the launch enqueue any kernel?");
   }
-  result.kernels = user_range ? 0 : static_cast<int>(info.numTotalRanges);
+  result->kernels = user_range ? 0 : static_cast<int>(info.numTotalRanges);
 
   // per_kernel[k][i]: metric hw_names_[i] of kernel k.
   std::vector<std::vector<double>> per_kernel;
   for (size_t k = 0; k < info.numTotalRanges; ++k) {
-    absl::StatusOr<std::vector<double>> values = host_->Evaluate(counter_data, k, hw_names_);
+    absl::StatusOr<std::vector<double>> values = host_->Evaluate(counter_data_, k, hw_names_);
     if (!values.ok()) return values.status();
     per_kernel.push_back(*std::move(values));
   }
@@ -346,11 +369,10 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   for (size_t i = 0; i < metrics_.size(); ++i) {
     std::vector<double> column;
     for (const auto& v : per_kernel) column.push_back(v[i]);
-    result.values.emplace_back(metrics_[i],
-                               CombineKernelValues(CombineRuleFor(hw_names_[i]), column, weights));
+    result->values.emplace_back(metrics_[i],
+                                CombineKernelValues(CombineRuleFor(hw_names_[i]), column, weights));
   }
-  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return result;
+  return absl::OkStatus();
 }
 
 }  // namespace flashscope::profiler

@@ -74,6 +74,16 @@ class RangeProfiler {
   absl::StatusOr<ProfileResult> ProfileEnabled(
       const std::function<cudaError_t(cudaStream_t)>& launch,
       const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay);
+  // ProfileEnabled's steps, in order: the range profiler object enabled for `replay` (kept
+  // across calls) with its counter-data image sized; the image initialised and the config set
+  // (true: CUPTI refused per-kernel auto ranges and one user range is measured, said in
+  // result->ranges); the replay passes; the counters decoded and combined over the kernels.
+  absl::Status EnsureEnabled(Replay replay);
+  absl::StatusOr<bool> Configure(Replay replay, ProfileResult* result);
+  absl::Status RunPasses(const std::function<cudaError_t(cudaStream_t)>& launch,
+                         const std::function<absl::Status()>& before_pass, cudaStream_t stream,
+                         Replay replay, bool user_range, ProfileResult* result);
+  absl::Status DecodeAndCombine(bool user_range, ProfileResult* result);
   void Disable();  // of the range profiler object, if enabled; the next Profile() enables again
 
   std::vector<MetricDef> metrics_;
