@@ -10,20 +10,14 @@ failed. Standard library only; reads .json or .json.xz.
 
   scripts/demo_heatmap_numbers.py [REPORT]   default reports/runs/20261124-103416-demo.json.xz
 """
-import json
-import lzma
 import sys
+
+from report_file import load_report
 
 ORIGINAL = "attn.a10_fa2"
 FLOOR = {"bf16": 1e-4, "fp16": 1e-5}  # verify/tolerance.h: the rule's floor per dtype
 SAMPLE_ROWS = (0, 1, 2, 4, 8, 16, 32, 56, 64, 128, 160, 175, 184, 191, 192, 193, 200, 224, 248, 254)
 UNWRITTEN = 3.4028234663852886e38  # verify/ marks a never-written, NaN or Inf element so
-
-
-def load(path):
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
 
 
 def ranges(indices):
@@ -109,7 +103,7 @@ def describe(case, original):
 
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "reports/runs/20261124-103416-demo.json.xz"
-    report = load(path)
+    report = load_report(path)
     print(f"{path}: suite {report['suite']['name']}, {report['environment']['gpu_name']}, "
           f"git {report['environment']['git_revision']}")
     originals = {c["problem_key"]: c for c in report["cases"] if c["kernel_id"] == ORIGINAL}

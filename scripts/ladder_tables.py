@@ -9,23 +9,17 @@ README can be regenerated after each run:
                              [--vs PEER_ID]   (every problem x kernel, TFLOPS and x PEER_ID)
 """
 import argparse
-import json
 import lzma
 import re
 import sys
+
+from report_file import load_report
 
 HEADLINE = [
     "attention_fwd{B=4,H=16,S=4096,D=128,bf16}",
     "attention_fwd{B=4,H=32,S=4096,D=64,bf16}",
     "attention_fwd{B=4,H=12,S=2048,D=64,fp16,causal}",
 ]
-
-
-def load(path):
-    """A report, plain or xz-compressed (the larger committed runs are kept as .json.xz)."""
-    opener = lzma.open if path.endswith(".xz") else open
-    with opener(path, "rt") as f:
-        return json.load(f)
 
 
 def metric(case, name):
@@ -199,8 +193,8 @@ def main():
                     help="print only the --vs table's data rows (what tests compare)")
     a = ap.parse_args()
     try:
-        ladder = load(a.ladder)
-        torch = load(a.peers) if a.peers else {"cases": []}
+        ladder = load_report(a.ladder)
+        torch = load_report(a.peers) if a.peers else {"cases": []}
     except (OSError, ValueError, lzma.LZMAError) as e:
         sys.exit(f"ladder_tables: {e}")
     if a.rows_only and a.vs:

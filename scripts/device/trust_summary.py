@@ -6,16 +6,17 @@
                                          non-passed case with its reason
   trust_summary.py overhead ON OFF       per case wall time with every check on against all off,
                                          and each check's own cost (the cost_s values)
-Exit 0; prints markdown tables.
+  trust_summary.py costs REPORT...       per report and family: outcomes, each check's statuses,
+                                         the median and largest cost_s, the median case wall time
+Exit 0; reports may be .json or .json.xz.
 """
-import json
+import os
 import statistics
 import sys
 
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
+# The xz-aware report reader lives beside the other report scripts, one folder up.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from report_file import load_report as load  # noqa: E402
 
 
 def checks(case):
@@ -96,6 +97,30 @@ def overhead(on, off):
               {k: round(v, 2) for k, v in sorted(totals.items())})
 
 
+def costs(path, report):
+    for family in ("attention_fwd", "gemm"):
+        cases = [c for c in report["cases"] if c["family"] == family and c.get("trust")]
+        if not cases:
+            continue
+        outcomes, statuses, spent = {}, {}, {}
+        for c in cases:
+            outcomes[c["status"]] = outcomes.get(c["status"], 0) + 1
+            for k in checks(c):
+                counts = statuses.setdefault(k["check"], {})
+                counts[k["status"]] = counts.get(k["status"], 0) + 1
+                v = value(k, "cost_s")
+                if v is not None:
+                    spent.setdefault(k["check"], []).append(v)
+        walls = [c["wall_s"] for c in cases if c.get("wall_s")]
+        print(f"{path} {family}: {len(cases)} cases {outcomes}, case wall median "
+              f"{statistics.median(walls):.3f} s")
+        for name, counts in statuses.items():
+            cost = spent.get(name)
+            tail = (f", cost median {statistics.median(cost) * 1e3:.1f} ms, "
+                    f"max {max(cost) * 1e3:.0f} ms" if cost else "")
+            print(f"  {name}: {counts}{tail}")
+
+
 def main(argv):
     if len(argv) < 3:
         print(__doc__)
@@ -104,6 +129,9 @@ def main(argv):
         cheats(load(argv[2]))
     elif argv[1] == "honest":
         honest(load(argv[2]))
+    elif argv[1] == "costs":
+        for path in argv[2:]:
+            costs(path, load(path))
     elif argv[1] == "overhead" and len(argv) == 4:
         overhead(load(argv[2]), load(argv[3]))
     else:
