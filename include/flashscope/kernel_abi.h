@@ -194,8 +194,8 @@ typedef struct fs_kernel {
    * in the case result. A plugin must still work when the host never calls it (an older host):
    * the Python bridge then prepares inside the first launch of each problem, which is the
    * untimed, verified one. */
-  int32_t (*prepare)(void* user, const fs_problem* problem, const fs_buffers* buffers,
-                     void* stream, const char** note);
+  int32_t (*prepare)(void* user, const fs_problem* problem, const fs_buffers* buffers, void* stream,
+                     const char** note);
 } fs_kernel;
 
 /* launch() return value for a failure of the plugin rather than of CUDA. */
