@@ -197,9 +197,10 @@ def main():
         torch = load_report(a.peers) if a.peers else {"cases": []}
     except (OSError, ValueError, lzma.LZMAError) as e:
         sys.exit(f"ladder_tables: {e}")
-    if a.rows_only and a.vs:
-        table = vs_peer_table(ladder["cases"], a.vs, a.only.split(",") if a.only else None, a.short)
-        print("\n".join(table.splitlines()[2:]))
+    vs_table = (vs_peer_table(ladder["cases"], a.vs, a.only.split(",") if a.only else None, a.short)
+                if a.vs else None)
+    if a.rows_only and vs_table:
+        print("\n".join(vs_table.splitlines()[2:]))
         return
     env = ladder["environment"]
     print(f"Source: `{a.ladder}` ({env['gpu_name']}, driver {env['driver_version']}, "
@@ -217,7 +218,7 @@ def main():
     if a.peers:
         print(peer_table(ladder["cases"], torch["cases"]))
     if a.vs:
-        print(vs_peer_table(ladder["cases"], a.vs, a.only.split(",") if a.only else None, a.short))
+        print(vs_table)
 
 
 if __name__ == "__main__":
