@@ -40,7 +40,7 @@
 #include "runner/planner.h"
 #include "suites/plugin_paths.h"
 #include "suites/suite.h"
-#include "suites/worker_process.h"
+#include "protocol/worker_process.h"
 #include "verify/input_kind.h"
 #include "verify/problem_costs.h"
 #include "verify/tolerance.h"

@@ -1,5 +1,5 @@
-// `flashscope ab`: two builds of the same kernels in one session (suites/ab_supervisor.h), judged
-// like `gate` on their interleaved samples (reports/ab_verdict.h; docs/gating.md says why).
+// `flashscope ab`: two builds of the same kernels in one session (supervisor/ab_supervisor.h), judged
+// like `gate` on their interleaved samples (analysis/ab_verdict.h; docs/gating.md says why).
 #include <cstdio>
 #include <random>
 
@@ -8,14 +8,14 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "reports/ab_verdict.h"
+#include "analysis/ab_verdict.h"
 #include "reports/file_util.h"
-#include "reports/gate.h"
+#include "analysis/gate.h"
 #include "reports/provenance.h"
 #include "reports/text_safety.h"
-#include "suites/ab_supervisor.h"
+#include "supervisor/ab_supervisor.h"
 #include "suites/suite.h"
-#include "suites/worker_process.h"
+#include "protocol/worker_process.h"
 
 namespace flashscope::cli {
 namespace {

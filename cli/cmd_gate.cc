@@ -7,11 +7,11 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "reports/compare.h"
+#include "analysis/compare.h"
 #include "reports/file_util.h"
-#include "reports/gate.h"
-#include "reports/render.h"
-#include "reports/render_terminal.h"
+#include "analysis/gate.h"
+#include "render/render.h"
+#include "render/render_terminal.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
 
@@ -200,7 +200,7 @@ Command RenderCommand() {
             "one report as markdown, JUnit XML, CSV, HTML, a terminal table, or a baseline", 1, 1,
             Render);
   c.details =
-      "--format baseline writes the report without heatmaps, to commit under reports/baselines/.";
+      "--format baseline writes the report without heatmaps, to commit under results/baselines/.";
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
       .Add(ColorFlag());

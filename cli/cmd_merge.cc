@@ -7,7 +7,7 @@
 #include "cli/common_flags.h"
 #include "cli/output.h"
 #include "reports/merge.h"
-#include "reports/render_terminal.h"
+#include "render/render_terminal.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
 

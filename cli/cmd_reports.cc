@@ -10,7 +10,7 @@
 #include "cli/common_flags.h"
 #include "cli/output.h"
 #include "cli/worker_command.h"
-#include "reports/render_terminal.h"
+#include "render/render_terminal.h"
 #include "reports/report_json.h"
 
 namespace flashscope::cli {

@@ -1,4 +1,4 @@
-// `flashscope run`: the supervisor (suites/supervisor.h). Kernels run in flashscope-worker
+// `flashscope run`: the supervisor (supervisor/supervisor.h). Kernels run in flashscope-worker
 // processes; this process never touches CUDA nor loads a plugin, so it builds and plans (with
 // --dry_run) on any machine.
 #include <cstdio>
@@ -9,10 +9,10 @@
 #include "cli/output.h"
 #include "cli/worker_command.h"
 #include "reports/file_util.h"
-#include "reports/render_terminal.h"
+#include "render/render_terminal.h"
 #include "suites/suite.h"
-#include "suites/supervisor.h"
-#include "suites/worker_process.h"
+#include "supervisor/supervisor.h"
+#include "protocol/worker_process.h"
 
 namespace flashscope::cli {
 namespace {
@@ -84,7 +84,7 @@ Command RunCommand() {
       .Add(Flag::Bool("dry_run",
                       "print the plan (its cases, and where each kernel comes from) and stop: "
                       "needs no GPU, writes no journal"))
-      .Add(OutFlag("report path (default reports/runs/<utc time>-<suite>.json)"))
+      .Add(OutFlag("report path (default results/runs/<utc time>-<suite>.json)"))
       .Add(Flag::String("dump", "DIR",
                         "write output, reference and inputs of every verified case as .npy"))
       .Add(Flag::String("metrics", "SET",

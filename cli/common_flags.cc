@@ -3,9 +3,9 @@
 #include <filesystem>
 
 #include "common/install_layout.h"
-#include "reports/gate.h"
-#include "reports/render_terminal.h"
-#include "suites/worker_process.h"
+#include "analysis/gate.h"
+#include "render/render_terminal.h"
+#include "protocol/worker_process.h"
 
 namespace flashscope::cli {
 

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "cli/output.h"
 #include "suites/plugin_paths.h"
-#include "suites/worker_process.h"
+#include "protocol/worker_process.h"
 
 namespace flashscope::cli {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cli/args.h"
-#include "suites/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace flashscope::cli {
 

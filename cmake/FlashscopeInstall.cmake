@@ -34,13 +34,17 @@ install(EXPORT flashscopeSdkTargets NAMESPACE flashscope:: DESTINATION ${FLASHSC
 # common/ vocabulary they include under include/flashscope/common (a consumer includes
 # "reports/report_json.h", as flashscope's own code does). Its own export set, loaded only for
 # COMPONENTS reports, so that a plugin author needs neither Abseil nor nlohmann-json.
-file(GLOB FLASHSCOPE_REPORTS_HEADERS ${PROJECT_SOURCE_DIR}/reports/*.h)
-install(FILES ${FLASHSCOPE_REPORTS_HEADERS}
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashscope/reports COMPONENT reports)
+# The model and I/O (reports/), the analyses (analysis/) and the outputs (render/) are three
+# libraries; flashscope::reports links all three, so a consumer names one target.
+foreach(folder reports analysis render)
+  file(GLOB headers ${PROJECT_SOURCE_DIR}/${folder}/*.h)
+  install(FILES ${headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashscope/${folder}
+          COMPONENT reports)
+endforeach()
 file(GLOB FLASHSCOPE_COMMON_HEADERS ${PROJECT_SOURCE_DIR}/common/*.h)
 install(FILES ${FLASHSCOPE_COMMON_HEADERS}
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/flashscope/common COMPONENT reports)
-install(TARGETS fs_reports EXPORT flashscopeReportsTargets
+install(TARGETS fs_reports fs_analysis fs_render fs_reports_all EXPORT flashscopeReportsTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT reports)
 install(EXPORT flashscopeReportsTargets NAMESPACE flashscope::
         DESTINATION ${FLASHSCOPE_INSTALL_CMAKEDIR} COMPONENT reports)

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "fuzz/fuzz_util.h"
-#include "reports/gate.h"
+#include "analysis/gate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = flashscope::fuzz::WriteInputFile(data, size, ".policy.json");

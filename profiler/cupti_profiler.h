@@ -2,7 +2,7 @@
 // cupti_profiler_host.h). Ranges are CUPTI's auto ranges, one per kernel, as Nsight Compute
 // measures: a user range around the whole launch would count the launch latency and the idle
 // gaps between kernels as elapsed cycles and understate every "% of peak over elapsed cycles"
-// (measured: dram_pct 69.9 vs ncu's 80.9 on a copy kernel, reports/device/20261122-h200). A case
+// (measured: dram_pct 69.9 vs ncu's 80.9 on a copy kernel, results/device/20261122-h200). A case
 // that launches several kernels gets each metric combined over its kernels (kernel_combine.h).
 //
 // Replay: an idempotent implementation is relaunched by us once per pass (user replay), with

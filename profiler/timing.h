@@ -79,7 +79,7 @@ class Timer {
   // Enqueues a read of the whole flush buffer (>= 2 x L2) on the stream, so the next kernel
   // finds none of its data in L2 and no dirty line to write back: a write (memset) flush left
   // ~25 MB of dirty lines that the next kernel paid for (measured: dram_bytes 9.5 % above
-  // ncu's on attention cases, reports/device/20261122-h200/crosscheck.md).
+  // ncu's on attention cases, results/device/20261122-h200/crosscheck.md).
   absl::Status FlushL2();
 
   // Runs the clock probe alone and returns the SM clock in MHz (synchronizes the stream).

@@ -3,7 +3,7 @@
 // precision contract (docs/trust.md). Per architecture, since the counter names differ; the names
 // are checked against CUPTI's host tables for GA100 and GH100 (profiler/tests/cupti_host_test.cc).
 //
-// Units, measured on an H200 (reports/device/20261124-h200-trust/call1): the sm__ops_path_tensor_*
+// Units, measured on an H200 (results/device/20261124-h200-trust/call1): the sm__ops_path_tensor_*
 // counters count FLOPs (2 per multiply-add: calib.mma_loop's 4,325,376 mma.sync.m16n8k16 counted
 // 1.772e10 = 4096 each; attn.a10_fa2 at B=2 H=8 S=2048 D=128 counted exactly 4·B·H·S²·D); the
 // scalar counters count thread instructions: FFMA 2 FLOPs, FADD and FMUL 1, HFMA 4 (the packed

@@ -28,7 +28,7 @@ struct RunOptions {
   std::string dump_dir;  // "" = no .npy dumps; else one folder per case below it
 };
 
-// Called as a case enters each phase (suites/worker_protocol.h, protocol::phase), so that the
+// Called as a case enters each phase (protocol/worker_protocol.h, protocol::phase), so that the
 // supervisor can say where a worker died.
 using PhaseObserver = std::function<void(const char* phase)>;
 

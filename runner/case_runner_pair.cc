@@ -7,7 +7,7 @@
 #include "runner/case_runner.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
-#include "suites/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 namespace {

@@ -4,7 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "reports/text_safety.h"
-#include "suites/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 namespace {

@@ -1,8 +1,8 @@
 #include "runner/kernel_loading.h"
 
 #include "suites/plugin_paths.h"
-#include "suites/worker_process.h"
-#include "suites/worker_protocol.h"
+#include "protocol/worker_process.h"
+#include "protocol/worker_protocol.h"
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
 #include "kernels/abi_adapter.h"

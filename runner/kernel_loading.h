@@ -1,7 +1,7 @@
 // The kernels a flashscope-worker offers: the built-in plugin (our ladder and peers, linked in;
 // absent from a build without CUDA) and the plugin files it is given, each announced on the
 // progress pipe before and after it loads so that a crash inside a plugin's loading is pinned on
-// that file (suites/worker_protocol.h).
+// that file (protocol/worker_protocol.h).
 #pragma once
 
 #include <string>

@@ -12,7 +12,7 @@
 #include "plugins/plugin_set.h"
 #include "reports/plan.h"
 #include "suites/suite.h"
-#include "suites/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 

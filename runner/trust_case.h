@@ -8,7 +8,7 @@
 //            after it, its output is checked on the GPU against its set's reference; then one
 //            more launch is taken under CUPTI activity tracing (stream accounting);
 //   profile  the work counters (profiler/work_counters.h) are collected beside any metrics;
-//   finish   every check is decided (reports/trust_checks.h) into the case's TrustRecord.
+//   finish   every check is decided (analysis/trust_checks.h) into the case's TrustRecord.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -27,7 +27,7 @@
 #include "profiler/timing.h"
 #include "profiler/work_counters.h"
 #include "reports/report.h"
-#include "reports/trust_checks.h"
+#include "analysis/trust_checks.h"
 #include "verify/device_buffer.h"
 #include "verify/workspace.h"
 

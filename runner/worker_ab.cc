@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "profiler/paired_sampling.h"
-#include "reports/ab_verdict.h"
+#include "analysis/ab_verdict.h"
 #include "reports/devices.h"
 #include "reports/journal.h"
 #include "runner/case_runner.h"
@@ -214,7 +214,7 @@ int RunAbPairs(const protocol::WorkerRequest& request) {
     if ((*runner)->context_lost()) _exit(protocol::kExitContextLost);
     return 0;
   };
-  // The supervisor hands the pairs out, one RUN line each (suites/ab_session.h).
+  // The supervisor hands the pairs out, one RUN line each (supervisor/ab_session.h).
   protocol::CommandReader commands(request.command_fd);
   while (std::optional<std::string> key = commands.Next()) {
     auto it = by_key.find(*key);

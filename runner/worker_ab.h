@@ -7,7 +7,7 @@
 // alone on that side. It exits as soon as the CUDA context is lost, like `run`.
 #pragma once
 
-#include "suites/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 

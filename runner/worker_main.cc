@@ -1,5 +1,5 @@
 // flashscope-worker: the process that loads plugins and touches CUDA, started by `flashscope`
-// (suites/supervisor.h) and never meant to be run by hand. Commands (suites/worker_protocol.h):
+// (supervisor/supervisor.h) and never meant to be run by hand. Commands (protocol/worker_protocol.h):
 //   plan     load the plugins, plan the suite, probe the device; write the planning result
 //   run      run the cases of the plan in a journal that the journal does not hold yet
 //   ab       run the pairs of a `flashscope ab` session (its two journals, one per side)
@@ -18,7 +18,7 @@
 #include "runner/kernel_listing.h"
 #include "runner/kernel_loading.h"
 #include "runner/planner.h"
-#include "suites/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
 #include "profiler/device_info.h"
@@ -33,7 +33,7 @@ namespace {
 namespace protocol = suites::protocol;
 
 // CUDA's device 0 (a run without --devices uses it) and every GPU this process can see, for the
-// supervisor to choose from (suites/device_selection.h). Reads properties only: no context.
+// supervisor to choose from (supervisor/device_selection.h). Reads properties only: no context.
 void ProbeDevices(protocol::PlanningResult* result) {
   protocol::DeviceRecord& d = result->device;
 #if defined(FLASHSCOPE_HAVE_CUDA)

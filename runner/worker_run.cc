@@ -24,7 +24,7 @@ namespace protocol = suites::protocol;
 using suites::protocol::Event;
 using suites::protocol::Tell;
 
-// A rerun under compute-sanitizer (suites/sanitize.h): one timed sample, no warm-up, no L2
+// A rerun under compute-sanitizer (supervisor/sanitize.h): one timed sample, no warm-up, no L2
 // flush, no metrics, heatmaps or dumps, since the tool slows every launch 10-100x and only the
 // kernel's memory accesses matter.
 void ForSanitizer(suites::Suite* suite, RunOptions* options) {

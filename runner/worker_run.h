@@ -9,7 +9,7 @@
 #include "reports/plan.h"
 #include "runner/case_runner.h"
 #include "suites/suite.h"
-#include "suites/worker_protocol.h"
+#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 

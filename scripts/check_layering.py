@@ -37,21 +37,31 @@ RULES = {
     "profiler": ("timing, device info, NVTX, CUPTI", ["common"]),
     "profiler/tools": ("flashscope-metric-probe (binds kernels as a run does)",
                        ["runner", "profiler", "verify", "kernels", "plugins", "common"]),
-    "reports": ("report and summary models, JSON, compare, gate, printers", ["common"]),
-    "suites": ("suite files, plugin paths, worker protocol, supervisor", ["reports", "common"]),
+    "reports": ("the report model and its I/O: JSON, journal, plan, files, text safety",
+                ["common"]),
+    "analysis": ("compare, gate, ab verdicts, statistics, trust rules, summary models",
+                 ["reports", "common"]),
+    "render": ("the outputs: terminal, markdown, JUnit, CSV, HTML",
+               ["analysis", "reports", "common"]),
+    "suites": ("the suite-file model: parsing, plugin paths, cases, shards", ["reports", "common"]),
+    "protocol": ("the worker wire protocol and process start, both processes include it",
+                 ["reports", "common"]),
+    "supervisor": ("runs suites through flashscope-worker processes: devices, journal, ab",
+                   ["protocol", "suites", "analysis", "reports", "common"]),
     "runner": ("planner, case binding, case runner, flashscope-worker",
-               ["suites", "reports", "kernels", "plugins", "verify", "profiler", "common",
-                "include/flashscope"]),
-    "cli": ("the flashscope command", ["suites", "reports", "common"]),
+               ["protocol", "suites", "analysis", "reports", "kernels", "plugins", "verify",
+                "profiler", "common", "include/flashscope"]),
+    "cli": ("the flashscope command",
+            ["supervisor", "protocol", "suites", "render", "analysis", "reports", "common"]),
     "bench": ("flashscope-bench (Google Benchmark front end)",
-              ["runner", "cli", "suites", "reports", "kernels", "plugins", "verify", "profiler",
-               "common"]),
-    "viewer": ("flashscope-view (Dear ImGui)", ["reports", "common"]),
+              ["runner", "cli", "protocol", "suites", "analysis", "reports", "kernels", "plugins",
+               "verify", "profiler", "common"]),
+    "viewer": ("flashscope-view (Dear ImGui)", ["analysis", "reports", "common"]),
     "python": ("the Python bridge, a plugin", ["include/flashscope"]),
     "audit": ("the static SASS audit", ["kernels", "common"]),
-    "fuzz": ("libFuzzer targets of the readers", ["reports", "suites", "common"]),
+    "fuzz": ("libFuzzer targets of the readers", ["analysis", "reports", "suites", "common"]),
     "examples": ("out-of-tree plugin and report examples (installed package only)",
-                 ["include/flashscope", "reports"]),
+                 ["include/flashscope", "render", "analysis", "reports"]),
 }
 # What a component's tests (FOLDER/tests/) may include beyond the component's own rules: a test
 # may drive a lower layer's helpers to build its inputs, never make its folder depend on more.
@@ -59,9 +69,13 @@ RULES = {
 TEST_EXTRAS = {
     "python": ["cli", "verify", "common"],
     "profiler": ["runner"],
+    # The model's and the analyses' tests print what they check with render/'s printers.
+    "reports": ["analysis", "render"],
+    "analysis": ["render"],
 }
 # Components that build and test without CUDA (DESIGN.md: the CPU parts CI tests).
-NO_CUDA = {"include/flashscope", "common", "plugins", "reports", "suites", "cli", "viewer", "fuzz"}
+NO_CUDA = {"include/flashscope", "common", "plugins", "reports", "analysis", "render", "suites",
+           "protocol", "supervisor", "cli", "viewer", "fuzz"}
 # common/ may hold CUDA headers (.cuh) for CUDA code; its plain headers stay free of CUDA.
 CUDA_HEADER = re.compile(r"^(cuda|cuda_\w+|cupti\w*|cublas\w*|cudnn\w*|nvtx\w*|nvToolsExt\w*|"
                          r"curand\w*|mma|cooperative_groups)(\.h|\.hpp|/)")

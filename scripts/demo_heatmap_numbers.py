@@ -8,7 +8,7 @@ maxima equal the original kernel's (attn.a10_fa2 on the same problem) exactly, a
 from the sequence profile, the worst element as (batch, head, row, dim), and the trust checks that
 failed. Standard library only; reads .json or .json.xz.
 
-  scripts/demo_heatmap_numbers.py [REPORT]   default reports/runs/20261124-103416-demo.json.xz
+  scripts/demo_heatmap_numbers.py [REPORT]   default results/runs/20261124-103416-demo.json.xz
 """
 import sys
 
@@ -102,7 +102,7 @@ def describe(case, original):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else "reports/runs/20261124-103416-demo.json.xz"
+    path = sys.argv[1] if len(sys.argv) > 1 else "results/runs/20261124-103416-demo.json.xz"
     report = load_report(path)
     print(f"{path}: suite {report['suite']['name']}, {report['environment']['gpu_name']}, "
           f"git {report['environment']['git_revision']}")

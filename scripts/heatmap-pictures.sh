@@ -10,7 +10,7 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-report=${1:-reports/runs/20261124-103416-demo.json.xz}
+report=${1:-results/runs/20261124-103416-demo.json.xz}
 viewer=${2:-build/viewer/flashscope-view}
 out=docs/img
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job (README's first command). With a GPU: build, run the suite (default: smoke), print
-# the summary and write a report under reports/runs/. With no GPU: say so, build the CPU parts only,
+# the summary and write a report under results/runs/. With no GPU: say so, build the CPU parts only,
 # and show the summary of the latest committed GPU report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,10 +20,10 @@ fi
 echo "main-job: no GPU on this machine (nvidia-smi lists none), so no kernel can run here."
 # Reports are named <utc time>-<suite>.json, so the newest of the suite sorts last; large ones
 # are committed xz-compressed (<utc time>-<suite>.json.xz).
-latest=$(ls reports/runs/*-"$suite".json reports/runs/*-"$suite".json.xz 2>/dev/null | sort |
+latest=$(ls results/runs/*-"$suite".json results/runs/*-"$suite".json.xz 2>/dev/null | sort |
   tail -n 1 || true)
 if [[ -z "$latest" ]]; then
-  echo "main-job: and no committed GPU report of suite '$suite' was found under reports/runs/." >&2
+  echo "main-job: and no committed GPU report of suite '$suite' was found under results/runs/." >&2
   exit 1
 fi
 echo "main-job: showing the latest committed GPU report instead: $latest"

@@ -1,5 +1,5 @@
 """Reading a flashscope report from a script: plain JSON or xz-compressed (the larger committed
-runs under reports/runs/ are kept as .json.xz). Standard library only."""
+runs under results/runs/ are kept as .json.xz). Standard library only."""
 import json
 import lzma
 

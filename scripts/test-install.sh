@@ -114,7 +114,7 @@ check "examples/compare-revisions configures against the prefix (flashscope::rep
   cmake -S "$root/examples/compare-revisions" -B "$consumer" -G Ninja -DCMAKE_PREFIX_PATH="$prefix"
 check "examples/compare-revisions builds" cmake --build "$consumer"
 check "compare-revisions reads a committed report (gemm.g04_mma -> gemm.g05_wgmma)" \
-  "$consumer/compare-revisions" "$root/reports/runs/20261123-001931-gemm_ladder.json" \
+  "$consumer/compare-revisions" "$root/results/runs/20261123-001931-gemm_ladder.json" \
   gemm.g04_mma gemm.g05_wgmma
 check "  pairs the two kernels' cases by problem, with verdicts" \
   output_has "gemm\.g04_mma->gemm\.g05_wgmma +gemm\{M=4096,N=4096,K=4096,fp16\} .* faster"

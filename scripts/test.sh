@@ -44,22 +44,22 @@ else
   echo "test: static audit not run: flashscope-audit is built only with CUDA (nvcc)"
 fi
 # The performance gate (docs/gating.md): the latest committed GPU run of each suite against its
-# committed baseline (reports/baselines/<gpu>/<label>.json pairs with reports/runs/*-<label>.json).
+# committed baseline (results/baselines/<gpu>/<label>.json pairs with results/runs/*-<label>.json).
 # CI has no GPU, so it gates committed runs; on a GPU runner the same command gates a fresh run.
 gate_failed=0
 gate_count=0
-for baseline in "$root"/reports/baselines/*/*.json; do
+for baseline in "$root"/results/baselines/*/*.json; do
   [[ -e $baseline ]] || continue
   label=$(basename "$baseline" .json)
-  latest=$(ls "$root"/reports/runs/*-"$label".json 2>/dev/null | sort | tail -n 1)
+  latest=$(ls "$root"/results/runs/*-"$label".json 2>/dev/null | sort | tail -n 1)
   gate_count=$((gate_count + 1))
   if [[ -z $latest ]]; then
-    echo "test: gate: no committed run reports/runs/*-$label.json for baseline $baseline"
+    echo "test: gate: no committed run results/runs/*-$label.json for baseline $baseline"
     gate_failed=$((gate_failed + 1))
     continue
   fi
   set +e
-  cli/flashscope gate "$baseline" "$latest" --policy "$root/reports/baselines/policy.json" \
+  cli/flashscope gate "$baseline" "$latest" --policy "$root/results/baselines/policy.json" \
     --json "gate-$label.json" --color=false
   gate_rc=$?
   set -e

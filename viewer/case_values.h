@@ -1,4 +1,4 @@
-// Facts of a case the charts need beyond its summary values (reports/summary.h, which holds every
+// Facts of a case the charts need beyond its summary values (analysis/summary.h, which holds every
 // number the tables and tooltips show): whether it is a library peer, its dtype and that dtype's
 // measured peak.
 #pragma once

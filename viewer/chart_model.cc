@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "reports/heatmap_overlay.h"
+#include "analysis/heatmap_overlay.h"
 #include "viewer/case_values.h"
 #include "viewer/colormap.h"
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/comparison_summary.h"
+#include "analysis/comparison_summary.h"
 #include "reports/report.h"
 #include "viewer/palette.h"
 
@@ -94,7 +94,7 @@ struct Histogram {
 Histogram BuildHistogram(const std::vector<double>& samples, int bins);
 
 // ---- compare ----
-// The colour of a pair's tone (reports/comparison_summary.h): a decision, not a size: a confirmed
+// The colour of a pair's tone (analysis/comparison_summary.h): a decision, not a size: a confirmed
 // slowdown of 3 % is as red as one of 30 %, an unconfirmed change of 30 % is amber.
 Rgb ToneColour(reports::Tone tone);
 

@@ -1,6 +1,6 @@
 // The compare view's model: the comparison, the gate's decision and their summary, made by the
-// same code as `flashscope compare` and `flashscope gate` (reports/compare.h, reports/gate.h,
-// reports/comparison_summary.h) with the same policy, so the view shows per pair the verdict the
+// same code as `flashscope compare` and `flashscope gate` (analysis/compare.h, analysis/gate.h,
+// analysis/comparison_summary.h) with the same policy, so the view shows per pair the verdict the
 // CLI gives; and which pairs pass the view's filter in which order. No ImGui, no GL: unit-tested.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/comparison_summary.h"
+#include "analysis/comparison_summary.h"
 
 namespace flashscope::viewer {
 

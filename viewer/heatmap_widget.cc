@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "reports/heatmap_overlay.h"
+#include "analysis/heatmap_overlay.h"
 #include "viewer/colormap.h"
 #include "viewer/plot_helpers.h"
 

@@ -1,5 +1,5 @@
 // The error heatmap of a case as an OpenGL texture: kind switch, max/mean, linear/log, the
-// kernel's structure drawn over it (reports/heatmap_overlay.h: tile boundaries, the last partial
+// kernel's structure drawn over it (analysis/heatmap_overlay.h: tile boundaries, the last partial
 // tile, where a causal diagonal enters each key tile), colour bar, zoom (mouse wheel, around the
 // cursor) and pan (drag), tooltip with position and value. The case view draws one; the compare
 // view draws two side by side on one colour scale.

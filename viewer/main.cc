@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/gate.h"
+#include "analysis/gate.h"
 #include "viewer/screenshot.h"
 #include "viewer/session.h"
 #include "viewer/viewer_state.h"

@@ -30,13 +30,13 @@ inline constexpr Rgb kCeiling{250, 250, 120};   // roofline ceilings
 inline constexpr Rgb kPlotBg{18, 20, 26};       // background of every chart
 inline constexpr Rgb kErrorPanel{96, 16, 20};   // background of the error panel
 inline constexpr Rgb kOkText{90, 220, 120};     // "no errors"
-// Compare: the tone of a pair's verdict (reports/comparison_summary.h), by significance.
+// Compare: the tone of a pair's verdict (analysis/comparison_summary.h), by significance.
 inline constexpr Rgb kBetter{30, 200, 70};   // faster, confirmed
 inline constexpr Rgb kWorse{230, 40, 40};    // a correctness regression or a gate failure
 inline constexpr Rgb kSlower{200, 100, 50};  // slower, confirmed, within the gate's allowance
 inline constexpr Rgb kUnsure{190, 160, 40};  // a change the test did not confirm (ambiguous)
 inline constexpr Rgb kNeutral{60, 60, 60};   // same, or not timed
-// Heatmap overlays (reports/heatmap_overlay.h), drawn opaque over the error.
+// Heatmap overlays (analysis/heatmap_overlay.h), drawn opaque over the error.
 inline constexpr Rgb kTileLine{235, 235, 235};   // tile boundaries
 inline constexpr Rgb kDiagonal{0, 230, 255};     // where the causal diagonal enters a key tile
 inline constexpr Rgb kPartialTile{255, 60, 60};  // outline of the last partial tile

@@ -1,4 +1,4 @@
-// The results table's model: its columns are the summary model's (reports/summary.h: kernel,
+// The results table's model: its columns are the summary model's (analysis/summary.h: kernel,
 // problem, status, then every headline value some case has, each with its description for the
 // header's tooltip), and which cases pass the filter in which order, computed only when the
 // report, the filter or the sort changes (a 2,000-case report is then drawn through a list clipper
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/summary.h"
+#include "analysis/summary.h"
 
 namespace flashscope::viewer {
 

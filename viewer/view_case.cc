@@ -9,7 +9,7 @@
 #include <string>
 
 #include "reports/provenance.h"
-#include "reports/summary.h"
+#include "analysis/summary.h"
 #include "viewer/chart_model.h"
 #include "viewer/heatmap_widget.h"
 #include "viewer/plot_helpers.h"

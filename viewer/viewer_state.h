@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/gate.h"
+#include "analysis/gate.h"
 #include "viewer/chart_model.h"
 #include "viewer/compare_model.h"
 #include "viewer/gl_texture.h"

@@ -2,7 +2,7 @@
 //   - with the real flashscope-worker and the small C plugins of plugins/tests: two builds of
 //     the same ids are accepted as the two sides (and nowhere else), a side that does not load is
 //     "cannot test" (125), bad usage is 2, no GPU is 2;
-//   - with the CPU stand-in worker (suites/tests/fake_worker_ab.cc, $FLASHSCOPE_WORKER): the
+//   - with the CPU stand-in worker (supervisor/tests/fake_worker_ab.cc, $FLASHSCOPE_WORKER): the
 //     verdicts, the exit codes 0 and 1, the --json verdict, and a real `git bisect run` with the
 //     recipe script of examples/attention-plugin, which must find the first slow commit and skip
 //     the ones that do not build or do not load.

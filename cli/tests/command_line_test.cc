@@ -131,7 +131,7 @@ TEST(CommandLine, FormerSpellingsKeepWorking) {
   const std::string dir = TempDir();
   CliResult gate =
       RunCli({"gate", kExample, kExample, "--json", dir + "/v.json", "--color=false", "--policy",
-              std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/reports/baselines/policy.json"});
+              std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/results/baselines/policy.json"});
   EXPECT_NE(gate.exit_code, 2) << gate.err;
   EXPECT_EQ(RunCli({"render", kExample, "--format=csv", "--out", dir + "/r.csv"}).exit_code, 0);
   EXPECT_EQ(RunCli({"render", kExample, "-format", "markdown"}).exit_code, 0);

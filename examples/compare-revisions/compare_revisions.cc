@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <string>
 
-#include "reports/compare.h"
-#include "reports/render.h"
+#include "analysis/compare.h"
+#include "render/render.h"
 #include "reports/report_json.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "reports/gate.h"
+#include "analysis/gate.h"
 #include "reports/journal.h"
 #include "reports/report_json.h"
 #include "suites/suite.h"

@@ -9,8 +9,8 @@
 
 #include "reports/devices.h"
 #include "reports/journal.h"
-#include "reports/render_markdown.h"
-#include "reports/render_terminal.h"
+#include "render/render_markdown.h"
+#include "render/render_terminal.h"
 #include "reports/report_json.h"
 #include "reports/tests/sample_reports.h"
 

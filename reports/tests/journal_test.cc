@@ -2,7 +2,7 @@
 // SIGKILL'd writer, and the report recovered from a journal.
 #include "reports/journal.h"
 
-#include "reports/render_terminal.h"
+#include "render/render_terminal.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

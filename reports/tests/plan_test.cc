@@ -11,11 +11,11 @@
 
 #include "common/problem_params.h"
 #include "common/tests/expect_has.h"
-#include "reports/compare.h"
+#include "analysis/compare.h"
 #include "reports/journal.h"
 #include "reports/provenance.h"
-#include "reports/render_html.h"
-#include "reports/render_terminal.h"
+#include "render/render_html.h"
+#include "render/render_terminal.h"
 #include "reports/report_json.h"
 #include "reports/tests/sample_reports.h"
 

@@ -5,7 +5,7 @@
 
 #include "reports/report_json.h"
 #include "reports/tests/sample_reports.h"
-#include "reports/trust_checks.h"
+#include "analysis/trust_checks.h"
 
 namespace flashscope::reports {
 namespace {

@@ -12,7 +12,7 @@
 # perf, metrics, sanitize (default: all five, in that order). KERNELS overrides the rungs
 # ('attn.a1[2-9]*'); PERF_DEADLINE_S the timing step's limit (150 s: 180 cases take ~160 s).
 # The raw outputs of the calls made with it (and its earlier forms) are in
-# reports/device/20261124-h200-attn/.
+# results/device/20261124-h200-attn/.
 set -uo pipefail
 dir=${1:-.scratch/attn}
 shift

@@ -2,7 +2,7 @@
 # One device call of the release runs: several steps, one bundle back ($OUT/release-TAG.tgz, since
 # the device tool returns at most 8 files). Runs on the lent GPU machine in a copy of the repo with
 # .carry/bins.tar.xz (scripts/device/stage.sh). Every report lands in the bundle's reports/ with
-# the step's progress log beside it; commit what you keep under reports/runs/ and name this
+# the step's progress log beside it; commit what you keep under results/runs/ and name this
 # command in the commit message.
 #
 # Usage: scripts/device/release.sh BUILD TAG STEP...
@@ -10,7 +10,7 @@
 #   facts         scripts/device/python_facts.py: the Python the bridge will embed
 #   trust         suites/testing/trust.json (the cheats beside honest kernels)
 #   gpu-tests     scripts/gpu-tests.sh (FLASHSCOPE_TRUST_REPORT reuses the trust step's report);
-#                 keeps the demo suite's report that suites_demo_gpu_test writes
+#                 keeps the demo suite's report that supervisor_demo_gpu_test writes
 #   faults        suites/testing/faults.json
 #   example       examples/attention-plugin/example.json with the example plugin
 #   SUITE         any suite name or path: run it (FS_ARGS_<SUITE> adds flags, e.g. --kernels)

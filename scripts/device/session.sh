@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs on the lent GPU machine, in a copy of the repo with .carry/bins.tar.xz (scripts/device/stage.sh).
 # Usage: scripts/device/session.sh BUILD STEP...   steps: info gpu-tests smoke ladder python_peers python-facts faults
-# Logs and reports go to $OUT (and reports/runs/ in the copy).
+# Logs and reports go to $OUT (and results/runs/ in the copy).
 set -uo pipefail
 build=$1
 shift
 root=$PWD
 out=${OUT:-/tmp/out}
-mkdir -p "$out" reports/runs
+mkdir -p "$out" results/runs
 tar -C "$root" -xJf .carry/bins.tar.xz
 # The binaries carry absolute paths of the machine that built them (/work/main): mirror it.
 if [[ "$root" != /work/main ]]; then mkdir -p /work && ln -sfn "$root" /work/main; fi
@@ -21,9 +21,9 @@ for step in "$@"; do
     gpu-tests)
       scripts/gpu-tests.sh "$build" 2>&1 | tee "$out/gpu-tests.log" | grep -E "^(===|FAILED|gpu tests|\[  FAILED|.*Failure)" ;;
     smoke | ladder | python_peers)
-      "$fs" run "$step" --out "reports/runs/$(date -u +%Y%m%d-%H%M%S)-$step.json" --color=false \
+      "$fs" run "$step" --out "results/runs/$(date -u +%Y%m%d-%H%M%S)-$step.json" --color=false \
         ${FS_ARGS:-} 2>"$out/$step.progress.log" | tee "$out/$step.table.txt" | tail -n 40
-      cp reports/runs/*-"$step".json "$out/" 2>/dev/null
+      cp results/runs/*-"$step".json "$out/" 2>/dev/null
       tail -n 5 "$out/$step.progress.log"
       ;;
     resumable-*)

@@ -59,7 +59,7 @@ class CheckLayering(unittest.TestCase):
 
     def test_a_test_gets_only_its_folders_extras(self):
         self.assertEqual(check("python/tests/python_bridge_gpu_test.cc:cli/args.h").returncode, 0)
-        self.assert_forbidden("reports/tests/golden_test.cc:kernels/registry.h",
+        self.assert_forbidden("render/tests/golden_test.cc:kernels/registry.h",
                               "reports/ may not depend on kernels/")
 
     def test_shared_test_helpers_are_for_tests_only(self):

@@ -1,5 +1,5 @@
 // The compare view's model: the verdicts and gate failures it shows are the CLI's (checked against
-// the committed `flashscope gate --json` goldens of reports/tests/golden/), and it filters and
+// the committed `flashscope gate --json` goldens of render/tests/golden/), and it filters and
 // sorts pairs by verdict and by change.
 #include "viewer/compare_model.h"
 
@@ -27,7 +27,7 @@ std::shared_ptr<const reports::Report> Load(const std::string& path) {
 class SameVerdictsAsTheCli : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SameVerdictsAsTheCli, PairByPair) {
-  std::ifstream in(kRoot + "/reports/tests/golden/" + GetParam() + ".gate-json");
+  std::ifstream in(kRoot + "/render/tests/golden/" + GetParam() + ".gate-json");
   ASSERT_TRUE(in) << GetParam();
   const nlohmann::json cli = nlohmann::json::parse(in);
   CompareCache cache;
@@ -53,8 +53,8 @@ INSTANTIATE_TEST_SUITE_P(Goldens, SameVerdictsAsTheCli,
 
 TEST(CompareModel, FiltersByVerdictChangeAndGate) {
   CompareCache cache;
-  const ComparedReports& cr = cache.Get(Load("reports/runs/20261122-014618-faults.json"), 1,
-                                        Load("reports/runs/20261122-023615-faults.json"), 1, {});
+  const ComparedReports& cr = cache.Get(Load("results/runs/20261122-014618-faults.json"), 1,
+                                        Load("results/runs/20261122-023615-faults.json"), 1, {});
   const reports::ComparisonSummary& s = cr.summary;
   CompareFilter all;
   EXPECT_EQ(FilterAndSortPairs(s, all, {}).size(), s.pairs.size());
@@ -83,8 +83,8 @@ TEST(CompareModel, FiltersByVerdictChangeAndGate) {
 TEST(CompareModel, SortsByVerdictSeverityAndByChange) {
   CompareCache cache;
   const ComparedReports& cr =
-      cache.Get(Load("reports/runs/20261123-001931-gemm_ladder.json"), 1,
-                Load("reports/runs/20261124-082208-gemm_ladder.json"), 1, {});
+      cache.Get(Load("results/runs/20261123-001931-gemm_ladder.json"), 1,
+                Load("results/runs/20261124-082208-gemm_ladder.json"), 1, {});
   const reports::ComparisonSummary& s = cr.summary;
   const auto by_verdict = FilterAndSortPairs(s, {}, {{CompareColumn::kVerdict, false}});
   ASSERT_FALSE(by_verdict.empty());

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <limits>
 
-#include "reports/heatmap_overlay.h"
-#include "reports/summary.h"
+#include "analysis/heatmap_overlay.h"
+#include "analysis/summary.h"
 #include "viewer/case_values.h"
 #include "viewer/chart_model.h"
 #include "viewer/colormap.h"
