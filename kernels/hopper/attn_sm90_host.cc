@@ -89,8 +89,10 @@ int MultiprocessorCount() {
 }
 
 int SplitCount(int64_t tiles, int64_t key_tiles, int sms) {
-  if (tiles <= 0 || sms <= 0 || tiles >= sms) return 1;
-  const int64_t most = std::min<int64_t>(16, std::max<int64_t>(1, key_tiles / 2));
+  if (tiles <= 0 || sms <= 0) return 1;
+  // >= 4 key tiles a share: below that the fp32 partials cost about as much memory traffic as
+  // the share's arithmetic saves.
+  const int64_t most = std::min<int64_t>(16, std::max<int64_t>(1, key_tiles / 4));
   auto efficiency = [&](int64_t s) {
     const int64_t ctas = tiles * s;
     const int64_t waves = (ctas + sms - 1) / sms;
@@ -124,7 +126,12 @@ cudaError_t SplitWorkspace(size_t bytes, void** out) {
       block.bytes = 0;
       if (err != cudaSuccess) return err;
     }
-    err = cudaMalloc(&block.ptr, bytes);
+    // At least 48 MiB on the first allocation: split-KV runs at most ~2 waves of CTAs, whose
+    // partials take <= 2 x 132 x 128 rows x 257 floats = 35 MB (D = 256), so the block never
+    // grows again and no later launch synchronises to free the old one.
+    const size_t want = std::max(bytes, size_t{48} << 20);
+    err = cudaMalloc(&block.ptr, want);
+    bytes = want;
     if (err != cudaSuccess) {
       std::fprintf(stderr,
                    "flashscope split-KV: cannot allocate the %zu-byte workspace of partial "

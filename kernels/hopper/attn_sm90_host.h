@@ -22,9 +22,10 @@ std::string Supports(const AttentionProblem& p, int bm);
 int MultiprocessorCount();
 
 // Split-KV (a19): how many CTAs share each of `tiles` query tiles of `key_tiles` key tiles each
-// (the longest), so that the grid fills `sms` multiprocessors (one CTA each). 1 when the tiles
-// alone fill a wave; else the fewest shares whose wave efficiency (CTAs / whole waves' slots) is
-// within 15 % of the best reachable, each share keeping >= 2 key tiles, at most 16 shares.
+// (the longest), so that the grid fills `sms` multiprocessors (one CTA each) in whole waves: the
+// fewest shares whose wave efficiency (CTAs / the slots of the waves they take) is within 15 %
+// of the best reachable with >= 4 key tiles a share and at most 16 shares. 1 when the tiles
+// alone come close enough (most 16k-token problems: many short tiles).
 int SplitCount(int64_t tiles, int64_t key_tiles, int sms);
 
 // Device scratch of at least `bytes` for split-KV's partial results, grown on demand and kept

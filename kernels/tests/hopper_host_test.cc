@@ -11,9 +11,10 @@
 namespace flashscope::kernels::attn_sm90 {
 namespace {
 
-TEST(SplitCount, TilesThatFillAWaveAreNotSplit) {
+TEST(SplitCount, TilesThatFillWholeWavesAreNotSplit) {
   EXPECT_EQ(SplitCount(132, 128, 132), 1);
-  EXPECT_EQ(SplitCount(2048, 32, 132), 1);
+  EXPECT_EQ(SplitCount(2048, 32, 132), 1);  // 16k tokens, D = 128, S = 2048: 0.97 of 16 waves
+  EXPECT_EQ(SplitCount(3072, 4, 132), 1);   // S = 512: short tiles, too few keys to share
 }
 
 TEST(SplitCount, FewTilesAreSplitToFillTheMachine) {
@@ -25,9 +26,14 @@ TEST(SplitCount, FewTilesAreSplitToFillTheMachine) {
   EXPECT_EQ(SplitCount(1, 1000, 132), 14);
 }
 
-TEST(SplitCount, EveryShareKeepsTwoKeyTiles) {
-  EXPECT_EQ(SplitCount(4, 3, 132), 1);  // 3 key tiles: one share
-  EXPECT_EQ(SplitCount(4, 8, 132), 4);  // 8 key tiles: at most 4 shares
+TEST(SplitCount, APoorLastWaveIsSplitToo) {
+  // B=2 H=32 Sq=512 at D=64 (BM 192): 192 tiles are 1.45 waves (0.73 of two); 2 shares: 0.97.
+  EXPECT_EQ(SplitCount(192, 32, 132), 2);
+}
+
+TEST(SplitCount, EveryShareKeepsFourKeyTiles) {
+  EXPECT_EQ(SplitCount(4, 7, 132), 1);  // 7 key tiles: one share
+  EXPECT_EQ(SplitCount(4, 8, 132), 2);  // 8 key tiles: at most 2 shares
   EXPECT_EQ(SplitCount(1, 0, 132), 1);  // no key tile at all
 }
 
