@@ -70,7 +70,7 @@ def timing(folder, step):
         for k, v in sorted(row.items(), key=lambda kv: kv[0].startswith("peer.")):
             ratio = f" ({v / ref:.2f})" if ref and not k.startswith("peer.") else ""
             cells.append(f"{k.split('.', 1)[1]} {v:.1f}{ratio}")
-        ours = [v for k, v in row.items() if not k.startswith("peer.")]
+        ours = [v for k, v in row.items() if k.startswith(("attn.", "gemm."))]  # our rungs
         best = f"  best {max(ours) / ref:.2f}x" if ours and ref else ""
         print(f"  {key}: " + ", ".join(cells) + best)
 
