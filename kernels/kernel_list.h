@@ -35,6 +35,7 @@ KernelEntry MakeA17PerDimSchedule();
 KernelEntry MakeA18Persistent();
 KernelEntry MakeA19SplitKv();
 KernelEntry MakeA20DynamicSchedule();
+KernelEntry MakeA21ShortTiles();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -80,6 +81,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA18Persistent,
     &MakeA19SplitKv,
     &MakeA20DynamicSchedule,
+    &MakeA21ShortTiles,
 #endif
     // gemm ladder
     &MakeG01Naive,

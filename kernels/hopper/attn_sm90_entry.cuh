@@ -130,11 +130,19 @@ struct Instance {
 // Calls fn(Instance<...>{}) for the problem's dtype and head dim (checked by Supports first);
 // head dim 64 takes the feature set F64 (a rung may schedule it differently), or F64Split where
 // that (a split-KV set) would split the problem's key tiles (a20: the persistent grid for
-// problems with enough query tiles, split-KV for the others).
-template <unsigned F, unsigned F64, unsigned F64Split, class Fn>
+// problems with enough query tiles, split-KV for the others), or F64Short (a two-warpgroup set,
+// 128-row query tiles; 0: none) where PreferShortTiles says so (a21).
+template <unsigned F, unsigned F64, unsigned F64Split, unsigned F64Short, class Fn>
 auto WithInstance(const AttentionProblem& p, Fn&& fn) {
   const bool bf16 = p.dtype == DType::kBF16;
   if (p.head_dim == 64) {
+    if constexpr (F64Short != 0) {
+      static_assert(Config<64, F64Short>::kBM == 128, "F64Short: 128-row query tiles");
+      if (PreferShortTiles(p.seq_q)) {
+        return bf16 ? fn(Instance<__nv_bfloat16, 64, F64Short>{})
+                    : fn(Instance<__half, 64, F64Short>{});
+      }
+    }
     if constexpr (F64Split != F64) {
       if (Instance<__half, 64, F64Split>::Splits(p) > 1) {
         return bf16 ? fn(Instance<__nv_bfloat16, 64, F64Split>{})
@@ -151,7 +159,7 @@ auto WithInstance(const AttentionProblem& p, Fn&& fn) {
 
 // The registry entry of a rung (feature set F; F64 at head dim 64). `required_sass`: the SASS
 // opcodes its technique must compile to (the static audit fails the rung when one is missing).
-template <unsigned F, unsigned F64 = F, unsigned F64Split = F64>
+template <unsigned F, unsigned F64 = F, unsigned F64Split = F64, unsigned F64Short = 0>
 KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   using C = Config<128, F>;
   KernelEntry e;
@@ -163,13 +171,15 @@ KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   e.info = std::move(info);
   e.attention_supports = [](const AttentionProblem& p) { return Supports(p, C::kBM); };
   e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    return WithInstance<F, F64, F64Split>(p, [&](auto inst) { return inst.Launch(p, a, s); });
+    return WithInstance<F, F64, F64Split, F64Short>(
+        p, [&](auto inst) { return inst.Launch(p, a, s); });
   };
   e.device_functions = [](const Problem& pr) {
     std::vector<DeviceFunction> out;
     if (const auto* p = std::get_if<AttentionProblem>(&pr);
         p != nullptr && Supports(*p, C::kBM).empty()) {
-      out = WithInstance<F, F64, F64Split>(*p, [&](auto inst) { return inst.Describe(*p); });
+      out = WithInstance<F, F64, F64Split, F64Short>(*p,
+                                                     [&](auto inst) { return inst.Describe(*p); });
     }
     return out;
   };

@@ -146,6 +146,12 @@ cudaError_t SplitWorkspace(size_t bytes, void** out) {
   return cudaSuccess;
 }
 
+bool PreferShortTiles(int64_t seq_q) {
+  if (seq_q <= 0) return false;
+  const int64_t rows128 = (seq_q + 127) / 128 * 128, rows192 = (seq_q + 191) / 192 * 192;
+  return static_cast<double>(rows128) * kShortTileCost < static_cast<double>(rows192);
+}
+
 int SchedGroup(int64_t n_m, int sms) {
   if (n_m <= 0 || sms <= 0) return 1;
   return static_cast<int>(std::max<int64_t>(1, (2 * int64_t{sms} + n_m - 1) / n_m));

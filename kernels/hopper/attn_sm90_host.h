@@ -34,6 +34,13 @@ int SplitCount(int64_t tiles, int64_t key_tiles, int sms);
 // error (also printed, with the size).
 cudaError_t SplitWorkspace(size_t bytes, void** out);
 
+// a21, head dim 64: whether 128-row query tiles (two consumer warpgroups) beat 192-row ones
+// (three) for `seq_q` query rows: the padding of the last tile against the two-warpgroup
+// schedule's lower rate per row (kShortTileCost: a13 / a17 at D = 64, S >= 2048, measured on an
+// H200: 429.5 / 467.9 TFLOPS).
+constexpr double kShortTileCost = 467.9 / 429.5;
+bool PreferShortTiles(int64_t seq_q);
+
 // The dynamic schedule (a20): heads per scheduling group for `n_m` query tiles per head, so that
 // a group holds at least two waves of tiles (the tail within a group is its lightest tiles) while
 // the K/V of the heads in flight stay few enough to share L2.

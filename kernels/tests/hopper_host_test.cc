@@ -1,6 +1,6 @@
 // The Hopper rungs' host-side schedule arithmetic, in CI: split-KV's share count (a19,
-// attn_sm90::SplitCount), the dynamic schedule's head groups (a20, attn_sm90::SchedGroup) and
-// g07's split tail (g06::SplitTailPlan).
+// attn_sm90::SplitCount), the dynamic schedule's head groups (a20, attn_sm90::SchedGroup), a21's
+// tile height (attn_sm90::PreferShortTiles) and g07's split tail (g06::SplitTailPlan).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -48,6 +48,16 @@ TEST(SchedGroup, AGroupHoldsTwoWavesOfTiles) {
   EXPECT_EQ(SchedGroup(86, 132), 4);   // S = 16384: 344 tiles
   EXPECT_EQ(SchedGroup(1000, 132), 1);
   EXPECT_EQ(SchedGroup(0, 132), 1);
+}
+
+TEST(PreferShortTiles, WhereThePaddingOf192RowTilesCostsMoreThanTheSlowerSchedule) {
+  for (int64_t sq : {1, 77, 128, 200, 256, 512, 1000, 1024})
+    EXPECT_TRUE(PreferShortTiles(sq)) << sq;
+  // Near multiples of 192 and long sequences keep three warpgroups.
+  for (int64_t sq : {192, 300, 384, 1300, 2048, 4096, 8192}) {
+    EXPECT_FALSE(PreferShortTiles(sq)) << sq;
+  }
+  EXPECT_FALSE(PreferShortTiles(0));
 }
 
 TEST(SplitTailPlan, ThePartialLastWaveIsSplitAlongK) {

@@ -28,7 +28,8 @@ using testing::RunAttention;
 using testing::RunGemm;
 
 // The rungs this test covers; each must be registered (a build without sm_90a has none of them).
-const char* const kRungs[] = {"attn.a19_split_kv", "attn.a20_dynamic_schedule"};
+const char* const kRungs[] = {"attn.a19_split_kv", "attn.a20_dynamic_schedule",
+                              "attn.a21_short_tiles"};
 
 bool OnHopper() {
   int n = 0, dev = 0, major = 0, minor = 0;
@@ -133,6 +134,31 @@ TEST_F(HopperRungsGpu, DynamicScheduleMatchesTheReferenceLaunchAfterLaunch) {
       if (HasFatalFailure()) return;
       EXPECT_TRUE(CompareAttention(c, out)) << ProblemKey(p) << " launch " << launch;
     }
+  }
+}
+
+// a21 at D = 64: 128-row query tiles where 192-row ones would pad more than they gain, on and off
+// the split path (many query tiles and few keys: one share), odd lengths, causal Sq > Sk.
+TEST_F(HopperRungsGpu, ShortTilesTakeTheirPathAndMatchTheReference) {
+  const KernelEntry* e = FindKernel("attn.a21_short_tiles");
+  ASSERT_NE(e, nullptr);
+  auto kernel_name = [&](const AttentionProblem& p) {
+    const auto fns = e->device_functions(Problem{p});
+    return fns.empty() ? std::string() : fns[0].name;
+  };
+  const AttentionProblem chunk = Shape(4, 40, 256, 300, 64, DType::kBF16, true);
+  EXPECT_NE(kernel_name(chunk).find("BM=128"), std::string::npos) << kernel_name(chunk);
+  EXPECT_NE(kernel_name(Shape(1, 32, 2048, 2048, 64, DType::kBF16, false)).find("BM=192"),
+            std::string::npos);
+  uint32_t seed = 2850;
+  for (const AttentionProblem& p : {chunk, Shape(1, 36, 1000, 400, 64, DType::kF16, false),
+                                    Shape(1, 70, 500, 300, 64, DType::kBF16, true)}) {
+    const AttentionCase c = MakeAttentionCase(p, seed++);
+    SCOPED_TRACE(ProblemKey(p));
+    AttentionOutput out;
+    RunAttention(*e, c, &out);
+    if (HasFatalFailure()) return;
+    EXPECT_TRUE(CompareAttention(c, out)) << ProblemKey(p);
   }
 }
 
