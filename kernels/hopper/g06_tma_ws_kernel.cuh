@@ -213,7 +213,7 @@ __device__ __forceinline__ void StoreInSplitOrder(const float (&d)[kBN / 2], flo
   if (split == 0) {
     StoreWgmmaAccumulators<kBN>(d, C, s.m, s.n, row0, col0);
   } else {
-    StoreWgmmaAccumulators<kBN, true>(d, C, s.m, s.n, row0, col0);
+    AddWgmmaAccumulators<kBN>(d, C, s.m, s.n, row0, col0);
   }
   __threadfence();
   NamedBarrierSync(1 + wg, 128);

@@ -16,9 +16,7 @@ namespace flashscope::kernels::hopper {
 // caller's C may start anywhere; cudaMalloc'd ones are 256-byte aligned).
 // The caller computes warp_row0: computed in here from the warpgroup's row, ptxas serialised
 // g05's wgmmas (C7515, "non wgmma instructions defining accumulator registers"), -7 %.
-// kAccumulate (g07's split tail): C += the accumulators, C read through L2 (__ldcg: another SM
-// wrote it last).
-template <int kN, bool kAccumulate = false>
+template <int kN>
 __device__ __forceinline__ void StoreWgmmaAccumulators(const float (&d)[kN / 2], float* C, int M,
                                                        int N, int warp_row0, int col0) {
   const int lane = threadIdx.x % 32;
@@ -34,16 +32,62 @@ __device__ __forceinline__ void StoreWgmmaAccumulators(const float (&d)[kN / 2],
       float* dst = C + int64_t(row) * N + col;
       const float x = d[4 * j + 2 * h], y = d[4 * j + 2 * h + 1];
       if (pairs && col + 1 < N) {
-        float2 v = make_float2(x, y);
-        if constexpr (kAccumulate) {
-          const float2 old = __ldcg(reinterpret_cast<const float2*>(dst));
-          v.x += old.x;
-          v.y += old.y;
-        }
-        *reinterpret_cast<float2*>(dst) = v;
+        *reinterpret_cast<float2*>(dst) = make_float2(x, y);
       } else {
-        if (col < N) dst[0] = kAccumulate ? __ldcg(dst) + x : x;
-        if (col + 1 < N) dst[1] = kAccumulate ? __ldcg(dst + 1) + y : y;
+        if (col < N) dst[0] = x;
+        if (col + 1 < N) dst[1] = y;
+      }
+    }
+  }
+}
+
+// g07's split tail: C += the accumulators, same layout and bounds as StoreWgmmaAccumulators. C is
+// read through L2 (__ldcg: another SM wrote it last) in batches of kBatch n8 blocks, all loads of
+// a batch issued before its stores: element by element, each load would wait for the store
+// before it (the compiler cannot prove they do not alias), one L2 round trip per element.
+template <int kN>
+__device__ __forceinline__ void AddWgmmaAccumulators(const float (&d)[kN / 2], float* C, int M,
+                                                     int N, int warp_row0, int col0) {
+  constexpr int kBatch = 8;
+  static_assert((kN / 8) % kBatch == 0, "whole batches of n8 blocks");
+  const int lane = threadIdx.x % 32;
+  const int r = warp_row0 + lane / 4;
+  const bool pairs = N % 2 == 0 && (reinterpret_cast<uintptr_t>(C) & 7) == 0;
+#pragma unroll
+  for (int j0 = 0; j0 < kN / 8; j0 += kBatch) {
+    float2 old[kBatch][2];
+#pragma unroll
+    for (int jj = 0; jj < kBatch; ++jj) {
+      const int col = col0 + (j0 + jj) * 8 + 2 * (lane % 4);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = r + 8 * h;
+        const float* src = C + int64_t(row) * N + col;
+        old[jj][h] = make_float2(0.f, 0.f);
+        if (row >= M) continue;
+        if (pairs && col + 1 < N) {
+          old[jj][h] = __ldcg(reinterpret_cast<const float2*>(src));
+        } else {
+          if (col < N) old[jj][h].x = __ldcg(src);
+          if (col + 1 < N) old[jj][h].y = __ldcg(src + 1);
+        }
+      }
+    }
+#pragma unroll
+    for (int jj = 0; jj < kBatch; ++jj) {
+      const int j = j0 + jj, col = col0 + j * 8 + 2 * (lane % 4);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = r + 8 * h;
+        if (row >= M) continue;
+        float* dst = C + int64_t(row) * N + col;
+        const float x = d[4 * j + 2 * h] + old[jj][h].x, y = d[4 * j + 2 * h + 1] + old[jj][h].y;
+        if (pairs && col + 1 < N) {
+          *reinterpret_cast<float2*>(dst) = make_float2(x, y);
+        } else {
+          if (col < N) dst[0] = x;
+          if (col + 1 < N) dst[1] = y;
+        }
       }
     }
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One device call for issue 27's new rungs (RUNGS, default "attn.a19 attn.a20 gemm.g07"): their GPU tests, the
-# held-out-style correctness suites, compute-sanitizer memcheck and racecheck on small problems of
-# each new path, and a quick timing beside the best older rung and the peer on a handful of the
+# One device call for issue 27's new rungs (RUNGS, default "attn.a19 attn.a20 attn.a21 gemm.g07"):
+# their GPU tests, the held-out-style correctness suites, compute-sanitizer memcheck and racecheck
+# on small problems of each new path, and a quick timing beside the best older rung and the peer on a handful of the
 # target shapes. Builds nothing: run scripts/device/stage.sh BUILD here first (it packs the build
 # into .carry/bins.tar.xz). Every step has its own time limit, and everything lands in
 # $OUT/kernels-check.tgz after each step, so a call cut short still returns what it measured; the
@@ -15,7 +15,7 @@ build=${1:-build-lead}
 shift
 steps=("$@")
 [[ ${#steps[@]} -eq 0 ]] && steps=(tests smoke check memcheck racecheck quick)
-rungs=(${RUNGS:-attn.a19 attn.a20 gemm.g07})
+rungs=(${RUNGS:-attn.a19 attn.a20 attn.a21 gemm.g07})
 kernels=$(printf '%s*,' "${rungs[@]}")
 kernels=${kernels%,}
 root=$PWD
@@ -70,7 +70,7 @@ for s in "${steps[@]}"; do
       --deadline_s 75 --out "$work/check.json" ;;
     # The sanitizer reruns come after the run; `timeout` bounds both (the journal survives).
     memcheck | racecheck) step "$s" timeout 170 "$fs" run suites/shapes_tiny.json \
-      --kernels "$kernels" --sanitize "$s" "${common[@]}" --deadline_s 60 --out "$work/$s.json" ;;
+      --kernels "$kernels" --sanitize="$s" "${common[@]}" --deadline_s 60 --out "$work/$s.json" ;;
     quick) step quick "$fs" run suites/shapes_quick.json "${common[@]}" --deadline_s 120 \
       --out "$work/quick.json" ;;
     *) echo "unknown step $s (tests, smoke, check, memcheck, racecheck, quick)" && exit 2 ;;
