@@ -5,10 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "reports/file_util.h"
 #include "analysis/gate.h"
+#include "reports/file_util.h"
+#include "reports/input_file.h"
 #include "reports/json_fields.h"
-#include "reports/json_text.h"
+#include "reports/json_strict.h"
 
 namespace flashscope::reports {
 namespace {
@@ -176,14 +177,11 @@ absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& 
 }
 
 absl::StatusOr<GatePolicy> ReadGatePolicyFile(const std::string& path) {
-  auto text = ReadWholeFile(path);
+  absl::StatusOr<std::string> text = ReadInputFile(path);
   if (!text.ok()) return text.status();
-  if (absl::Status deep = jsonio::CheckJsonDepth(*text, path); !deep.ok()) return deep;
-  Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not valid JSON (a gate policy file, see docs/gating.md)"));
-  }
-  return GatePolicyFromJson(j, path);
+  absl::StatusOr<Json> j =
+      jsonio::ParseStrict(*text, path, "a gate policy file, see docs/gating.md");
+  if (!j.ok()) return j.status();
+  return GatePolicyFromJson(*j, path);
 }
 }  // namespace flashscope::reports

@@ -2,6 +2,8 @@
 
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Threads REQUIRED)
+# Compressed reports: liblzma (xz), zlib (gzip), libzstd (zstd), Debian's -dev packages.
+include(FlashscopeCompression)
 
 # fs_absl: Abseil's static archives (FlashscopeAbseil.cmake says why static).
 include(FlashscopeAbseil)

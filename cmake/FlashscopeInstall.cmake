@@ -63,6 +63,7 @@ install(FILES ${PROJECT_BINARY_DIR}/package/flashscopeConfig.cmake
               ${PROJECT_SOURCE_DIR}/cmake/flashscope_plugin.map
               ${PROJECT_SOURCE_DIR}/cmake/GitRevision.cmake
               ${PROJECT_SOURCE_DIR}/cmake/FlashscopeAbseil.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/FlashscopeCompression.cmake
         DESTINATION ${FLASHSCOPE_INSTALL_CMAKEDIR} COMPONENT sdk)
 
 # The examples, to copy from the installed tree as from the source tree.

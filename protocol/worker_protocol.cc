@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
+#include "reports/json_strict.h"
 #include "reports/report_json.h"
 
 namespace flashscope::suites::protocol {
@@ -305,8 +306,11 @@ std::string PlanningResultToText(const PlanningResult& r) {
 }
 
 absl::StatusOr<PlanningResult> PlanningResultFromText(const std::string& text) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("plan") || !j.contains("device")) {
+  absl::StatusOr<Json> parsed =
+      reports::jsonio::ParseStrict(text, "the worker's planning result", "a plan");
+  if (!parsed.ok()) return absl::DataLossError(parsed.status().message());
+  Json j = *std::move(parsed);
+  if (!j.is_object() || !j.contains("plan") || !j.contains("device")) {
     return absl::DataLossError(
         "the worker's planning result is not what flashscope-worker writes"
         " (a flashscope-worker of another version?)");

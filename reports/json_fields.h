@@ -51,6 +51,10 @@ class Fields {
   const std::string& path() const { return path_; }
   std::string PathOf(absl::string_view key) const { return JoinPath(path_, key); }
   void Fail(const std::string& path, absl::string_view what);
+  // Whether the object holds `key` (null included).
+  bool Has(absl::string_view key) const {
+    return obj_ != nullptr && obj_->find(std::string(key)) != obj_->end();
+  }
 
   void Get(absl::string_view key, std::string* out, Need need = Need::kOptional);
   void Get(absl::string_view key, double* out, Need need = Need::kOptional);

@@ -12,7 +12,9 @@ packages=(
   libgtest-dev         # unit tests
   libbenchmark-dev     # flashscope-bench (Google Benchmark compatibility)
   clang-format
-  zlib1g-dev           # PNG decoding in the HTML screenshot test
+  zlib1g-dev           # gzip-compressed reports; PNG decoding in the HTML screenshot test
+  liblzma-dev          # xz-compressed reports (results/runs/*.json.xz)
+  libzstd-dev          # zstd-compressed reports
 )
 if [[ "${FLASHSCOPE_WITH_FUZZ:-0}" == 1 ]]; then
   packages+=(clang-14 libclang-rt-14-dev)  # libFuzzer, ASan, UBSan runtimes (scripts/fuzz.sh)

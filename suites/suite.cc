@@ -13,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "reports/input_file.h"
+#include "reports/json_strict.h"
 #include "reports/json_text.h"
 
 namespace flashscope::suites {
@@ -302,18 +304,10 @@ absl::Status ParseTrust(const Json& t, const std::string& path, TrustSpec* out) 
 
 // The suite file's text as JSON, refused when nested too deep or not an object.
 absl::StatusOr<Json> ParseSuiteJson(const std::string& text, const std::string& path) {
-  if (absl::Status deep = reports::jsonio::CheckJsonDepth(text, path); !deep.ok()) return deep;
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not valid JSON: ", e.what(), " (byte ", e.byte, ")"));
-  } catch (const Json::exception& e) {
-    // Valid syntax the parser still cannot hold, e.g. "seq": 1e900; found by
-    // fuzz/suite_fuzzer.cc, it used to end the program in std::terminate.
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON: ", e.what()));
-  }
+  absl::StatusOr<Json> parsed =
+      reports::jsonio::ParseStrict(text, path, "a suite file (docs/suites.md)");
+  if (!parsed.ok()) return parsed.status();
+  Json j = *std::move(parsed);
   if (!j.is_object()) return Bad(path, "suite", "expected a JSON object, got " + TypeName(j));
   return j;
 }
@@ -458,11 +452,14 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
 }
 
 absl::StatusOr<Suite> LoadSuiteFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the suite file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseSuite(ss.str(), path);
+  absl::StatusOr<std::string> text = reports::ReadInputFile(path);
+  if (!text.ok()) {
+    if (absl::IsNotFound(text.status())) {
+      return absl::NotFoundError(absl::StrCat(path, ": cannot open the suite file"));
+    }
+    return text.status();
+  }
+  return ParseSuite(*text, path);
 }
 
 std::vector<std::string> ListSuiteFiles(const std::string& suites_dir) {

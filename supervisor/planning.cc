@@ -10,8 +10,9 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "reports/text_safety.h"
 #include "protocol/worker_process.h"
+#include "reports/input_file.h"
+#include "reports/text_safety.h"
 
 namespace flashscope::suites {
 namespace {
@@ -83,10 +84,9 @@ Attempt RunPlanner(const std::string& worker_exe, const protocol::WorkerRequest&
 }
 
 absl::StatusOr<protocol::PlanningResult> ReadPlanningResult(const std::string& plan_out) {
-  std::ifstream in(plan_out);
-  std::stringstream text;
-  text << in.rdbuf();
-  return protocol::PlanningResultFromText(text.str());
+  absl::StatusOr<std::string> text = reports::ReadInputFile(plan_out);
+  if (!text.ok()) return text.status();
+  return protocol::PlanningResultFromText(*text);
 }
 
 }  // namespace
