@@ -73,6 +73,7 @@ KernelOverride ReadOverride(const Json& e, const std::string& at, absl::Status* 
     return o;
   }
   jsonio::Fields g(e, at, status);
+  g.RefuseNonFinite();
   g.Get("kernels", &o.kernels, jsonio::Need::kRequired);
   g.Get("ignore", &o.ignore);
   if (e.contains("allowed_slowdown")) {
@@ -98,10 +99,15 @@ MetricFloor ReadMetricFloor(const Json& e, const std::string& at, absl::Status* 
     return m;
   }
   jsonio::Fields g(e, at, status);
+  g.RefuseNonFinite();
   g.Get("kernels", &m.kernels);
   g.Get("metric", &m.metric, jsonio::Need::kRequired);
   g.Get("min", &m.min, jsonio::Need::kRequired);
   g.Get("fail_when_missing", &m.fail_when_missing);
+  // A floor beyond any double (1e999 is refused by the parser) or absurdly large is a typo.
+  if (status->ok() && !(std::fabs(m.min) <= 1e15)) {
+    g.Fail(g.PathOf("min"), absl::StrCat(m.min, " is out of range [-1e15, 1e15] (a metric floor)"));
+  }
   return m;
 }
 
@@ -149,6 +155,7 @@ absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& 
   }
   absl::Status status;
   jsonio::Fields f(j, "", &status);
+  f.RefuseNonFinite();
   std::string schema;
   double min_samples = p.min_samples;  // read as a number so that 2.5 is named, not truncated
   f.Get("schema", &schema);

@@ -155,6 +155,7 @@ Command AbCommand() {
       .Add(ForceFlag("with --devices: run on GPUs of different models (refused otherwise)"))
       .Add(Flag::Bool("dry_run", "print both sides and the cases, and stop: needs no GPU"))
       .Add(SuitesDirFlag())
+      .Add(MaxInputFlag())
       .Add(ColorFlag())
       .Add(Flag::Bool("quiet", "no per-case progress lines"));
   return c;

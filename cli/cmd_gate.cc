@@ -30,7 +30,7 @@ int Emit(const char* command, const Args& a, const std::string& text) {
     Print(text);
     return 0;
   }
-  if (absl::Status s = reports::WriteFileAtomic(out, text); !s.ok()) {
+  if (absl::Status s = reports::WriteOutputFile(out, text); !s.ok()) {
     return Fail(command, std::string(s.message()));
   }
   PrintError(command, absl::StrCat("wrote ", out));
@@ -173,6 +173,7 @@ void AddComparisonFlags(Command* c, const std::string& out_help) {
       .Add(ForceFlag(c->name + " reports of different GPUs or drivers (every output says so)"))
       .Add(FormatFlag(/*with_baseline=*/false))
       .Add(OutFlag(out_help))
+      .Add(MaxInputFlag())
       .Add(ColorFlag());
 }
 
@@ -203,6 +204,7 @@ Command RenderCommand() {
       "--format baseline writes the report without heatmaps, to commit under results/baselines/.";
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
+      .Add(MaxInputFlag())
       .Add(ColorFlag());
   return c;
 }

@@ -60,7 +60,8 @@ Command MergeCommand() {
             "join the reports of one suite's shards (flashscope run --shard K/N)", 2, SIZE_MAX,
             Merge);
   c.Add(OutFlag("the merged report (required)"))
-      .Add(ForceFlag("merge reports of different GPUs or drivers (the output says so)"));
+      .Add(ForceFlag("merge reports of different GPUs or drivers (the output says so)"))
+      .Add(MaxInputFlag());
   return c;
 }
 

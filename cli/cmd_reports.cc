@@ -105,6 +105,7 @@ Command ShowCommand() {
                      "only cases of these statuses, a comma list (passed, failed, skipped, "
                      "error, timeout), e.g. failed,error"))
       .Add(Flag::String("kernels", "GLOB", "only cases of these kernels (comma list of globs)"))
+      .Add(MaxInputFlag())
       .Add(ColorFlag());
   return c;
 }

@@ -85,6 +85,7 @@ Command RunCommand() {
                       "print the plan (its cases, and where each kernel comes from) and stop: "
                       "needs no GPU, writes no journal"))
       .Add(OutFlag("report path (default results/runs/<utc time>-<suite>.json)"))
+      .Add(MaxInputFlag())
       .Add(Flag::String("dump", "DIR",
                         "write output, reference and inputs of every verified case as .npy"))
       .Add(Flag::String("metrics", "SET",

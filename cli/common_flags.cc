@@ -4,6 +4,7 @@
 
 #include "common/install_layout.h"
 #include "analysis/gate.h"
+#include "reports/input_file.h"
 #include "render/render_terminal.h"
 #include "protocol/worker_process.h"
 
@@ -62,6 +63,14 @@ Flag DevicesFlag() {
                       "run on these GPUs, one worker pinned to each, cases handed out as GPUs "
                       "free up: 'all' or indices like 0,2,3 (docs/devices.md; default: CUDA's "
                       "device 0)");
+}
+
+Flag MaxInputFlag() {
+  return Flag::Int("max_input_mb", "N",
+                   "refuse an input file (report, journal, policy, suite) larger than N MiB once "
+                   "decompressed; 0 = no cap",
+                   static_cast<int>(reports::kDefaultMaxInputBytes >> 20))
+      .Check(AtLeast(0));
 }
 
 bool UseColor(const Args& args) {

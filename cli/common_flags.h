@@ -23,6 +23,10 @@ Flag SuitesDirFlag();
 // --devices all|0,2,3: the GPUs a run uses, one worker each (docs/devices.md); run and ab.
 Flag DevicesFlag();
 
+// --max-input-mb N: the cap on the bytes of any file the command reads (after decompression),
+// default 256; 0 lifts it (reports/input_file.h). Every command that reads a file takes it.
+Flag MaxInputFlag();
+
 // Colour for stdout: --color=always/never decide; auto colours a terminal unless NO_COLOR is set
 // or TERM is "dumb".
 bool UseColor(const Args& args);

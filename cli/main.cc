@@ -2,6 +2,7 @@
 // Dispatches to the commands of cli/commands.h; each parses its own flags (cli/args.h).
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
+#include "reports/input_file.h"
 #include "reports/text_safety.h"
 
 namespace flashscope::cli {
@@ -68,6 +70,24 @@ int UnknownCommand(const std::vector<Command>& commands, const std::string& name
   return 2;
 }
 
+// Runs the command; running out of memory anywhere (an input too large for this machine even
+// under the cap) becomes a message naming the inputs and exit 2, never an abort.
+int RunGuarded(const Command& command, const Args& args) {
+  try {
+    return command.run(args);
+  } catch (const std::bad_alloc&) {
+    const std::string inputs = args.positional().empty()
+                                   ? std::string("its inputs")
+                                   : absl::StrJoin(args.positional(), ", ");
+    PrintError(command.name,
+               absl::StrCat("out of memory while handling ", reports::text::TerminalSafe(inputs),
+                            " (input cap ", reports::MaxInputText(),
+                            "): lower --max-input-mb to refuse such inputs early, or run where "
+                            "more memory is available"));
+    return 2;
+  }
+}
+
 int Main(int argc, char** argv) {
   const std::vector<Command> commands = AllCommands();
   std::vector<std::string> words(argv + 1, argv + argc);
@@ -116,7 +136,10 @@ int Main(int argc, char** argv) {
     PrintError(command->name, parsed.error);
     return command->usage_exit_code;
   }
-  return command->run(parsed.args);
+  if (command->FindFlag("max_input_mb") != nullptr) {
+    reports::SetMaxInputBytes(static_cast<uint64_t>(parsed.args.Int("max_input_mb")) << 20);
+  }
+  return RunGuarded(*command, parsed.args);
 }
 
 }  // namespace

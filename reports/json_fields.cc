@@ -172,6 +172,11 @@ const Json* Fields::Find(absl::string_view key, Need need) {
 }
 
 bool Fields::ReadNumber(const Json& v, const std::string& path, double* out) {
+  if (finite_only_ && v.is_string()) {
+    Fail(path, absl::StrCat("expected a finite number, got string ", Excerpt(v),
+                            " (non-finite values are not allowed here)"));
+    return false;
+  }
   return ExpectNumber(v, path, out, status_);
 }
 

@@ -10,6 +10,7 @@
 #include "reports/json_record.h"
 #include "reports/provenance_json.h"
 #include "reports/report.h"
+#include "reports/report_checks.h"
 #include "reports/trust_json.h"
 
 namespace flashscope::reports {
@@ -61,11 +62,6 @@ void Describe(V& v, CaseResult& c);
 template <class V>
 void Describe(V& v, Report& r);
 
-// Consistency of a timing with its own raw samples (docs/report-schema.md, "Checks on load"):
-// "" when consistent, else what contradicts what. A median outside the samples' range, or a
-// minimum that is not the smallest sample, cannot come from those samples: such a report is
-// refused rather than judged on a number its evidence denies.
-std::string TimingContradiction(const TimingRecord& t);
 
 template <class V>
 void Describe(V& v, MeasuredPeaks& p) {

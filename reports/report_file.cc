@@ -44,13 +44,17 @@ absl::StatusOr<Report> ReadReportFile(const std::string& path) {
 
 std::string ReportToText(const Report& report) { return jsonio::DumpReadable(ToJson(report)); }
 
-absl::Status WriteReportFileAtomic(const Report& report, const std::string& path) {
-  // "--out X.json.xz" (.gz, .zst) writes the report compressed; readers recognise it by content.
+absl::Status WriteOutputFile(const std::string& path, const std::string& text) {
+  // "--out X.json.xz" (.gz, .zst) writes compressed; readers recognise it by content.
   const Compression compression = CompressionForPath(path);
-  if (compression == Compression::kNone) return WriteFileAtomic(path, ReportToText(report));
-  absl::StatusOr<std::string> packed = CompressData(ReportToText(report), compression, path);
+  if (compression == Compression::kNone) return WriteFileAtomic(path, text);
+  absl::StatusOr<std::string> packed = CompressData(text, compression, path);
   if (!packed.ok()) return packed.status();
   return WriteFileAtomic(path, *packed);
+}
+
+absl::Status WriteReportFileAtomic(const Report& report, const std::string& path) {
+  return WriteOutputFile(path, ReportToText(report));
 }
 
 }  // namespace flashscope::reports
