@@ -1,21 +1,21 @@
-// `flashscope ab`: two builds of the same kernels in one session (supervisor/ab_supervisor.h), judged
-// like `gate` on their interleaved samples (analysis/ab_verdict.h; docs/gating.md says why).
+// `flashscope ab`: two builds of the same kernels in one session (supervisor/ab_supervisor.h),
+// judged like `gate` on their interleaved samples (analysis/ab_verdict.h; docs/gating.md says why).
 #include <cstdio>
 #include <random>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "analysis/ab_verdict.h"
+#include "analysis/gate.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "analysis/ab_verdict.h"
+#include "protocol/worker_process.h"
 #include "reports/file_util.h"
-#include "analysis/gate.h"
 #include "reports/provenance.h"
 #include "reports/text_safety.h"
-#include "supervisor/ab_supervisor.h"
 #include "suites/suite.h"
-#include "protocol/worker_process.h"
+#include "supervisor/ab_supervisor.h"
 
 namespace flashscope::cli {
 namespace {

@@ -4,14 +4,14 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/compare.h"
+#include "analysis/gate.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "analysis/compare.h"
-#include "reports/file_util.h"
-#include "analysis/gate.h"
 #include "render/render.h"
 #include "render/render_terminal.h"
+#include "reports/file_util.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
 

@@ -6,8 +6,8 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "reports/merge.h"
 #include "render/render_terminal.h"
+#include "reports/merge.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
 

@@ -8,11 +8,11 @@
 #include "cli/common_flags.h"
 #include "cli/output.h"
 #include "cli/worker_command.h"
-#include "reports/file_util.h"
+#include "protocol/worker_process.h"
 #include "render/render_terminal.h"
+#include "reports/file_util.h"
 #include "suites/suite.h"
 #include "supervisor/supervisor.h"
-#include "protocol/worker_process.h"
 
 namespace flashscope::cli {
 namespace {

@@ -2,11 +2,11 @@
 
 #include <filesystem>
 
-#include "common/install_layout.h"
 #include "analysis/gate.h"
-#include "reports/input_file.h"
-#include "render/render_terminal.h"
+#include "common/install_layout.h"
 #include "protocol/worker_process.h"
+#include "render/render_terminal.h"
+#include "reports/input_file.h"
 
 namespace flashscope::cli {
 

@@ -76,9 +76,8 @@ int RunGuarded(const Command& command, const Args& args) {
   try {
     return command.run(args);
   } catch (const std::bad_alloc&) {
-    const std::string inputs = args.positional().empty()
-                                   ? std::string("its inputs")
-                                   : absl::StrJoin(args.positional(), ", ");
+    const std::string inputs = args.positional().empty() ? std::string("its inputs")
+                                                         : absl::StrJoin(args.positional(), ", ");
     PrintError(command.name,
                absl::StrCat("out of memory while handling ", reports::text::TerminalSafe(inputs),
                             " (input cap ", reports::MaxInputText(),

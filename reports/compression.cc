@@ -116,8 +116,9 @@ absl::StatusOr<std::string> UnzstdData(absl::string_view in, uint64_t max_bytes,
       break;
     }
     st = Append(path, buf, output.pos, max_bytes, &out);
-    // Done when all input is consumed and the decoder holds nothing back (last == 0: a frame
-    // ended); a full output buffer means more may be pending even without input.
+    // last == 0: a frame ended and is flushed; with no input left, that is the end. Input used up
+    // with a frame still open and nothing more coming out: the data was cut short.
+    if (last == 0 && input.pos == input.size) break;
     if (input.pos == input.size && output.pos < output.size) break;
   }
   ZSTD_freeDStream(z);

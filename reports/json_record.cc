@@ -1,6 +1,7 @@
 #include "reports/json_record.h"
 
 #include "absl/strings/str_format.h"
+#include "reports/json_text.h"
 
 namespace flashscope::reports::jsonio {
 
@@ -18,6 +19,21 @@ void Reader::CheckNumber(const std::string& key, double v, const Rule& rule, boo
   if (v < rule.lo || v > rule.hi) {
     f_.Fail(where, absl::StrFormat("%g is out of range [%g, %g]", v, rule.lo, rule.hi));
   }
+}
+
+void Reader::ReadStrings(const char* key, std::vector<std::string>& value, const Rule& rule) {
+  const Json* a = f_.Array(key, rule.need);
+  if (a == nullptr) return;
+  std::vector<std::string> items;
+  for (size_t i = 0; i < a->size(); ++i) {
+    if (!(*a)[i].is_string()) {
+      f_.Fail(IndexPath(f_.PathOf(key), i),
+              absl::StrCat("expected a string, got ", TypeName((*a)[i]), " ", Excerpt((*a)[i])));
+      return;
+    }
+    items.push_back((*a)[i].get<std::string>());
+  }
+  value = std::move(items);
 }
 
 void Reader::Pairs(const char* key, std::vector<std::pair<std::string, double>>& value,

@@ -121,6 +121,8 @@ class Reader {
         }
         if (f_.ok()) value = std::move(items);
       }
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      ReadStrings(key, value, rule);
     } else {
       f_.Get(key, &value, rule.need);
       if constexpr (std::is_arithmetic_v<T>) CheckNumber(key, static_cast<double>(value), rule);
@@ -148,14 +150,6 @@ class Reader {
     }
   }
 
-  // A record kept by its own reader and writer functions (trust, provenance).
-  template <class T>
-  void Custom(const char* key, std::optional<T>& value,
-              void (*read)(const Json&, const std::string&, absl::Status*, T*),
-              Json (*)(const T&)) {
-    if (const Json* o = f_.Object(key)) read(*o, f_.PathOf(key), st_, &value.emplace());
-  }
-
   // [{"FIRST": "name", "SECOND": number}, ...] as (name, number) pairs, in order.
   void Pairs(const char* key, std::vector<std::pair<std::string, double>>& value, const char* first,
              const char* second);
@@ -171,6 +165,7 @@ class Reader {
 
  private:
   void CheckNumber(const std::string& key, double v, const Rule& rule, bool full_path = false);
+  void ReadStrings(const char* key, std::vector<std::string>& value, const Rule& rule);
 
   Fields f_;
   absl::Status* st_;
@@ -211,13 +206,6 @@ class Writer {
   template <class E, class Parse, class Name>
   void Text(const char* key, const E& value, Parse, Name name, const char*, Rule rule = {}) {
     if (rule.write) j_[key] = name(value);
-  }
-
-  template <class T>
-  void Custom(const char* key, const std::optional<T>& value,
-              void (*)(const Json&, const std::string&, absl::Status*, T*),
-              Json (*write)(const T&)) {
-    if (value) j_[key] = write(*value);
   }
 
   void Pairs(const char* key, const std::vector<std::pair<std::string, double>>& value,

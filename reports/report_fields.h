@@ -8,10 +8,8 @@
 
 #include "absl/strings/str_format.h"
 #include "reports/json_record.h"
-#include "reports/provenance_json.h"
 #include "reports/report.h"
 #include "reports/report_checks.h"
-#include "reports/trust_json.h"
 
 namespace flashscope::reports {
 
@@ -61,7 +59,6 @@ template <class V>
 void Describe(V& v, CaseResult& c);
 template <class V>
 void Describe(V& v, Report& r);
-
 
 template <class V>
 void Describe(V& v, MeasuredPeaks& p) {
@@ -327,6 +324,70 @@ void Describe(V& v, PrepareRecord& p) {
   v("note", p.note);
 }
 
+// A case's provenance; also each plugin of a plan (plan_json.cc).
+template <class V>
+void Describe(V& v, ProvenanceRecord& p) {
+  v("builtin", p.builtin);
+  v("plugin", p.plugin, Required());
+  v("version", p.version);
+  v("path", p.path);
+  v("sha256", p.sha256);
+}
+
+// The trust checks (docs/trust.md, docs/report-schema.md "trust").
+template <class V>
+void Describe(V& v, TrustValue& t) {
+  v("name", t.name, Required());
+  v("value", t.value, Required());
+  v("unit", t.unit);
+}
+
+template <class V>
+void Describe(V& v, TrustCheckRecord& c) {
+  v("check", c.check, Required());
+  v("status", c.status, Required());
+  v.Check([&](jsonio::Fields& f) {
+    if (c.status != "passed" && c.status != "failed" && c.status != "off" && c.status != "info") {
+      f.Fail(f.PathOf("status"), absl::StrCat("unknown trust check status \"", c.status,
+                                              "\" (expected passed, failed, off or info)"));
+    }
+  });
+  v("rule", c.rule);
+  v("values", c.values);
+  v("findings", c.findings);
+}
+
+template <class V>
+void Describe(V& v, TimedLaunchRecord& l) {
+  v("launch", l.launch, Required().AtLeast(0));
+  v("input_set", l.input_set, AtLeast(0));
+  v("poisoned_before", l.poisoned_before);
+  v("bad", l.bad, AtLeast(0));
+  v("never_written", l.never_written, AtLeast(0));
+  v("max_abs", l.max_abs);
+}
+
+template <class V>
+void Describe(V& v, ActivityRecord& a) {
+  v("kind", a.kind, Required());
+  v("name", a.name);
+  v("stream", a.stream, AtLeast(-1));
+  v("start_us", a.start_us);
+  v("end_us", a.end_us);
+  v("bytes", a.bytes, AtLeast(0));
+  v("synchronous", a.synchronous);
+}
+
+template <class V>
+void Describe(V& v, TrustRecord& t) {
+  v("checks", t.checks, Required());
+  v("input_sets", t.input_sets);
+  v("failed_launches", t.failed_launches);
+  v("launch_stream", t.launch_stream, AtLeast(-1));
+  v("activity", t.activity);
+  v("wall_s", t.wall_s);
+}
+
 template <class V>
 void Describe(V& v, CaseResult& c) {
   v("kernel_id", c.kernel_id, Required());
@@ -350,9 +411,9 @@ void Describe(V& v, CaseResult& c) {
   v("profile", c.profile);
   v("resources", c.resources);
   v("sanitizer", c.sanitizer);
-  v.Custom("provenance", c.provenance, ReadProvenance, ProvenanceToJson);
+  v("provenance", c.provenance);
   v("tile", c.tile);
-  v.Custom("trust", c.trust, ReadTrust, TrustToJson);
+  v("trust", c.trust);
   v("prepare", c.prepare);
   v("device", c.device);
   v("device_uuid", c.device_uuid, OmitEmpty());

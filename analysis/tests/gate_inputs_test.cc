@@ -67,13 +67,14 @@ TEST(GateNotJudged, AMedianThatContradictsItsSamplesIsNotJudged) {
 
 TEST(GatePolicyFile, DuplicateKeysAreRefusedAndNamed) {
   // 0.02 then 100: the last one used to win, and a 2x slowdown passed.
-  const std::string e = PolicyFileError("{\"allowed_slowdown\": 0.02,\n \"allowed_slowdown\": 100}");
+  const std::string e =
+      PolicyFileError("{\"allowed_slowdown\": 0.02,\n \"allowed_slowdown\": 100}");
   EXPECT_THAT(e, HasSubstr("policy.json:2:2: duplicate key \"allowed_slowdown\""));
 }
 
 TEST(GatePolicyFile, SyntaxErrorsHaveLineColumnAndReason) {
   const std::string e = PolicyFileError("{\n  \"alpha\": 0.05,\n  \"min_effect\" 0.02\n}");
-  EXPECT_THAT(e, HasSubstr("policy.json:3:16: not valid JSON: syntax error"));
+  EXPECT_THAT(e, HasSubstr("policy.json:3:19: not valid JSON: syntax error"));
   EXPECT_THAT(e, HasSubstr("gate policy"));
 }
 

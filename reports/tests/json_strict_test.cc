@@ -28,8 +28,7 @@ TEST(JsonStrict, DuplicateKeyDeepInsideArraysNamesTheJsonPath) {
       R"({"cases": [{"k": 1}, {"timing": {"median_ms": 1, "x": [1, 2], "median_ms": 9}}]})";
   EXPECT_THAT(Error(text), HasSubstr("duplicate key \"median_ms\" in cases[1].timing"));
   // Scalars and strings before it in the array count as elements too.
-  EXPECT_THAT(Error(R"({"l": [1, "s", true, null, {"k": 1, "k": 2}]})"),
-              HasSubstr("in l[4]"));
+  EXPECT_THAT(Error(R"({"l": [1, "s", true, null, {"k": 1, "k": 2}]})"), HasSubstr("in l[4]"));
 }
 
 TEST(JsonStrict, EscapedSpellingsOfOneKeyAreTheSameKey) {

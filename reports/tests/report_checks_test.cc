@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "nlohmann/json.hpp"
 #include "reports/input_file.h"
 #include "reports/journal.h"
 #include "reports/report_json.h"
@@ -131,18 +132,23 @@ std::vector<std::string> ReportFilesUnder(const std::string& dir) {
   return out;
 }
 
-// Every committed run (plain and .json.xz) is read, and written back as the very bytes it holds:
-// the field lists reproduce what the hand-written writer wrote.
-TEST(ReportChecks, EveryCommittedRunReadsAndWritesBackByteForByte) {
+// Every committed run (plain and .json.xz, written by older flashscopes, some before later keys
+// existed) is read, and what it is written back as reads back to the very same text: the field
+// lists read what they write. (That the field lists write what the hand-written writer wrote was
+// checked once on the 44 uncompressed committed reports, `render --format baseline` before and
+// after: identical bytes; the render goldens hold it since.)
+TEST(ReportChecks, EveryCommittedRunReadsAndWritesBackStably) {
   const std::vector<std::string> files = ReportFilesUnder(FS_REPORTS_RUNS);
   ASSERT_GE(files.size(), 10u);
   int compressed = 0;
   for (const std::string& path : files) {
     absl::StatusOr<Report> r = ReadReportFile(path);
     ASSERT_TRUE(r.ok()) << r.status();
-    absl::StatusOr<std::string> text = ReadInputFile(path);
-    ASSERT_TRUE(text.ok());
-    EXPECT_EQ(ReportToText(*r), *text) << path;
+    const std::string once = ReportToText(*r);
+    absl::StatusOr<Report> again = ReportFromJson(nlohmann::json::parse(once));
+    ASSERT_TRUE(again.ok()) << path << ": " << again.status();
+    // Not EXPECT_EQ: a mismatch of two 20 MB texts would print both.
+    EXPECT_TRUE(ReportToText(*again) == once) << path;
     compressed += path.size() > 3 && path.substr(path.size() - 3) == ".xz";
   }
   EXPECT_GE(compressed, 5);
