@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "reports/input_file.h"
 #include "reports/json_fields.h"
 #include "reports/json_text.h"
 
@@ -53,7 +54,37 @@ std::string Where(absl::string_view text, size_t offset) {
   return absl::StrCat(line, ":", col);
 }
 
+bool InNumber(char c) {
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
 }  // namespace
+
+uint64_t ApproximateTreeBytes(absl::string_view text) {
+  // What nlohmann-json allocates per value (x86-64, libstdc++): 16 bytes for the value itself in
+  // its parent; a string or container is a further heap object (32 to 48 bytes) plus its
+  // characters; each object member is a std::map node (about 64 bytes besides key and value).
+  constexpr uint64_t kValue = 16, kHeapObject = 48, kMember = 64;
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"') {
+      const size_t end = StringEnd(text, i);
+      bytes += kValue + kHeapObject + (end - i);
+      i = end - 1;
+    } else if (c == '{' || c == '[') {
+      bytes += kValue + kHeapObject;
+    } else if (c == ':') {
+      bytes += kMember;
+    } else if (c == 't' || c == 'f' || c == 'n') {
+      bytes += kValue;
+      while (i + 1 < text.size() && text[i + 1] >= 'a' && text[i + 1] <= 'z') ++i;
+    } else if (InNumber(c) && (i == 0 || !InNumber(text[i - 1]))) {
+      bytes += kValue;
+    }
+  }
+  return bytes;
+}
 
 std::string FindDuplicateKey(absl::string_view text) {
   std::vector<Level> stack;
@@ -100,6 +131,20 @@ std::string FindDuplicateKey(absl::string_view text) {
 absl::StatusOr<nlohmann::json> ParseStrict(absl::string_view text, const std::string& path,
                                            absl::string_view what) {
   if (absl::Status deep = CheckJsonDepth(text, path); !deep.ok()) return deep;
+  // Refused before parsing: a tree that does not fit in memory cannot even be freed cleanly
+  // (nlohmann-json allocates while destroying a large tree, so running out of memory half way
+  // through parsing ends the program). 200 MB of "0," is 100 million values, 2.4 GB of tree.
+  const uint64_t cap = MaxInputBytes();
+  if (cap != 0) {
+    const uint64_t need = ApproximateTreeBytes(text);
+    if (need > kTreeBytesPerInputByte * cap) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          path, ": would need about ", need >> 20, " MiB of memory once parsed (",
+          kTreeBytesPerInputByte, "x the input cap of ", cap >> 20,
+          " MiB; flashscope's own files need less than 3x their size): refused before parsing; "
+          "--max-input-mb N lifts the cap, 0 = none"));
+    }
+  }
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);

@@ -5,6 +5,7 @@
 // slowdown). Numbers beyond a double ("1e999") are refused with their place too.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -17,6 +18,12 @@ namespace flashscope::reports::jsonio {
 // should be ("a flashscope report", "a gate policy (docs/gating.md)") for the syntax error.
 absl::StatusOr<nlohmann::json> ParseStrict(absl::string_view text, const std::string& path,
                                            absl::string_view what);
+
+// What the parsed tree of `text` would take in memory, roughly (counting values, strings and
+// object members). ParseStrict refuses text whose tree would need more than
+// kTreeBytesPerInputByte times the input cap (MaxInputBytes(); no check without a cap).
+uint64_t ApproximateTreeBytes(absl::string_view text);
+inline constexpr uint64_t kTreeBytesPerInputByte = 4;
 
 // The first key that appears twice in one object of `text` (which must be valid JSON), as
 // "LINE:COLUMN: duplicate key \"K\" in OBJECT_PATH (first at LINE:COLUMN)"; "" when none.

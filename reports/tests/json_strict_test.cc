@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "reports/input_file.h"
 #include "reports/json_record.h"
 
 namespace flashscope::reports::jsonio {
@@ -95,6 +96,26 @@ TEST(JsonRecord, WriterMakesTheSameKeysAndOmitsWhatTheRuleSays) {
   ASSERT_TRUE(st.ok()) << st;
   EXPECT_EQ(back.count, 2);
   EXPECT_EQ(back.note, "n");
+}
+
+}  // namespace
+}  // namespace flashscope::reports::jsonio
+
+namespace flashscope::reports::jsonio {
+namespace {
+
+// 200 MB of "0," is 100 million values: 2.4 GB once parsed. The tree's size is estimated and
+// refused before parsing, under the same cap as the input (4x it).
+TEST(JsonStrict, ATreeTooLargeForTheCapIsRefusedBeforeParsing) {
+  std::string text = "[";
+  for (int i = 0; i < 600000; ++i) text += "0,";
+  text += "0]";
+  EXPECT_GT(ApproximateTreeBytes(text), uint64_t{600000} * 16);
+  SetMaxInputBytes(uint64_t{1} << 20);
+  const std::string e = Error(text);
+  SetMaxInputBytes(kDefaultMaxInputBytes);
+  EXPECT_THAT(e, HasSubstr("f.json: would need about 9 MiB of memory once parsed"));
+  EXPECT_EQ(Error(text), "(parsed)");  // under the default cap
 }
 
 }  // namespace
