@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "reports/file_kind.h"
 #include "reports/file_util.h"
 #include "reports/input_file.h"
 
@@ -18,15 +19,6 @@ namespace {
 std::atomic<uint64_t> max_input_bytes{kDefaultMaxInputBytes};
 
 constexpr size_t kChunk = 1 << 16;
-
-const char* NotRegularKind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
 
 std::string OverCap(const std::string& path, uint64_t max_bytes, const char* what) {
   return absl::StrCat(path, ": ", what, " more than ", max_bytes >> 20,
@@ -61,7 +53,7 @@ absl::StatusOr<int> OpenRegular(const std::string& path) {
   }
   struct stat st;
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    const char* kind = NotRegularKind(st.st_mode);
+    const char* kind = FileKindName(st.st_mode);
     ::close(fd);
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": is ", kind,
