@@ -264,6 +264,9 @@ absl::Status CaseRunner::AddHarnessChecks(Case& k) {
   }
   absl::StatusOr<reports::TrustCheckRecord> integrity = k.integrity->Finish(s.stream);
   if (!integrity.ok()) return integrity.status();
+  // Inputs, a reference or guards a launch wrote into would meet the next kernel of the problem:
+  // it gets a workspace made afresh.
+  if (integrity->status == "failed") s.workspaces.Invalidate();
   reports::TrustCheckRecord isolation = s.isolation->CheckAndRestore();
   if (s.isolation->fresh_worker_needed()) context_lost_ = true;
   for (const reports::TrustCheckRecord* c : {&*integrity, &isolation}) {
