@@ -82,6 +82,12 @@ DeviceState ReadDeviceState(int device, cudaStream_t stream) {
 
 CaseIsolation::CaseIsolation(int device, cudaStream_t stream) : device_(device), stream_(stream) {
   start_ = ReadDeviceState(device, stream);
+  int max_persisting = 0;
+  if (cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device) !=
+      cudaSuccess) {
+    cudaGetLastError();
+  }
+  persisting_l2_ = max_persisting > 0;
   cudaStreamAttrValue v{};
   if (cudaStreamGetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &v) == cudaSuccess) {
     start_window_ = v.accessPolicyWindow;
@@ -136,7 +142,10 @@ absl::Status CaseIsolation::Restore() {
   }
   // Lines a kernel marked persisting (through a window on its own stream or launch attributes,
   // which no read-back sees) stay in L2 through the flush: demote them all before every case.
-  note("cudaCtxResetPersistingL2Cache", cudaCtxResetPersistingL2Cache());
+  // A GPU without persisting L2 (before sm_80, MIG) refuses the call: nothing to demote there.
+  if (persisting_l2_) {
+    if (cudaCtxResetPersistingL2Cache() != cudaSuccess) cudaGetLastError();
+  }
   // Anything still different was not put back.
   for (const StateChange& c : DiffDeviceState(start_, ReadDeviceState(device_, stream_))) {
     failed.push_back(absl::StrCat(c.name, " is still ", c.after, " (was ", c.before, ")"));

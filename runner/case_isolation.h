@@ -42,6 +42,7 @@ class CaseIsolation {
   DeviceState start_;
   cudaAccessPolicyWindow start_window_{};
   cudaSynchronizationPolicy start_sync_policy_ = cudaSyncPolicyAuto;
+  bool persisting_l2_ = false;  // the GPU has a persisting-L2 set-aside to reset
   bool fresh_worker_needed_ = false;
 };
 

