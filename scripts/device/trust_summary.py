@@ -2,7 +2,8 @@
 """Tables of the trust checks (docs/trust.md) from flashscope reports.
 
   trust_summary.py cheats REPORT         each case: status, failed checks, their first finding
-  trust_summary.py honest REPORT         honest kernels (not test.*): counts by status, and any
+  trust_summary.py honest REPORT         honest kernels (not test.*, but test.honest_after_*, a10
+                                         run right after a cheat): counts by status, and any
                                          non-passed case with its reason
   trust_summary.py overhead ON OFF       per case wall time with every check on against all off,
                                          and each check's own cost (the cost_s values)
@@ -48,7 +49,7 @@ def honest(report):
     bad = []
     off = {}
     for c in report["cases"]:
-        if c["kernel_id"].startswith("test."):
+        if c["kernel_id"].startswith("test.") and not c["kernel_id"].startswith("test.honest_after_"):
             continue
         counts[c["status"]] = counts.get(c["status"], 0) + 1
         if c["status"] not in ("passed", "skipped"):
