@@ -10,8 +10,9 @@
 #   facts         scripts/device/python_facts.py: the Python the bridge will embed
 #   trust         suites/testing/trust.json (the cheats beside honest kernels)
 #   trust-python  suites/testing/trust_python.json (the Python cheat beside torch's SDPA)
-#   trust-test    supervisor_trust_gpu_test on the two reports above (each cheat failed by its
-#                 check, every honest case passed), its log kept as trust-test.log
+#   trust-test    runner_harness_checks_gpu_test (integrity and isolation by hand), then
+#                 supervisor_trust_gpu_test on the two reports above (each cheat failed by its
+#                 check, every honest case passed); logs kept as trust-test.log
 #   gpu-tests     scripts/gpu-tests.sh (FLASHSCOPE_TRUST_REPORT and FLASHSCOPE_TRUST_PYTHON_REPORT
 #                 reuse the trust steps' reports when they ran);
 #                 keeps the demo suite's report that supervisor_demo_gpu_test writes
@@ -72,8 +73,10 @@ for step in "$@"; do
     trust-python) run_suite trust_python suites/testing/trust_python.json ;;
     trust-test)
       trust_reports
-      "$build/supervisor/supervisor_trust_gpu_test" --gtest_brief=1 >"$work/trust-test.log" 2>&1
-      echo "trust-test: exit $?"
+      "$build/runner/runner_harness_checks_gpu_test" --gtest_brief=1 >"$work/trust-test.log" 2>&1
+      echo "trust-test: harness checks exit $?"
+      "$build/supervisor/supervisor_trust_gpu_test" --gtest_brief=1 >>"$work/trust-test.log" 2>&1
+      echo "trust-test: trust suites exit $?"
       grep -E "^\[  (FAILED|PASSED) |not judged|Failure|was not caught|Expected" \
         "$work/trust-test.log" | head -n 40
       ;;
