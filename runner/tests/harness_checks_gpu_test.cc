@@ -94,17 +94,39 @@ TEST_F(HarnessChecksGpuTest, IsolationNamesAChangedLimitAndWindowAndPutsThemBack
   ASSERT_TRUE(isolation.Restore().ok());
   EXPECT_EQ(isolation.CheckAndRestore().status, "passed");
 
-  size_t fifo = 0;
-  ASSERT_EQ(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize), cudaSuccess);
-  ASSERT_EQ(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, fifo * 2), cudaSuccess);
+  // A limit any process may change at any time: the L2 fetch granularity (a hint, 0..128
+  // bytes), else the printf FIFO (no kernel of this test uses printf).
+  struct Candidate {
+    cudaLimit limit;
+    const char* name;
+  };
+  const Candidate candidates[] = {
+      {cudaLimitMaxL2FetchGranularity, "cudaLimitMaxL2FetchGranularity"},
+      {cudaLimitPrintfFifoSize, "cudaLimitPrintfFifoSize"}};
+  const Candidate* changed_limit = nullptr;
+  size_t before = 0, after = 0;
+  for (const Candidate& c : candidates) {
+    if (cudaDeviceGetLimit(&before, c.limit) != cudaSuccess) continue;
+    after = c.limit == cudaLimitMaxL2FetchGranularity ? (before == 32 ? 64 : 32) : before * 2;
+    size_t read_back = 0;
+    if (cudaDeviceSetLimit(c.limit, after) == cudaSuccess &&
+        cudaDeviceGetLimit(&read_back, c.limit) == cudaSuccess && read_back != before) {
+      after = read_back;
+      changed_limit = &c;
+      break;
+    }
+    cudaGetLastError();
+    cudaDeviceSetLimit(c.limit, before);
+  }
+  ASSERT_NE(changed_limit, nullptr) << "no limit could be changed on this GPU";
   const reports::TrustCheckRecord changed = isolation.CheckAndRestore();
   EXPECT_EQ(changed.status, "failed");
   ASSERT_FALSE(changed.findings.empty());
-  EXPECT_EQ(changed.findings[0],
-            "cudaLimitPrintfFifoSize: " + std::to_string(fifo) + " -> " + std::to_string(fifo * 2));
+  EXPECT_EQ(changed.findings[0], std::string(changed_limit->name) + ": " + std::to_string(before) +
+                                     " -> " + std::to_string(after));
   size_t now = 0;
-  ASSERT_EQ(cudaDeviceGetLimit(&now, cudaLimitPrintfFifoSize), cudaSuccess);
-  EXPECT_EQ(now, fifo) << "restored for the next case";
+  ASSERT_EQ(cudaDeviceGetLimit(&now, changed_limit->limit), cudaSuccess);
+  EXPECT_EQ(now, before) << "restored for the next case";
   EXPECT_FALSE(isolation.fresh_worker_needed());
 
   int max_window = 0;
