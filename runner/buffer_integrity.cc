@@ -169,6 +169,24 @@ absl::StatusOr<reports::TrustCheckRecord> BufferIntegrity::Finish(cudaStream_t s
   return r;
 }
 
+profiler::SampleHooks WithIntegrity(profiler::SampleHooks hooks, BufferIntegrity* integrity,
+                                    cudaStream_t stream) {
+  profiler::SampleHooks out;
+  out.before = [integrity, stream, before = hooks.before](int i) -> absl::Status {
+    if (before) {
+      if (absl::Status st = before(i); !st.ok()) return st;
+    }
+    return integrity->Snapshot(stream);
+  };
+  out.after = [integrity, stream, after = hooks.after](int i) -> absl::Status {
+    if (absl::Status st = integrity->Check(stream, absl::StrCat("timed launch ", i)); !st.ok()) {
+      return st;
+    }
+    return after ? after(i) : absl::OkStatus();
+  };
+  return out;
+}
+
 void WatchWorkspace(const Problem& problem, verify::Workspace& ws, BufferIntegrity* integrity) {
   using Watch = BufferIntegrity::Watch;
   const bool attention = std::holds_alternative<AttentionProblem>(problem);

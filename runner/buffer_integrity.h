@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/problem.h"
+#include "profiler/timing.h"
 #include "reports/trust_record.h"
 #include "runner/buffer_integrity_kernels.h"
 #include "verify/device_buffer.h"
@@ -62,6 +63,12 @@ class BufferIntegrity {
   std::vector<std::string> labels_;  // label index -> launch name
   double cost_s_ = 0;
 };
+
+// `hooks` with the integrity check around every timed launch: the watched content hashed after
+// `hooks.before` (which may write fresh inputs), compared and the guards checked before
+// `hooks.after`, both outside the timing events. `integrity` must outlive the hooks.
+profiler::SampleHooks WithIntegrity(profiler::SampleHooks hooks, BufferIntegrity* integrity,
+                                    cudaStream_t stream);
 
 // Watches what a case's kernel is given and what the harness keeps in `ws`: the inputs of every
 // input set and their device references (content and guards), the output and log-sum-exp (their

@@ -253,32 +253,6 @@ reports::CaseResult CaseRunner::Conclude(Case& k) {
   return k.r;
 }
 
-// The checks that guard the harness itself (runner/harness_checks.h): the buffers after the
-// launches not checked yet (traced, profiled), then the shared device state, restored for the
-// next case; one that cannot be restored makes this worker hand over to a fresh one.
-absl::Status CaseRunner::AddHarnessChecks(Case& k) {
-  State& s = *state_;
-  if (absl::Status st = k.integrity->Check(s.stream, "the traced and profiled launches",
-                                           /*compare_content=*/false);
-      !st.ok()) {
-    return st;
-  }
-  absl::StatusOr<reports::TrustCheckRecord> integrity = k.integrity->Finish(s.stream);
-  if (!integrity.ok()) return integrity.status();
-  // Inputs, a reference or guards a launch wrote into would meet the next kernel of the problem:
-  // it gets a workspace made afresh.
-  if (integrity->status == "failed") s.workspaces.Invalidate();
-  reports::TrustCheckRecord isolation = s.isolation->CheckAndRestore();
-  if (s.isolation->fresh_worker_needed()) context_lost_ = true;
-  for (const reports::TrustCheckRecord* c : {&*integrity, &isolation}) {
-    for (const reports::TrustValue& v : c->values) {
-      if (v.name == "cost_s") k.r.trust->wall_s += v.value;
-    }
-    k.r.trust->checks.push_back(*c);
-  }
-  return absl::OkStatus();
-}
-
 // The kernel's one-time work (a plugin's prepare(): JIT compilation, autotuning), timed on the
 // host and recorded, before the verified launch, so that no verified or timed launch pays for it.
 // False when the case ended (status set).
@@ -387,22 +361,7 @@ bool CaseRunner::Time(Case& k) {
   State& s = *state_;
   Enter(phase::kTiming);
   profiler::NvtxRange range("time");
-  // Integrity around every timed launch: the watched content hashed after the harness's own
-  // before-hook (which may write fresh inputs), compared after the launch, outside the events.
-  profiler::SampleHooks hooks = k.trust->Hooks();
-  hooks.before = [&k, &s, before = hooks.before](int i) -> absl::Status {
-    if (before) {
-      if (absl::Status st = before(i); !st.ok()) return st;
-    }
-    return k.integrity->Snapshot(s.stream);
-  };
-  hooks.after = [&k, &s, after = hooks.after](int i) -> absl::Status {
-    if (absl::Status st = k.integrity->Check(s.stream, absl::StrCat("timed launch ", i));
-        !st.ok()) {
-      return st;
-    }
-    return after ? after(i) : absl::OkStatus();
-  };
+  const profiler::SampleHooks hooks = WithIntegrity(k.trust->Hooks(), k.integrity.get(), s.stream);
   auto t = s.timer->Time(k.trust->launch(), ToPolicy(s.suite.timing), hooks);
   if (!t.ok()) {
     context_lost_ = ContextIsLost();
