@@ -1,4 +1,5 @@
 #include "analysis/gate.h"
+#include "analysis/gate_override.h"
 
 #include <fnmatch.h>
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "analysis/compare.h"
 #include "nlohmann/json.hpp"
+#include "analysis/compare.h"
 
 namespace flashscope::reports {
 
@@ -60,10 +60,6 @@ struct GatePolicy {
     return {alpha, min_effect, forced, min_samples};
   }
 };
-
-// The first override whose `kernels` glob matches `kernel_id`, or null (the policy's own settings
-// apply). The history's change points use it as the gate does (history/changes.h).
-const KernelOverride* FindKernelOverride(const GatePolicy& policy, const std::string& kernel_id);
 
 // The ranges of the gate's numbers, one rule for the policy file and the command line: "" when
 // `v` is fine, else what is wrong ("out of range (0, 1)"). NaN and infinities are never fine.

@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "analysis/change_points.h"
-#include "analysis/gate.h"
+#include "analysis/gate_override.h"
 #include "history/store.h"
 
 namespace flashscope::history {

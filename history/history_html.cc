@@ -3,6 +3,7 @@
 // explanation as the tooltip) and the change points in a table beneath.
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -36,16 +37,7 @@ struct Scale {
 Scale ScaleOf(const Series& s) {
   Scale sc;
   sc.n = s.points.size();
-  double lo = INFINITY, hi = -INFINITY;
-  for (const RevisionPoint& p : s.points) {
-    if (!p.Timed()) continue;
-    lo = std::min(lo, p.median_ms);
-    hi = std::max(hi, p.median_ms);
-  }
-  if (!std::isfinite(lo)) return sc;
-  const double pad = std::max((hi - lo) * 0.1, hi * 0.005);
-  sc.lo = lo - pad;
-  sc.hi = hi + pad;
+  std::tie(sc.lo, sc.hi) = ChartRange(s);
   return sc;
 }
 
@@ -121,6 +113,18 @@ std::string ChangeTable(const SeriesChanges& s) {
 }
 
 }  // namespace
+
+std::pair<double, double> ChartRange(const Series& s) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (const RevisionPoint& p : s.points) {
+    if (!p.Timed()) continue;
+    lo = std::min(lo, p.median_ms);
+    hi = std::max(hi, p.median_ms);
+  }
+  if (!std::isfinite(lo)) return {0, 1};
+  const double pad = std::max((hi - lo) * 0.1, hi * 0.005);
+  return {lo - pad, hi + pad};
+}
 
 std::string RenderHistoryHtml(const std::vector<SeriesChanges>& all, const std::string& database) {
   std::string out = absl::StrCat(

@@ -199,8 +199,9 @@ std::string BisectScript(const HistoryChange& h, const BisectOptions& o) {
       "  --allowed_slowdown \"$allowance\" --out-dir \"$work/$commit\" "
       "--json \"$work/$commit.verdict.json\"\n",
       "rc=$?\n", "case $rc in 0 | 1 | 125) exit $rc ;; *) exit 255 ;; esac\n", "EOF\n",
-      "chmod +x \"$work/step.sh\"\n", "git bisect start \"$bad\" \"$good\"\n",
-      "git bisect run \"$work/step.sh\"\n", "git bisect reset\n",
+      "chmod +x \"$work/step.sh\"\n", "git bisect start ", ShellWord(h.revision), " ",
+      ShellWord(h.previous_revision), "\n", "git bisect run \"$work/step.sh\"\n",
+      "git bisect reset\n",
       "echo \"bisect-range: each step's reports, verdict and build log are in $work\"\n");
 }
 

@@ -35,6 +35,10 @@ std::string RenderHistoryMarkdown(const std::vector<SeriesChanges>& all,
 // runs, samples, median_ms, change_point (1 on the first revision after a change), change,
 // p_value.
 std::string RenderHistoryCsv(const std::vector<SeriesChanges>& all);
+// The range a chart of the series spans: its timed medians padded by a tenth of their spread (at
+// least 0.5 % of the top), so that a flat series still shows its noise. (0, 1) with no timed point.
+std::pair<double, double> ChartRange(const Series& s);
+
 std::string RenderHistoryHtml(const std::vector<SeriesChanges>& all, const std::string& database);
 
 // `history bisect-range`: a shell script that bisects the range of one change with
