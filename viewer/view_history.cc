@@ -18,8 +18,10 @@ void DrawSeriesList(ViewerState& s) {
   ImGui::BeginChild("history_series", ImVec2(360, 0), true);
   for (size_t i = 0; i < series.size(); ++i) {
     const history::SeriesChanges& sc = series[i];
-    std::string label = sc.series.key.kernel_id + "  " + sc.series.key.problem_key;
-    if (!sc.changes.empty()) label += "  [" + std::to_string(sc.changes.size()) + " changes]";
+    // The count first: long problem keys are cut at the list's edge.
+    std::string label =
+        sc.changes.empty() ? "     " : "[" + std::to_string(sc.changes.size()) + "] ";
+    label += sc.series.key.kernel_id + "  " + sc.series.key.problem_key;
     if (ImGui::Selectable((label + "##" + std::to_string(i)).c_str(), s.history_series == int(i))) {
       s.history_series = int(i);
     }
@@ -126,9 +128,11 @@ bool OpenHistoryChange(ViewerState& s, int series, int change) {
   if (!added) return false;
   s.compare_base = added->first;
   s.compare_next = added->second;
+  // Nothing selected: the table's default order puts the pairs that need attention (this
+  // change's among them) first, in their verdict's colour.
   s.compare_selected = -1;
+  s.side_by_side = false;
   s.request_view = ViewId::kCompare;
-  SelectPairById(s, h.key.kernel_id + " " + h.key.problem_key);
   return true;
 }
 

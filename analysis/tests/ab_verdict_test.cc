@@ -204,7 +204,8 @@ TEST(AbVerdict, MissingAndNewCasesAndTheJson) {
   // Why it is slower: what moved between the sides, said to be a correlation.
   EXPECT_THAT(k["explanation"].get<std::string>(), HasSubstr("registers 96 -> 128 (correlation"));
   const std::string text = RenderAbTerminal(c, r, /*color=*/false);
-  EXPECT_THAT(text, HasSubstr(": registers 96 -> 128"));
+  EXPECT_THAT(text, HasSubstr("\nwhy my.attn"));
+  EXPECT_THAT(text, HasSubstr("not collected on both sides; registers 96 -> 128"));
   EXPECT_THAT(text, HasSubstr("AB FAILED: 2 regressions"));
   EXPECT_THAT(text, HasSubstr("[missing] my.gone"));
   EXPECT_THAT(text, HasSubstr("only in new:  my.fresh"));
