@@ -6,15 +6,16 @@
 #
 #   scripts/device/history-runs.sh BUILD
 #
-# The revisions are builds of ONE kernel id (kernels/ab_fixtures, docs/gate-quality.md: a10 plus
-# a calibrated spin of known relative length) on suites/testing/ab_quality.json's 10 shapes:
+# The revisions are builds of ONE kernel id, test.ab_a10_1 (kernels/ab_fixtures, docs/
+# gate-quality.md: a10 plus a calibrated spin of known relative length; the other four copies are
+# left out with --kernels to keep the call short) on suites/testing/ab_quality.json's 10 shapes:
 #   r1 p0 (0 %), r2 p0b (0 %, a second build), r3 p1 (+1 %), r4 p5 (+5 %), r5 p5, r6 p5
 # Expected: one change point per series between r3 and r4 (about +4 %, the 1 % step of r3 being
 # under the gate's 2 % minimum effect; where r3's 1 % shows it is between r2 and r4 or a 5 %
 # step), slowdowns beyond the allowance: `history changes` exits 1. No change point elsewhere.
 # Each run collects the basic hardware metrics (--metrics basic) so that every change carries
-# its explanation. About 6 x 25 s of device time (a run of ab-quality.sh's suite ~15 s, the
-# metrics' replay passes ~10 s).
+# its explanation. Estimated 6 x 20-40 s of device time (10 cases a run: verification, 30 or
+# more samples, the metrics' replay passes; every run's wall time is printed).
 # Results in $OUT: changes.json, changes.txt, history.md, history.html, history.csv and
 # history-runs.tgz (the SQLite history, every report and log), packed on exit even when the
 # call's time limit stops the script.
@@ -46,7 +47,8 @@ for build_name in p0 p0b p1 p5 p5 p5; do
   revision=$((revision + 1))
   name="r$revision-$build_name"
   t=$SECONDS
-  "$fs" run "$suite" --plugin "$fixtures/libfs_ab_a10_$build_name.so" --metrics basic \
+  "$fs" run "$suite" --plugin "$fixtures/libfs_ab_a10_$build_name.so" --kernels test.ab_a10_1 \
+    --metrics basic \
     --out "$out/$name.json" --color=never --quiet >"$out/$name.table.txt" 2>"$out/$name.log"
   echo "run $name: exit $? in $((SECONDS - t)) s"
   "$fs" history add --db "$db" "$out/$name.json" --revision "r$revision" --branch device \
