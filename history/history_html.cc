@@ -65,14 +65,16 @@ std::string Chart(const SeriesChanges& s) {
   absl::StrAppend(&out, Axes(sc, s.series));
   for (const HistoryChange& h : s.changes) {
     const double x = (sc.X(h.point_index - 1) + sc.X(h.point_index)) / 2;
-    absl::StrAppendFormat(&out,
-                          "<g class='change'><title>%s -&gt; %s: %s, p %.2g. %s</title>"
-                          "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='%s' stroke-width='3'/>"
-                          "<text x='%.1f' y='%d' fill='%s' font-weight='bold'>%s</text></g>",
-                          XmlEscape(h.previous_revision), XmlEscape(h.revision),
-                          SignedPct(h.point.change * 100), h.point.p_value,
-                          XmlEscape(h.explanation), x, kTop, x, kHeight - kBottom, kChange, x + 4,
-                          kTop + 10, kChange, SignedPct(h.point.change * 100));
+    const bool near_right = x > kWidth - kRight - 60;  // the label goes left of the rule there
+    absl::StrAppendFormat(
+        &out,
+        "<g class='change'><title>%s -&gt; %s: %s, p %.2g. %s</title>"
+        "<line x1='%.1f' y1='%d' x2='%.1f' y2='%d' stroke='%s' stroke-width='3'/>"
+        "<text x='%.1f' y='%d' fill='%s' font-weight='bold' text-anchor='%s'>%s</text></g>",
+        XmlEscape(h.previous_revision), XmlEscape(h.revision), SignedPct(h.point.change * 100),
+        h.point.p_value, XmlEscape(h.explanation), x, kTop, x, kHeight - kBottom, kChange,
+        near_right ? x - 4 : x + 4, kTop + 10, kChange, near_right ? "end" : "start",
+        SignedPct(h.point.change * 100));
   }
   std::string line;
   for (size_t i = 0; i < s.series.points.size(); ++i) {

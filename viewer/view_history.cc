@@ -4,6 +4,7 @@
 // "compare" button) opens the compare view of the two runs around it.
 #include <imgui.h>
 
+#include <algorithm>
 #include <string>
 
 #include "reports/text_table.h"
@@ -54,6 +55,12 @@ int DrawSeriesChart(const history::SeriesChanges& sc) {
               reports::text::Ms(scale.hi).c_str());
   dl->AddText(ImVec2(area.min.x + 4, bottom - 8), ToU32({200, 200, 200}),
               reports::text::Ms(scale.lo).c_str());
+  // Revision names under the axis: all when few, else about ten evenly spaced.
+  const size_t step = std::max<size_t>(1, sc.series.points.size() / 10);
+  for (size_t i = 0; i < sc.series.points.size(); i += step) {
+    const std::string name = sc.series.points[i].revision.substr(0, 12);
+    TextCentered(dl, px(i), bottom + 4, ToU32({200, 200, 200}), name);
+  }
   const ImU32 red = ToU32(palette::kChangePoint);
   for (const history::HistoryChange& h : sc.changes) {
     const float x = (px(size_t(h.point_index - 1)) + px(size_t(h.point_index))) / 2;
