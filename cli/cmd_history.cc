@@ -124,6 +124,11 @@ int Add(const Args& a) {
 }
 
 int Show(const Args& a) {
+  if (const std::string& out = a.String("out"); !out.empty()) {
+    if (absl::Status s = reports::CheckOutputTarget(out); !s.ok()) {
+      return HistoryFail(kShow, absl::StrCat("--out ", s.message()));
+    }
+  }
   const std::optional<reports::GatePolicy> policy = HistoryPolicy(kShow, a);
   if (!policy) return 2;
   std::optional<history::HistoryStore> store = OpenHistory(kShow, a);
