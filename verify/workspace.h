@@ -29,6 +29,7 @@
 #include "verify/heatmap.h"
 #include "verify/input_kind.h"
 #include "verify/output_check.h"
+#include "verify/sampled_check_counts.h"
 #include "verify/tolerance.h"
 
 namespace flashscope::verify {
@@ -117,6 +118,22 @@ class Workspace {
   absl::Status EnqueueOutputCheck(int set, const ElementBound& bound, OutputCheckCounts* counts,
                                   cudaStream_t stream);
 
+  // ---- fresh inputs (docs/trust.md): every launch reads inputs no earlier launch read ----
+  // (workspace_fresh.cc; input set 0.)
+  // Draws input set 0 again from `seed`: new inputs, reference and baseline (synchronises).
+  absl::Status Redraw(uint64_t seed, cudaStream_t stream);
+  // Regenerates set 0's inputs from `seed` on the GPU (enqueued on `stream`, nothing else): the
+  // full reference no longer describes them until the next Redraw.
+  absl::Status GenerateInputs(uint64_t seed, cudaStream_t stream);
+  // True until a launch read the inputs drawn last (MarkRead) or GenerateInputs replaced them.
+  bool unread() const { return unread_; }
+  void MarkRead() { unread_ = false; }
+  // Enqueues the sampled check (sampled_rows.h) of the output against the inputs now in set 0:
+  // `samples` rows (attention) or entries (gemm) drawn from `seed`, counts into `counts`
+  // (device memory).
+  absl::Status EnqueueSampledCheck(int samples, uint64_t seed, const SampledBound& bound,
+                                   SampledCheckCounts* counts, cudaStream_t stream);
+
   // Writes output, reference, baseline, inputs (and lse) of input set `set` as float32 .npy
   // files into `dir` (created if missing) with problem.json describing them.
   absl::Status DumpNpy(const std::string& dir, cudaStream_t stream, int set = 0);
@@ -146,6 +163,7 @@ class Workspace {
   std::vector<InputSet> sets_;
   DeviceBuffer output_;
   DeviceBuffer lse_;
+  bool unread_ = true;
 };
 
 }  // namespace flashscope::verify
