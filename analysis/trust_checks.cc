@@ -321,8 +321,7 @@ TrustCheckRecord CheckProfiledDuration(const ProfiledDurationInput& in) {
     if (in.pass_ms[i] > pass_limit) {
       Fail(&c, absl::StrFormat("profiled launch %d took %.4f ms, %.2f x the timed median of "
                                "%.4f ms",
-                               static_cast<int>(i), in.pass_ms[i], in.pass_ms[i] / median,
-                               median));
+                               static_cast<int>(i), in.pass_ms[i], in.pass_ms[i] / median, median));
     }
   }
   c.values = {{"profiled_launches", static_cast<double>(in.pass_ms.size()), "count"},

@@ -108,8 +108,8 @@ double EscapeProbability(double skipped_fraction, int64_t samples_per_launch, in
 // The sampled check of one launch's output against a reference computed for its sampled rows
 // from the inputs that launch read.
 struct LaunchOutputCheck {
-  std::string kind;  // "verified", "warm-up", "timed", "traced", "profiled"
-  int launch = 0;    // index within its kind (timed launches count throttled ones too)
+  std::string kind;              // "verified", "warm-up", "timed", "traced", "profiled"
+  int launch = 0;                // index within its kind (timed launches count throttled ones too)
   bool poisoned_before = false;  // the output was re-poisoned before it (else stale)
   uint64_t input_seed = 0;       // the harness's seed of the inputs the launch read
   int64_t rows = 0;              // rows (entries) checked

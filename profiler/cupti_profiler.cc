@@ -238,7 +238,7 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   ProfileResult result;
   result.replay = replay;
   result.scope = scope == MetricScope::kHardware && has_hardware_subset() ? MetricScope::kHardware
-                                                                         : MetricScope::kAll;
+                                                                          : MetricScope::kAll;
   for (const std::string& n : Hardware(result) ? hw_hw_names_ : hw_names_) {
     result.instrumented = result.instrumented || IsInstrumentedMetric(n);
   }
@@ -424,8 +424,8 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   } else {
     for (size_t i = 0; i < metrics_.size(); ++i) metric_index.push_back(i);
   }
-  const size_t time_index = static_cast<size_t>(
-      std::find(names.begin(), names.end(), kGpuTimeMetric) - names.begin());
+  const size_t time_index =
+      static_cast<size_t>(std::find(names.begin(), names.end(), kGpuTimeMetric) - names.begin());
   // per_kernel[k][i]: metric names[i] of kernel k.
   std::vector<std::vector<double>> per_kernel;
   for (size_t k = 0; k < info.numTotalRanges; ++k) {

@@ -52,7 +52,7 @@ struct ProfileResult {
   std::string ranges = "one auto range per kernel";  // or why the whole launch was one range
   double wall_s = 0;  // host wall time of Profile(), all passes and decoding included
   MetricScope scope = MetricScope::kAll;
-  bool instrumented = false;   // an instrumented metric was collected (passes ran slower)
+  bool instrumented = false;    // an instrumented metric was collected (passes ran slower)
   std::vector<double> pass_ms;  // each pass's launch, start to stop event (user replay)
   // GPU time of the launch's kernels as CUPTI measured it (gpu__time_duration.sum over the
   // kernels): no host gaps, unlike pass_ms, which holds CUPTI's per-launch host work too.

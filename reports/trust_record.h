@@ -31,7 +31,7 @@ struct TrustCheckRecord {
 
 // A launch whose output failed its sampled check (only failing launches are kept, at most 16).
 struct TimedLaunchRecord {
-  int launch = 0;  // index within its kind; timed launches count throttled ones too
+  int launch = 0;                // index within its kind; timed launches count throttled ones too
   int input_set = 0;             // reports before fresh inputs: the input set it read
   bool poisoned_before = false;  // else the output still held the previous launch's result
   int64_t bad = 0;               // elements past the verification bound, NaN/Inf or never written

@@ -129,9 +129,10 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
   const bool staged = s.hardware_scope_usable && s.range_profiler->has_hardware_subset();
   auto result = profile(staged ? profiler::MetricScope::kHardware : profiler::MetricScope::kAll);
   if (staged && !result.ok() && !absl::IsNotFound(result.status())) {
-    // CUPTI refused the smaller config here: collect everything at once from now on.
-    s.hardware_scope_usable = false;
     result = profile(profiler::MetricScope::kAll);
+    // The full config worked where the smaller one did not: CUPTI refused the smaller config
+    // here, so collect everything at once from now on (a kernel's own failure fails both).
+    if (result.ok()) s.hardware_scope_usable = false;
   }
   double profile_s = 0;
   int passes = 0;

@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "profiler/nvtx_ranges.h"
+#include "protocol/worker_protocol.h"
 #include "runner/case_runner.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
-#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 namespace {
@@ -144,7 +144,8 @@ bool CaseRunner::TimeInterleaved(Case (&k)[2], const PairToRun& pair,
   policy.log_ratio_noise_target = pair.log_ratio_noise_target;
   policy.seed = pair.seed;
   int announced = -1;  // tell only changes of side: a line per launch would be a line per sample
-  // The trust checks. launches and sample hooks (fresh inputs, sampled checks), as Time() uses them.
+  // The trust checks. launches and sample hooks (fresh inputs, sampled checks), as Time() uses
+  // them.
   const profiler::SampleHooks hooks[2] = {k[0].trust->Hooks(), k[1].trust->Hooks()};
   profiler::PairTimingResult t =
       s.timer->TimePair(k[0].trust->launch(), k[1].trust->launch(), policy, hooks, [&](int side) {

@@ -5,19 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "verify/problem_costs.h"
+#include "verify/sampled_check_counts.h"
 
 namespace flashscope::runner {
 namespace {
 
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
 }
 
 std::string DTypeOf(const Problem& p) {
@@ -99,7 +93,8 @@ TrustCase::TrustCase(const TrustSettings& settings, verify::Workspace& ws, Launc
 }
 
 bool TrustCase::PoisonBefore(int launch) const {
-  return (Mix(seed_ ^ (0xD6E8FEB86659FD93ull * static_cast<uint64_t>(launch + 1))) & 1) != 0;
+  return (verify::SampleMix(seed_ ^ (0xD6E8FEB86659FD93ull * static_cast<uint64_t>(launch + 1))) &
+          1) != 0;
 }
 
 absl::Status TrustCase::FreshBefore(const char* kind, int index, bool poison) {
@@ -129,8 +124,8 @@ absl::Status TrustCase::BeforeVerifiedLaunch() {
 absl::Status TrustCase::AfterVerifiedLaunch(const verify::VerificationResult& v) {
   if (!Fresh()) return absl::OkStatus();
   const verify::ElementBound e = verify::BoundFor(v.has_baseline ? &v.baseline : nullptr, v.policy);
-  fresh_.SetBound({e.absolute ? 1 : 0, e.max_abs, e.atol, e.rtol, v.policy.lse_atol,
-                   v.policy.lse_rtol});
+  fresh_.SetBound(
+      {e.absolute ? 1 : 0, e.max_abs, e.atol, e.rtol, v.policy.lse_atol, v.policy.lse_rtol});
   return FreshAfter();
 }
 

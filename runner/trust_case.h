@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "analysis/trust_checks.h"
 #include "common/problem.h"
 #include "profiler/kernel_tracer.h"
 #include "profiler/timing.h"
@@ -28,7 +29,6 @@
 #include "reports/report.h"
 #include "runner/fresh_inputs.h"
 #include "runner/secret_seeds.h"
-#include "analysis/trust_checks.h"
 #include "verify/workspace.h"
 
 namespace flashscope::runner {

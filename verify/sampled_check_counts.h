@@ -27,7 +27,7 @@ struct SampledCheckCounts {
 
 // The element rule (ElementBoundDevice's fields, output_check_counts.h) and the lse rule.
 struct SampledBound {
-  int absolute;    // |err| <= max_abs; else |err| <= atol + rtol·|ref|
+  int absolute;  // |err| <= max_abs; else |err| <= atol + rtol·|ref|
   double max_abs;
   double atol;
   double rtol;

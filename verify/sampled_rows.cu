@@ -69,8 +69,8 @@ __device__ int JudgeLse(const float* lse, int64_t index, double ref, const Sampl
 
 __device__ void AddCounts(SampledCheckCounts* c, unsigned long long elements,
                           unsigned long long bad, unsigned long long never,
-                          unsigned long long nonfinite, unsigned long long lse_bad,
-                          bool row_bad, float max_abs) {
+                          unsigned long long nonfinite, unsigned long long lse_bad, bool row_bad,
+                          float max_abs) {
   atomicAdd(&c->rows, 1ull);
   atomicAdd(&c->elements, elements);
   if (bad) atomicAdd(&c->bad, bad);
@@ -136,7 +136,8 @@ __global__ void __launch_bounds__(kThreads)
     double psum = 0, pv = 0;
     for (int u = 0; u < n; ++u) {
       psum += p[u];
-      if (t < s.d) pv += p[u] * static_cast<double>(ToFloat<T>(v[(bh * s.seq_k + j0 + u) * s.d + t]));
+      if (t < s.d)
+        pv += p[u] * static_cast<double>(ToFloat<T>(v[(bh * s.seq_k + j0 + u) * s.d + t]));
     }
     l = l * alpha + psum;
     acc = acc * alpha + pv;
@@ -159,15 +160,15 @@ __global__ void __launch_bounds__(kThreads)
   }
   __syncthreads();
   if (t == 0) {
-    AddCounts(counts, static_cast<unsigned long long>(s.d), tally[0], tally[1], tally[2],
-              tally[3], tally[0] + tally[3] > 0, max_abs_shared);
+    AddCounts(counts, static_cast<unsigned long long>(s.d), tally[0], tally[1], tally[2], tally[3],
+              tally[0] + tally[3] > 0, max_abs_shared);
   }
 }
 
 template <typename T>
 __global__ void __launch_bounds__(kGemmWarps * 32)
-    GemmEntryCheckKernel(int64_t m, int64_t n, int64_t kdim, const T* a, const T* b,
-                         const float* c, int entries, uint64_t seed, SampledBound bound,
+    GemmEntryCheckKernel(int64_t m, int64_t n, int64_t kdim, const T* a, const T* b, const float* c,
+                         int entries, uint64_t seed, SampledBound bound,
                          SampledCheckCounts* counts) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int sample = blockIdx.x * kGemmWarps + warp;
@@ -190,10 +191,10 @@ __global__ void __launch_bounds__(kGemmWarps * 32)
 template <typename T>
 cudaError_t LaunchRows(const AttentionProblem& p, const void* q, const void* k, const void* v,
                        const void* out, const float* lse, int rows, uint64_t seed,
-                       const SampledBound& bound, SampledCheckCounts* counts,
-                       cudaStream_t stream) {
-  const RowShape s{p.batch * p.heads * p.seq_q, p.seq_q, p.seq_k, static_cast<int>(p.head_dim),
-                   p.causal, 1.0 / std::sqrt(static_cast<double>(p.head_dim))};
+                       const SampledBound& bound, SampledCheckCounts* counts, cudaStream_t stream) {
+  const RowShape s{
+      p.batch * p.heads * p.seq_q,  p.seq_q,  p.seq_k,
+      static_cast<int>(p.head_dim), p.causal, 1.0 / std::sqrt(static_cast<double>(p.head_dim))};
   AttentionRowCheckKernel<T><<<rows, kThreads, 0, stream>>>(
       s, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
       static_cast<const T*>(out), lse, seed, bound, counts);
@@ -236,10 +237,9 @@ cudaError_t LaunchAttentionRowCheck(const AttentionProblem& p, const void* q, co
   return cudaErrorInvalidValue;
 }
 
-cudaError_t LaunchGemmEntryCheck(const GemmProblem& p, const void* a, const void* b,
-                                 const float* c, int entries, uint64_t seed,
-                                 const SampledBound& bound, SampledCheckCounts* counts,
-                                 cudaStream_t stream) {
+cudaError_t LaunchGemmEntryCheck(const GemmProblem& p, const void* a, const void* b, const float* c,
+                                 int entries, uint64_t seed, const SampledBound& bound,
+                                 SampledCheckCounts* counts, cudaStream_t stream) {
   if (entries < 1 || p.m < 1 || p.n < 1 || p.k < 1) return cudaErrorInvalidValue;
   if (cudaError_t e = cudaMemsetAsync(counts, 0, sizeof(SampledCheckCounts), stream);
       e != cudaSuccess) {

@@ -22,9 +22,8 @@ cudaError_t LaunchAttentionRowCheck(const AttentionProblem& p, const void* q, co
                                     SampledCheckCounts* counts, cudaStream_t stream);
 
 // a, b: the inputs (p.dtype, row-major); c: the kernel's C (fp32). `entries` samples.
-cudaError_t LaunchGemmEntryCheck(const GemmProblem& p, const void* a, const void* b,
-                                 const float* c, int entries, uint64_t seed,
-                                 const SampledBound& bound, SampledCheckCounts* counts,
-                                 cudaStream_t stream);
+cudaError_t LaunchGemmEntryCheck(const GemmProblem& p, const void* a, const void* b, const float* c,
+                                 int entries, uint64_t seed, const SampledBound& bound,
+                                 SampledCheckCounts* counts, cudaStream_t stream);
 
 }  // namespace flashscope::verify

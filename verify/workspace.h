@@ -120,7 +120,8 @@ class Workspace {
 
   // ---- fresh inputs (docs/trust.md): every launch reads inputs no earlier launch read ----
   // (workspace_fresh.cc; input set 0.)
-  // Draws input set 0 again from `seed`: new inputs, reference and baseline (synchronises).
+  // Draws input set 0 again from `seed`: new inputs, reference and baseline, in the same device
+  // buffers (a bound launch keeps its pointers; synchronises).
   absl::Status Redraw(uint64_t seed, cudaStream_t stream);
   // Regenerates set 0's inputs from `seed` on the GPU (enqueued on `stream`, nothing else): the
   // full reference no longer describes them until the next Redraw.
@@ -154,6 +155,9 @@ class Workspace {
   Workspace(const Problem& p, const WorkspaceOptions& o) : problem_(p), options_(o) {}
   absl::Status Initialise(cudaStream_t stream);
   absl::Status InitialiseSet(InputSet& set, cudaStream_t stream);
+  // Generates the set's inputs from its seed and computes its reference and baseline, into the
+  // buffers InitialiseSet allocated (whose addresses a bound launch holds).
+  absl::Status DrawSet(InputSet& set, cudaStream_t stream);
   // Device buffer `buf` of `n` elements of `t`, copied to the host as floats.
   static absl::StatusOr<std::vector<float>> ToHostFloat(const void* buf, DType t, int64_t n,
                                                         cudaStream_t stream);

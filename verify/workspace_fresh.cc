@@ -12,9 +12,9 @@ absl::Status Workspace::Redraw(uint64_t seed, cudaStream_t stream) {
   InputSet& set = sets_[0];
   set.seed = seed;
   set.baseline_stats_valid = false;
-  if (absl::Status st = InitialiseSet(set, stream); !st.ok()) {
-    return absl::Status(st.code(), absl::StrCat("redrawing the inputs (seed ", seed, "): ",
-                                                st.message()));
+  if (absl::Status st = DrawSet(set, stream); !st.ok()) {
+    return absl::Status(st.code(),
+                        absl::StrCat("redrawing the inputs (seed ", seed, "): ", st.message()));
   }
   unread_ = true;
   return absl::OkStatus();

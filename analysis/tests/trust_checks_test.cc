@@ -322,11 +322,11 @@ TEST(ProfiledDuration, OnePassMuchSlowerFailsNamingBoth) {
 }
 
 TEST(ProfiledDuration, TinyLaunchesGetTheAbsoluteSlack) {
-  EXPECT_EQ(CheckProfiledDuration(Durations(0.004, 0.004 * kProfiledSlowdownMax +
-                                                       0.5 * kProfiledSlackMs,
-                                            {0.004 + 0.5 * kProfiledPassSlackMs}))
-                .status,
-            "passed");
+  EXPECT_EQ(
+      CheckProfiledDuration(Durations(0.004, 0.004 * kProfiledSlowdownMax + 0.5 * kProfiledSlackMs,
+                                      {0.004 + 0.5 * kProfiledPassSlackMs}))
+          .status,
+      "passed");
 }
 
 TEST(ProfiledDuration, NotComparableIsOffWithTheReason) {

@@ -3,9 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "analysis/trust_checks.h"
 #include "reports/report_json.h"
 #include "reports/tests/sample_reports.h"
-#include "analysis/trust_checks.h"
 
 namespace flashscope::reports {
 namespace {

@@ -168,8 +168,7 @@ TEST(SuiteTest, TrustChecksAreOnUnlessSwitchedOff) {
   auto plain = ParseSuite(Minimal(""), "x.json");
   ASSERT_TRUE(plain.ok()) << plain.status();
   EXPECT_TRUE(plain->trust.off.empty());
-  auto off =
-      ParseSuite(Minimal(R"(, "trust": {"off": ["work", "streams"]})"), "x.json");
+  auto off = ParseSuite(Minimal(R"(, "trust": {"off": ["work", "streams"]})"), "x.json");
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_EQ(off->trust.off, (std::vector<std::string>{"work", "streams"}));
   EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"off": ["verification"]})"))

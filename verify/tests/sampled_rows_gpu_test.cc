@@ -31,8 +31,8 @@ SampledBound BoundOf(Workspace& ws, DType t) {
   const TolerancePolicy policy = DefaultTolerance(FamilyOf(ws.problem()), t);
   const ErrorStats& base = ws.BaselineStats(0, {policy.atol, policy.rtol});
   const ElementBound e = BoundFor(&base, policy);
-  return SampledBound{e.absolute ? 1 : 0, e.max_abs, e.atol, e.rtol, policy.lse_atol,
-                      policy.lse_rtol};
+  return SampledBound{e.absolute ? 1 : 0, e.max_abs,      e.atol, e.rtol,
+                      policy.lse_atol,    policy.lse_rtol};
 }
 
 SampledCheckCounts Check(Workspace& ws, int samples, uint64_t seed, const SampledBound& bound) {
@@ -120,7 +120,9 @@ TEST_F(SampledRowsGpu, FreshInputsMakeTheOldAnswerWrongAndARedrawRight) {
   const SampledCheckCounts stale = Check(ws, 64, 1, bound);
   EXPECT_EQ(stale.bad_rows, 64u);  // the previous inputs' answer is wrong on every row
 
+  const void* q_before = ws.input(0);
   ASSERT_TRUE(ws.Redraw(0xABCDEF12345ull, nullptr).ok());
+  EXPECT_EQ(ws.input(0), q_before) << "a bound launch keeps the buffers' addresses";
   EXPECT_TRUE(ws.unread());
   EXPECT_EQ(ws.seed_of(0), 0xABCDEF12345ull);
   EXPECT_NE(ws.reference(), old_answer);
