@@ -1,7 +1,5 @@
 #include "runner/fresh_inputs.h"
 
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -81,7 +79,8 @@ absl::Status FreshLaunches::Collect() {
     return s;
   }
   for (size_t i = 0; i < host.size(); ++i) {
-    const verify::SampledCheckCounts& h = host[i];
+    // The rule on this launch's own inputs (verify/sampled_verdict.h).
+    const verify::SampledCheckCounts h = verify::ApplyDrawBaseline(host[i], rule_);
     reports::LaunchOutputCheck c;
     c.kind = pending_[i].kind;
     c.launch = pending_[i].index;
@@ -93,9 +92,7 @@ absl::Status FreshLaunches::Collect() {
     c.nonfinite = static_cast<int64_t>(h.nonfinite);
     c.lse_bad = static_cast<int64_t>(h.lse_bad);
     c.bad_rows = static_cast<int64_t>(h.bad_rows);
-    float max_abs = 0;
-    std::memcpy(&max_abs, &h.max_abs_bits, sizeof(max_abs));
-    c.max_abs = max_abs;
+    c.max_abs = verify::BitsToFloat(h.max_abs_bits);
     checks_.push_back(c);
   }
   pending_.clear();

@@ -19,6 +19,7 @@
 #include "runner/secret_seeds.h"
 #include "verify/device_buffer.h"
 #include "verify/sampled_check_counts.h"
+#include "verify/sampled_verdict.h"
 #include "verify/workspace.h"
 
 namespace flashscope::runner {
@@ -35,9 +36,12 @@ class FreshLaunches {
   // its kind: fresh inputs generated on `stream`, and the output poisoned first when `poison`.
   absl::Status Before(const char* kind, int index, bool poison);
   // After the launch announced by the last Before (or BeforeVerified): its sampled check,
-  // under `bound` (set by SetBound before the first check).
+  // under `bound` and `rule` (set by SetBound before the first check).
   absl::Status After();
-  void SetBound(const verify::SampledBound& bound) { bound_ = bound; }
+  void SetBound(const verify::SampledBound& bound, const verify::SampledRule& rule) {
+    bound_ = bound;
+    rule_ = rule;
+  }
 
   // Copies the pending checks' counts back (synchronises `stream`).
   absl::Status Collect();
@@ -62,6 +66,7 @@ class FreshLaunches {
   cudaStream_t stream_;
   int samples_;
   verify::SampledBound bound_{};
+  verify::SampledRule rule_;
   verify::DeviceBuffer slots_;  // kSlots SampledCheckCounts
   Launch current_;
   std::vector<Launch> pending_;

@@ -125,7 +125,8 @@ absl::Status TrustCase::AfterVerifiedLaunch(const verify::VerificationResult& v)
   if (!Fresh()) return absl::OkStatus();
   const verify::ElementBound e = verify::BoundFor(v.has_baseline ? &v.baseline : nullptr, v.policy);
   fresh_.SetBound(
-      {e.absolute ? 1 : 0, e.max_abs, e.atol, e.rtol, v.policy.lse_atol, v.policy.lse_rtol});
+      {e.absolute ? 1 : 0, e.max_abs, e.atol, e.rtol, v.policy.lse_atol, v.policy.lse_rtol},
+      verify::SampledRuleFor(v.has_baseline ? &v.baseline : nullptr, v.policy));
   return FreshAfter();
 }
 

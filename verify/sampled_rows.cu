@@ -1,7 +1,8 @@
 // The sampled-row and sampled-entry checks (sampled_rows.h). Attention: one block per sampled
 // row; the block walks the row's keys in tiles of kThreads (thread t scores key j0 + t), keeps an
-// online softmax in fp64, and thread d accumulates P·V for head dim d. Gemm: one warp per sampled
-// entry, lanes splitting k. Each block adds its counts to the result with atomics.
+// online softmax in fp64, and thread d accumulates P·V for head dim d; then the same row of the
+// same-precision baseline, whose error sets this draw's bound (SampledVerdict). Gemm: one warp per
+// sampled entry, lanes splitting k, lane 0 the baseline. Each block adds its counts with atomics.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -70,7 +71,7 @@ __device__ int JudgeLse(const float* lse, int64_t index, double ref, const Sampl
 __device__ void AddCounts(SampledCheckCounts* c, unsigned long long elements,
                           unsigned long long bad, unsigned long long never,
                           unsigned long long nonfinite, unsigned long long lse_bad, bool row_bad,
-                          float max_abs) {
+                          float max_abs, float baseline_max) {
   atomicAdd(&c->rows, 1ull);
   atomicAdd(&c->elements, elements);
   if (bad) atomicAdd(&c->bad, bad);
@@ -78,7 +79,8 @@ __device__ void AddCounts(SampledCheckCounts* c, unsigned long long elements,
   if (nonfinite) atomicAdd(&c->nonfinite, nonfinite);
   if (lse_bad) atomicAdd(&c->lse_bad, lse_bad);
   if (row_bad) atomicAdd(&c->bad_rows, 1ull);
-  atomicMax(&c->max_abs_bits, __float_as_uint(max_abs));  // max_abs >= 0: bits order
+  atomicMax(&c->max_abs_bits, __float_as_uint(max_abs));  // both >= 0: bits order
+  atomicMax(&c->baseline_max_bits, __float_as_uint(baseline_max));
 }
 
 struct RowShape {
@@ -89,31 +91,28 @@ struct RowShape {
   double scale;
 };
 
-template <typename T>
-__global__ void __launch_bounds__(kThreads)
-    AttentionRowCheckKernel(RowShape s, const T* q, const T* k, const T* v, const T* out,
-                            const float* lse, uint64_t seed, SampledBound bound,
-                            SampledCheckCounts* counts) {
-  __shared__ double qrow[kThreads];
-  __shared__ double p[kThreads];
-  __shared__ double red[kThreads];
-  __shared__ unsigned long long tally[4];  // bad, never, nonfinite, lse_bad
-  __shared__ float max_abs_shared;
+// Block-wide max or sum of `x` over the block's threads, through `red` (kThreads doubles).
+__device__ double BlockReduce(double* red, double x, bool max) {
   const int t = threadIdx.x;
-  const int64_t row = static_cast<int64_t>(SampledIndex(seed, blockIdx.x, s.rows));
-  const int64_t bh = row / s.seq_q, i = row % s.seq_q;
-  int64_t key_end = s.seq_k;
-  if (s.causal) {
-    key_end = i + (s.seq_k - s.seq_q) + 1;
-    key_end = key_end < 0 ? 0 : (key_end > s.seq_k ? s.seq_k : key_end);
+  __syncthreads();  // red is free
+  red[t] = x;
+  __syncthreads();
+  for (int o = kThreads / 2; o > 0; o /= 2) {
+    if (t < o) red[t] = max ? fmax(red[t], red[t + o]) : red[t] + red[t + o];
+    __syncthreads();
   }
-  if (t < s.d) qrow[t] = ToFloat<T>(q[row * s.d + t]);
-  if (t < 4) tally[t] = 0;
-  if (t == 0) max_abs_shared = 0.f;
-  __syncthreads();  // a row that sees no key skips the loop and its barriers
+  return red[0];
+}
+
+// Thread d's element of the row's reference, in fp64 with an online softmax over tiles of
+// kThreads keys (thread t scores key j0 + t); `*lse` its log-sum-exp (-inf without keys).
+template <typename T>
+__device__ double ReferenceRowElement(const RowShape& s, const double* qrow, const T* k, const T* v,
+                                      int64_t bh, int64_t key_end, double* red, double* p,
+                                      double* lse) {
+  const int t = threadIdx.x;
   double m = -INFINITY, l = 0, acc = 0;
   for (int64_t j0 = 0; j0 < key_end; j0 += kThreads) {
-    __syncthreads();  // qrow in place; the previous tile's p consumed
     const int64_t j = j0 + t;
     double score = -INFINITY;
     if (j < key_end) {
@@ -122,47 +121,135 @@ __global__ void __launch_bounds__(kThreads)
       for (int dd = 0; dd < s.d; ++dd) dot += qrow[dd] * static_cast<double>(ToFloat<T>(krow[dd]));
       score = dot * s.scale;
     }
-    red[t] = score;
-    __syncthreads();
-    for (int o = kThreads / 2; o > 0; o /= 2) {
-      if (t < o) red[t] = fmax(red[t], red[t + o]);
-      __syncthreads();
-    }
-    const double m_new = fmax(m, red[0]);  // finite: key j0 < key_end is in the tile
-    const double alpha = exp(m - m_new);   // exp(-inf) = 0 on the first tile
+    const double m_new = fmax(m, BlockReduce(red, score, true));  // finite: key j0 is in
+    const double alpha = exp(m - m_new);                          // exp(-inf) = 0 at first
+    __syncthreads();                                              // p is free
     p[t] = j < key_end ? exp(score - m_new) : 0.0;
     __syncthreads();
     const int n = static_cast<int>(key_end - j0 < kThreads ? key_end - j0 : kThreads);
     double psum = 0, pv = 0;
     for (int u = 0; u < n; ++u) {
       psum += p[u];
-      if (t < s.d)
+      if (t < s.d) {
         pv += p[u] * static_cast<double>(ToFloat<T>(v[(bh * s.seq_k + j0 + u) * s.d + t]));
+      }
     }
     l = l * alpha + psum;
     acc = acc * alpha + pv;
     m = m_new;
   }
-  unsigned long long never = 0, nonfinite = 0;
-  float max_abs = 0.f;
+  *lse = l > 0 ? m + log(l) : -INFINITY;
+  return l > 0 ? acc / l : 0.0;
+}
+
+// Thread d's element of the row's same-precision baseline (gpu_reference.h,
+// AttentionSamePrecisionBaselineGpu): S = Q·Kᵀ·scale accumulated in fp32 and rounded to T, its
+// max, the fp32 sum of exp(S - max), P rounded to T, O = P·V in fp32 rounded to T. Three passes
+// over the row's keys, each score recomputed as the naive implementation stores it.
+template <typename T>
+__device__ float BaselineRowElement(const RowShape& s, const float* qf, const T* k, const T* v,
+                                    int64_t bh, int64_t key_end, double* red, double* p) {
+  const int t = threadIdx.x;
+  float m = -INFINITY, l = 0.f, acc = 0.f;
+  for (int pass = 0; pass < 3; ++pass) {
+    for (int64_t j0 = 0; j0 < key_end; j0 += kThreads) {
+      const int64_t j = j0 + t;
+      float score = -INFINITY;
+      if (j < key_end) {
+        const T* krow = k + (bh * s.seq_k + j) * s.d;
+        float dot = 0.f;
+        for (int dd = 0; dd < s.d; ++dd) dot += qf[dd] * ToFloat<T>(krow[dd]);
+        score = RoundTo<T>(dot * static_cast<float>(s.scale));
+      }
+      if (pass == 0) {
+        m = fmaxf(m, static_cast<float>(BlockReduce(red, score, true)));
+      } else if (pass == 1) {
+        l += static_cast<float>(BlockReduce(red, j < key_end ? expf(score - m) : 0.f, false));
+      } else {
+        __syncthreads();  // p is free
+        p[t] = j < key_end ? RoundTo<T>(expf(score - m) / l) : 0.f;
+        __syncthreads();
+        const int n = static_cast<int>(key_end - j0 < kThreads ? key_end - j0 : kThreads);
+        if (t < s.d) {
+          for (int u = 0; u < n; ++u) {
+            acc += static_cast<float>(p[u]) * ToFloat<T>(v[(bh * s.seq_k + j0 + u) * s.d + t]);
+          }
+        }
+      }
+    }
+  }
+  return key_end > 0 ? RoundTo<T>(acc) : 0.f;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+    AttentionRowCheckKernel(RowShape s, const T* q, const T* k, const T* v, const T* out,
+                            const float* lse, uint64_t seed, SampledBound bound,
+                            SampledCheckCounts* counts) {
+  __shared__ double qrow[kThreads];
+  __shared__ float qf[kThreads];
+  __shared__ double p[kThreads];
+  __shared__ double red[kThreads];
+  __shared__ unsigned long long tally[4];  // bad, never, nonfinite, lse_bad
+  __shared__ unsigned int max_abs_bits, baseline_max_bits;
+  const int t = threadIdx.x;
+  const int64_t row = static_cast<int64_t>(SampledIndex(seed, blockIdx.x, s.rows));
+  const int64_t bh = row / s.seq_q, i = row % s.seq_q;
+  int64_t key_end = s.seq_k;
+  if (s.causal) {
+    key_end = i + (s.seq_k - s.seq_q) + 1;
+    key_end = key_end < 0 ? 0 : (key_end > s.seq_k ? s.seq_k : key_end);
+  }
+  if (t < s.d) qrow[t] = qf[t] = ToFloat<T>(q[row * s.d + t]);
+  if (t < 4) tally[t] = 0;
+  if (t == 0) max_abs_bits = baseline_max_bits = 0;
+  __syncthreads();
+  double ref_lse = 0;
+  const double ref = ReferenceRowElement<T>(s, qrow, k, v, bh, key_end, red, p, &ref_lse);
+  const float base = BaselineRowElement<T>(s, qf, k, v, bh, key_end, red, p);
   if (t < s.d) {
-    const double ref = l > 0 ? acc / l : 0.0;
+    unsigned long long never = 0, nonfinite = 0;
+    float max_abs = 0.f;
     if (JudgeElement(out, row * s.d + t, ref, bound, &never, &nonfinite, &max_abs)) {
       atomicAdd(&tally[0], 1ull);
     }
     if (never) atomicAdd(&tally[1], never);
     if (nonfinite) atomicAdd(&tally[2], nonfinite);
-    atomicMax(reinterpret_cast<unsigned int*>(&max_abs_shared), __float_as_uint(max_abs));
+    atomicMax(&max_abs_bits, __float_as_uint(max_abs));
+    const float base_err = static_cast<float>(fabs(static_cast<double>(base) - ref));
+    atomicMax(&baseline_max_bits, __float_as_uint(base_err));
   }
-  if (t == 0 && lse != nullptr) {
-    const double ref_lse = l > 0 ? m + log(l) : -INFINITY;
-    if (JudgeLse(lse, row, ref_lse, bound)) atomicAdd(&tally[3], 1ull);
-  }
+  if (t == 0 && lse != nullptr && JudgeLse(lse, row, ref_lse, bound)) atomicAdd(&tally[3], 1ull);
   __syncthreads();
   if (t == 0) {
     AddCounts(counts, static_cast<unsigned long long>(s.d), tally[0], tally[1], tally[2], tally[3],
-              tally[0] + tally[3] > 0, max_abs_shared);
+              tally[0] + tally[3] > 0, __uint_as_float(max_abs_bits),
+              __uint_as_float(baseline_max_bits));
   }
+}
+
+// The entry's gemm baseline (gpu_reference.h), serially over k: for fp32 inputs the in-order
+// fp32 sum; for fp16/bf16 a tensor core's accumulation (each chunk of 16 consecutive k summed
+// exactly in fp64, added to the fp32 accumulator with truncation).
+template <typename T>
+__device__ float GemmBaselineEntry(const T* a, const T* b, int64_t kdim, int64_t n, int64_t r,
+                                   int64_t col) {
+  float acc = 0.f;
+  if (sizeof(T) == 4) {
+    for (int64_t kk = 0; kk < kdim; ++kk) {
+      acc += ToFloat<T>(a[r * kdim + kk]) * ToFloat<T>(b[kk * n + col]);
+    }
+    return acc;
+  }
+  for (int64_t k0 = 0; k0 < kdim; k0 += 16) {
+    double chunk = 0;
+    for (int64_t kk = k0; kk < k0 + 16 && kk < kdim; ++kk) {
+      chunk =
+          __dadd_rn(chunk, __dmul_rn(ToFloat<T>(a[r * kdim + kk]), ToFloat<T>(b[kk * n + col])));
+    }
+    acc = __double2float_rz(__dadd_rn(static_cast<double>(acc), chunk));
+  }
+  return acc;
 }
 
 template <typename T>
@@ -182,10 +269,12 @@ __global__ void __launch_bounds__(kGemmWarps * 32)
   }
   for (int o = 16; o > 0; o /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, o);
   if (lane != 0) return;
+  const float base = GemmBaselineEntry(a, b, kdim, n, r, col);
   unsigned long long never = 0, nonfinite = 0;
   float max_abs = 0.f;
   const int bad = JudgeElement(c, entry, sum, bound, &never, &nonfinite, &max_abs);
-  AddCounts(counts, 1, bad, never, nonfinite, 0, bad != 0, max_abs);
+  AddCounts(counts, 1, bad, never, nonfinite, 0, bad != 0, max_abs,
+            static_cast<float>(fabs(static_cast<double>(base) - sum)));
 }
 
 template <typename T>
