@@ -22,7 +22,10 @@ struct SampledCheckCounts {
   unsigned long long lse_bad;        // log-sum-exp entries of the rows past the lse rule
   unsigned long long bad_rows;       // rows (entries) with any bad element or a bad lse
   unsigned int max_abs_bits;         // float bits of max |err| over finite written elements
-  unsigned int pad;
+  // Float bits of max |baseline - reference| over the same elements: the same-precision
+  // baseline (gpu_reference.h) computed for the sampled rows from the launch's own inputs, so
+  // that the verification rule can be applied to this draw (sampled_verdict.h).
+  unsigned int baseline_max_bits;
 };
 
 // The element rule (ElementBoundDevice's fields, output_check_counts.h) and the lse rule.

@@ -235,19 +235,19 @@ template <typename T>
 __device__ float GemmBaselineEntry(const T* a, const T* b, int64_t kdim, int64_t n, int64_t r,
                                    int64_t col) {
   float acc = 0.f;
-  if (sizeof(T) == 4) {
+  if constexpr (sizeof(T) == 4) {
     for (int64_t kk = 0; kk < kdim; ++kk) {
       acc += ToFloat<T>(a[r * kdim + kk]) * ToFloat<T>(b[kk * n + col]);
     }
-    return acc;
-  }
-  for (int64_t k0 = 0; k0 < kdim; k0 += 16) {
-    double chunk = 0;
-    for (int64_t kk = k0; kk < k0 + 16 && kk < kdim; ++kk) {
-      chunk =
-          __dadd_rn(chunk, __dmul_rn(ToFloat<T>(a[r * kdim + kk]), ToFloat<T>(b[kk * n + col])));
+  } else {
+    for (int64_t k0 = 0; k0 < kdim; k0 += 16) {
+      double chunk = 0;
+      for (int64_t kk = k0; kk < k0 + 16 && kk < kdim; ++kk) {
+        chunk =
+            __dadd_rn(chunk, __dmul_rn(ToFloat<T>(a[r * kdim + kk]), ToFloat<T>(b[kk * n + col])));
+      }
+      acc = __double2float_rz(__dadd_rn(static_cast<double>(acc), chunk));
     }
-    acc = __double2float_rz(__dadd_rn(static_cast<double>(acc), chunk));
   }
   return acc;
 }

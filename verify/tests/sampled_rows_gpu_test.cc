@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "verify/half_convert.h"
+#include "verify/sampled_verdict.h"
 #include "verify/workspace.h"
 
 namespace flashscope::verify {
@@ -73,6 +74,12 @@ TEST_F(SampledRowsGpu, AttentionRowsAgreeWithTheFullReferenceAndCatchWrongRows) 
     EXPECT_EQ(right.bad, 0u) << DTypeName(t);
     EXPECT_EQ(right.lse_bad, 0u);
     EXPECT_EQ(right.bad_rows, 0u);
+    // The same-precision baseline of the sampled rows errs like the full baseline: not at all
+    // more (a subset of its rows), and not nothing (it rounds like the naive implementation).
+    const TolerancePolicy policy = DefaultTolerance(Family::kAttentionFwd, t);
+    const double full_baseline = ws.BaselineStats(0, {policy.atol, policy.rtol}).max_abs;
+    EXPECT_GT(BitsToFloat(right.baseline_max_bits), 0.f) << DTypeName(t);
+    EXPECT_LE(BitsToFloat(right.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
 
     // Every row of (b, h) = (1, 2), one sixth of the rows, off by 0.5 in its first element.
     std::vector<float> wrong = ws.reference();
@@ -148,6 +155,10 @@ TEST_F(SampledRowsGpu, GemmEntriesAgreeWithTheReferenceAndCatchWrongEntries) {
     const SampledCheckCounts right = Check(ws, 1024, 4, bound);
     EXPECT_EQ(right.rows, 1024u);
     EXPECT_EQ(right.bad, 0u) << DTypeName(t);
+    const TolerancePolicy policy = DefaultTolerance(Family::kGemm, t);
+    const double full_baseline = ws.BaselineStats(0, {policy.atol, policy.rtol}).max_abs;
+    EXPECT_GT(BitsToFloat(right.baseline_max_bits), 0.f) << DTypeName(t);
+    EXPECT_LE(BitsToFloat(right.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
     std::vector<float> wrong = ws.reference();
     for (int64_t i = 0; i < g.m * g.n; i += 2) wrong[i] += 1.0f;  // half the entries
     WriteOutput(ws, wrong);
