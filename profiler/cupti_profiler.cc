@@ -223,7 +223,8 @@ void RangeProfiler::Disable() {
   d.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
   cuptiRangeProfilerDisable(&d);  // recovery: the error being returned is the one that matters
   object_ = nullptr;
-  counter_data_.clear();
+  all_counter_data_.clear();
+  hw_counter_data_.clear();
 }
 
 absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
@@ -266,28 +267,34 @@ absl::Status RangeProfiler::EnsureEnabled(Replay replay) {
   enable.ctx = static_cast<CUcontext>(context_);
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
   object_ = enable.pRangeProfilerObject;
-  std::vector<const char*> names;
-  for (const auto& n : hw_names_) names.push_back(n.c_str());
-  CUpti_RangeProfiler_GetCounterDataSize_Params size = {
-      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-  size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
-  size.pMetricNames = names.data();
-  size.numMetrics = names.size();
-  size.maxNumOfRanges = kMaxKernelsPerLaunch;
-  size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
-  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
-                           "cuptiRangeProfilerGetCounterDataSize");
-  counter_data_.assign(size.counterDataSize, 0);
+  // A counter-data image per scope, each sized for the metrics its config collects.
+  for (const bool hw : {false, true}) {
+    const std::vector<std::string>& scope_names = hw ? hw_hw_names_ : hw_names_;
+    if (scope_names.empty()) continue;
+    std::vector<const char*> names;
+    for (const auto& n : scope_names) names.push_back(n.c_str());
+    CUpti_RangeProfiler_GetCounterDataSize_Params size = {
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
+    size.pMetricNames = names.data();
+    size.numMetrics = names.size();
+    size.maxNumOfRanges = kMaxKernelsPerLaunch;
+    size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
+                             "cuptiRangeProfilerGetCounterDataSize");
+    (hw ? hw_counter_data_ : all_counter_data_).assign(size.counterDataSize, 0);
+  }
   return absl::OkStatus();
 }
 
 absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* result) {
   CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
+  counter_data_ = Hardware(*result) ? &hw_counter_data_ : &all_counter_data_;
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = object;
-  init.counterDataSize = counter_data_.size();
-  init.pCounterData = counter_data_.data();
+  init.counterDataSize = counter_data_->size();
+  init.pCounterData = counter_data_->data();
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerCounterDataImageInitialize(&init),
                            "cuptiRangeProfilerCounterDataImageInitialize");
 
@@ -296,8 +303,8 @@ absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* resu
   const std::vector<uint8_t>& image = Hardware(*result) ? hw_config_image_ : config_image_;
   config.configSize = image.size();
   config.pConfig = image.data();
-  config.counterDataImageSize = counter_data_.size();
-  config.pCounterDataImage = counter_data_.data();
+  config.counterDataImageSize = counter_data_->size();
+  config.pCounterDataImage = counter_data_->data();
   config.range = CUPTI_AutoRange;
   config.replayMode = replay == Replay::kKernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
   config.maxRangesPerPass = kMaxKernelsPerLaunch;
@@ -405,8 +412,8 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   }
   CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-  info.pCounterDataImage = counter_data_.data();
-  info.counterDataImageSize = counter_data_.size();
+  info.pCounterDataImage = counter_data_->data();
+  info.counterDataImageSize = counter_data_->size();
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataInfo(&info),
                            "cuptiRangeProfilerGetCounterDataInfo");
   if (info.numTotalRanges < 1) {
@@ -429,7 +436,7 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   // per_kernel[k][i]: metric names[i] of kernel k.
   std::vector<std::vector<double>> per_kernel;
   for (size_t k = 0; k < info.numTotalRanges; ++k) {
-    absl::StatusOr<std::vector<double>> values = host_->Evaluate(counter_data_, k, names);
+    absl::StatusOr<std::vector<double>> values = host_->Evaluate(*counter_data_, k, names);
     if (!values.ok()) return values.status();
     per_kernel.push_back(*std::move(values));
   }

@@ -136,9 +136,11 @@ class RangeProfiler {
   bool initialized_ = false;  // cuptiProfilerInitialize succeeded
   // Enabled on the first Profile() and kept until destruction, with its counter-data image:
   // enabling and sizing per call cost ~0.13 s per case (measured on an H200, docs/profiler.md).
-  void* object_ = nullptr;                // CUpti_RangeProfiler_Object*
-  Replay object_replay_ = Replay::kUser;  // the mode object_ was configured for
-  std::vector<uint8_t> counter_data_;
+  void* object_ = nullptr;                 // CUpti_RangeProfiler_Object*
+  Replay object_replay_ = Replay::kUser;   // the mode object_ was configured for
+  std::vector<uint8_t> all_counter_data_;  // sized for every metric (MetricScope::kAll)
+  std::vector<uint8_t> hw_counter_data_;   // sized for hw_hw_names_ (kHardware)
+  std::vector<uint8_t>* counter_data_ = &all_counter_data_;  // the one the current call uses
 };
 
 }  // namespace flashscope::profiler
