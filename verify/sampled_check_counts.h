@@ -22,9 +22,10 @@ struct SampledCheckCounts {
   unsigned long long lse_bad;        // log-sum-exp entries of the rows past the lse rule
   unsigned long long bad_rows;       // rows (entries) with any bad element or a bad lse
   unsigned int max_abs_bits;         // float bits of max |err| over finite written elements
-  // Float bits of max |baseline - reference| over the same elements: the same-precision
-  // baseline (gpu_reference.h) computed for the sampled rows from the launch's own inputs, so
-  // that the verification rule can be applied to this draw (sampled_verdict.h).
+  // Float bits of max |baseline - reference| over the sampled rows (entries) that crossed the
+  // verified launch's bound with finite, written elements (0 when none did): the same-precision
+  // baseline (gpu_reference.h) computed for those rows from the launch's own inputs, so that the
+  // verification rule can be applied to this draw (sampled_verdict.h).
   unsigned int baseline_max_bits;
 };
 

@@ -74,12 +74,19 @@ TEST_F(SampledRowsGpu, AttentionRowsAgreeWithTheFullReferenceAndCatchWrongRows) 
     EXPECT_EQ(right.bad, 0u) << DTypeName(t);
     EXPECT_EQ(right.lse_bad, 0u);
     EXPECT_EQ(right.bad_rows, 0u);
-    // The same-precision baseline of the sampled rows errs like the full baseline: not at all
-    // more (a subset of its rows), and not nothing (it rounds like the naive implementation).
+    // No row crossed the bound: no row's baseline was needed.
+    EXPECT_EQ(BitsToFloat(right.baseline_max_bits), 0.f);
+    // Under a bound of 0 every row with any rounding crosses it, and the check computes those
+    // rows' same-precision baseline, which errs like the full baseline: not more (a subset of
+    // its rows, within summation order), and not nothing (it rounds like the naive one).
+    SampledBound tight = bound;
+    tight.absolute = 1;
+    tight.max_abs = 0;
+    const SampledCheckCounts crossed = Check(ws, 512, 77, tight);
     const TolerancePolicy policy = DefaultTolerance(Family::kAttentionFwd, t);
     const double full_baseline = ws.BaselineStats(0, {policy.atol, policy.rtol}).max_abs;
-    EXPECT_GT(BitsToFloat(right.baseline_max_bits), 0.f) << DTypeName(t);
-    EXPECT_LE(BitsToFloat(right.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
+    EXPECT_GT(BitsToFloat(crossed.baseline_max_bits), 0.f) << DTypeName(t);
+    EXPECT_LE(BitsToFloat(crossed.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
 
     // Every row of (b, h) = (1, 2), one sixth of the rows, off by 0.5 in its first element.
     std::vector<float> wrong = ws.reference();
@@ -155,10 +162,14 @@ TEST_F(SampledRowsGpu, GemmEntriesAgreeWithTheReferenceAndCatchWrongEntries) {
     const SampledCheckCounts right = Check(ws, 1024, 4, bound);
     EXPECT_EQ(right.rows, 1024u);
     EXPECT_EQ(right.bad, 0u) << DTypeName(t);
+    SampledBound tight = bound;
+    tight.absolute = 1;
+    tight.max_abs = 0;
+    const SampledCheckCounts crossed = Check(ws, 1024, 4, tight);
     const TolerancePolicy policy = DefaultTolerance(Family::kGemm, t);
     const double full_baseline = ws.BaselineStats(0, {policy.atol, policy.rtol}).max_abs;
-    EXPECT_GT(BitsToFloat(right.baseline_max_bits), 0.f) << DTypeName(t);
-    EXPECT_LE(BitsToFloat(right.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
+    EXPECT_GT(BitsToFloat(crossed.baseline_max_bits), 0.f) << DTypeName(t);
+    EXPECT_LE(BitsToFloat(crossed.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
     std::vector<float> wrong = ws.reference();
     for (int64_t i = 0; i < g.m * g.n; i += 2) wrong[i] += 1.0f;  // half the entries
     WriteOutput(ws, wrong);
