@@ -1,8 +1,10 @@
 // The sampled-row and sampled-entry checks (sampled_rows.h). Attention: one block per sampled
-// row; the block walks the row's keys in tiles of kThreads (thread t scores key j0 + t), keeps an
-// online softmax in fp64, and thread d accumulates P·V for head dim d; then the same row of the
-// same-precision baseline, whose error sets this draw's bound (SampledVerdict). Gemm: one warp per
-// sampled entry, lanes splitting k, lane 0 the baseline. Each block adds its counts with atomics.
+// row; the block walks the row's keys in tiles staged in shared memory with coalesced loads
+// (thread t scores key j0 + t), keeps an online softmax in fp64, and thread d accumulates P·V for
+// head dim d; where the row crossed the verified bound, the same row of the same-precision
+// baseline follows, whose error sets this draw's bound (sampled_verdict.h). Gemm: one warp per
+// sampled entry, lanes splitting k, lane 0 the baseline where needed. Each block adds its counts
+// with atomics.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -89,7 +91,24 @@ struct RowShape {
   int d;
   bool causal;
   double scale;
+  int k_ld;  // staged K row stride: an odd number of 32-bit words, so that the threads scoring
+             // different keys read different shared-memory banks
+  int keys_per_tile;  // keys staged at a time: min(kThreads, kTileBytes / (elements · k_ld))
 };
+
+// Shared memory for one tile of K (keys contiguous in K: staged with coalesced loads).
+constexpr int kTileBytes = 32768;
+
+// Stages keys [j0, j0 + n) of head `bh` into `tile` (row stride s.k_ld).
+template <typename T>
+__device__ void StageKeys(T* tile, const RowShape& s, const T* k, int64_t bh, int64_t j0, int n) {
+  __syncthreads();  // the previous tile is consumed
+  const T* src = k + (bh * s.seq_k + j0) * s.d;
+  for (int idx = threadIdx.x; idx < n * s.d; idx += kThreads) {
+    tile[(idx / s.d) * s.k_ld + idx % s.d] = src[idx];
+  }
+  __syncthreads();
+}
 
 // Block-wide max or sum of `x` over the block's threads, through `red` (kThreads doubles).
 __device__ double BlockReduce(double* red, double x, bool max) {
@@ -105,18 +124,20 @@ __device__ double BlockReduce(double* red, double x, bool max) {
 }
 
 // Thread d's element of the row's reference, in fp64 with an online softmax over tiles of
-// kThreads keys (thread t scores key j0 + t); `*lse` its log-sum-exp (-inf without keys).
+// keys staged in shared memory (thread t scores key j0 + t); `*lse` its log-sum-exp (-inf
+// without keys).
 template <typename T>
 __device__ double ReferenceRowElement(const RowShape& s, const double* qrow, const T* k, const T* v,
-                                      int64_t bh, int64_t key_end, double* red, double* p,
+                                      int64_t bh, int64_t key_end, T* tile, double* red, double* p,
                                       double* lse) {
   const int t = threadIdx.x;
   double m = -INFINITY, l = 0, acc = 0;
-  for (int64_t j0 = 0; j0 < key_end; j0 += kThreads) {
-    const int64_t j = j0 + t;
+  for (int64_t j0 = 0; j0 < key_end; j0 += s.keys_per_tile) {
+    const int n = static_cast<int>(key_end - j0 < s.keys_per_tile ? key_end - j0 : s.keys_per_tile);
+    StageKeys(tile, s, k, bh, j0, n);
     double score = -INFINITY;
-    if (j < key_end) {
-      const T* krow = k + (bh * s.seq_k + j) * s.d;
+    if (t < n) {
+      const T* krow = tile + t * s.k_ld;
       double dot = 0;
       for (int dd = 0; dd < s.d; ++dd) dot += qrow[dd] * static_cast<double>(ToFloat<T>(krow[dd]));
       score = dot * s.scale;
@@ -124,9 +145,8 @@ __device__ double ReferenceRowElement(const RowShape& s, const double* qrow, con
     const double m_new = fmax(m, BlockReduce(red, score, true));  // finite: key j0 is in
     const double alpha = exp(m - m_new);                          // exp(-inf) = 0 at first
     __syncthreads();                                              // p is free
-    p[t] = j < key_end ? exp(score - m_new) : 0.0;
+    p[t] = t < n ? exp(score - m_new) : 0.0;
     __syncthreads();
-    const int n = static_cast<int>(key_end - j0 < kThreads ? key_end - j0 : kThreads);
     double psum = 0, pv = 0;
     for (int u = 0; u < n; ++u) {
       psum += p[u];
@@ -148,15 +168,18 @@ __device__ double ReferenceRowElement(const RowShape& s, const double* qrow, con
 // over the row's keys, each score recomputed as the naive implementation stores it.
 template <typename T>
 __device__ float BaselineRowElement(const RowShape& s, const float* qf, const T* k, const T* v,
-                                    int64_t bh, int64_t key_end, double* red, double* p) {
+                                    int64_t bh, int64_t key_end, T* tile, double* red, double* p) {
   const int t = threadIdx.x;
   float m = -INFINITY, l = 0.f, acc = 0.f;
   for (int pass = 0; pass < 3; ++pass) {
-    for (int64_t j0 = 0; j0 < key_end; j0 += kThreads) {
-      const int64_t j = j0 + t;
+    for (int64_t j0 = 0; j0 < key_end; j0 += s.keys_per_tile) {
+      const int n =
+          static_cast<int>(key_end - j0 < s.keys_per_tile ? key_end - j0 : s.keys_per_tile);
+      StageKeys(tile, s, k, bh, j0, n);
+      const bool in = t < n;
       float score = -INFINITY;
-      if (j < key_end) {
-        const T* krow = k + (bh * s.seq_k + j) * s.d;
+      if (in) {
+        const T* krow = tile + t * s.k_ld;
         float dot = 0.f;
         for (int dd = 0; dd < s.d; ++dd) dot += qf[dd] * ToFloat<T>(krow[dd]);
         score = RoundTo<T>(dot * static_cast<float>(s.scale));
@@ -164,12 +187,11 @@ __device__ float BaselineRowElement(const RowShape& s, const float* qf, const T*
       if (pass == 0) {
         m = fmaxf(m, static_cast<float>(BlockReduce(red, score, true)));
       } else if (pass == 1) {
-        l += static_cast<float>(BlockReduce(red, j < key_end ? expf(score - m) : 0.f, false));
+        l += static_cast<float>(BlockReduce(red, in ? expf(score - m) : 0.f, false));
       } else {
         __syncthreads();  // p is free
-        p[t] = j < key_end ? RoundTo<T>(expf(score - m) / l) : 0.f;
+        p[t] = in ? RoundTo<T>(expf(score - m) / l) : 0.f;
         __syncthreads();
-        const int n = static_cast<int>(key_end - j0 < kThreads ? key_end - j0 : kThreads);
         if (t < s.d) {
           for (int u = 0; u < n; ++u) {
             acc += static_cast<float>(p[u]) * ToFloat<T>(v[(bh * s.seq_k + j0 + u) * s.d + t]);
@@ -192,6 +214,8 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ double red[kThreads];
   __shared__ unsigned long long tally[4];  // bad, never, nonfinite, lse_bad
   __shared__ unsigned int max_abs_bits, baseline_max_bits;
+  __shared__ __align__(16) unsigned char tile_raw[kTileBytes];
+  T* tile = reinterpret_cast<T*>(tile_raw);
   const int t = threadIdx.x;
   const int64_t row = static_cast<int64_t>(SampledIndex(seed, blockIdx.x, s.rows));
   const int64_t bh = row / s.seq_q, i = row % s.seq_q;
@@ -205,7 +229,7 @@ __global__ void __launch_bounds__(kThreads)
   if (t == 0) max_abs_bits = baseline_max_bits = 0;
   __syncthreads();
   double ref_lse = 0;
-  const double ref = ReferenceRowElement<T>(s, qrow, k, v, bh, key_end, red, p, &ref_lse);
+  const double ref = ReferenceRowElement<T>(s, qrow, k, v, bh, key_end, tile, red, p, &ref_lse);
   if (t < s.d) {
     unsigned long long never = 0, nonfinite = 0;
     float max_abs = 0.f;
@@ -220,7 +244,7 @@ __global__ void __launch_bounds__(kThreads)
   // The row's baseline is needed only where the verified launch's bound was crossed by finite,
   // written elements (sampled_verdict.h); elsewhere that bound already passed the row.
   if (tally[0] > 0 && tally[1] == 0 && tally[2] == 0) {  // block-uniform
-    const float base = BaselineRowElement<T>(s, qf, k, v, bh, key_end, red, p);
+    const float base = BaselineRowElement<T>(s, qf, k, v, bh, key_end, tile, red, p);
     if (t < s.d) {
       const float base_err = static_cast<float>(fabs(static_cast<double>(base) - ref));
       atomicMax(&baseline_max_bits, __float_as_uint(base_err));
@@ -294,9 +318,22 @@ template <typename T>
 cudaError_t LaunchRows(const AttentionProblem& p, const void* q, const void* k, const void* v,
                        const void* out, const float* lse, int rows, uint64_t seed,
                        const SampledBound& bound, SampledCheckCounts* counts, cudaStream_t stream) {
-  const RowShape s{
-      p.batch * p.heads * p.seq_q,  p.seq_q,  p.seq_k,
-      static_cast<int>(p.head_dim), p.causal, 1.0 / std::sqrt(static_cast<double>(p.head_dim))};
+  RowShape s{p.batch * p.heads * p.seq_q,
+             p.seq_q,
+             p.seq_k,
+             static_cast<int>(p.head_dim),
+             p.causal,
+             1.0 / std::sqrt(static_cast<double>(p.head_dim)),
+             0,
+             0};
+  if (sizeof(T) == 4) {
+    s.k_ld = s.d % 2 == 0 ? s.d + 1 : s.d;
+  } else {
+    s.k_ld = s.d + s.d % 2;
+    if ((s.k_ld / 2) % 2 == 0) s.k_ld += 2;
+  }
+  const int fit = kTileBytes / static_cast<int>(sizeof(T)) / s.k_ld;
+  s.keys_per_tile = fit < kThreads ? fit : kThreads;
   AttentionRowCheckKernel<T><<<rows, kThreads, 0, stream>>>(
       s, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
       static_cast<const T*>(out), lse, seed, bound, counts);
