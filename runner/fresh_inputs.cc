@@ -103,8 +103,9 @@ std::string FreshLaunches::Describe() const {
   return absl::StrFormat(
       "fresh inputs for each of %d launches (%d verified, %d warm-up, %d timed, %d traced, %d "
       "profiled), generated on the GPU from seeds the harness drew before each launch (%d "
-      "redraw(s) of the verified inputs with their full reference); %d sampled rows checked after "
-      "each launch; output re-poisoned before %d launches, left stale before the rest",
+      "redraw(s) of the verified inputs with their full reference); %d sampled rows (gemm: "
+      "entries) checked after each launch; output re-poisoned before %d launches, left stale "
+      "before the rest",
       launches_.total(), launches_.verified, launches_.warmup, launches_.timed, launches_.traced,
       launches_.profiled, redraws_, samples_, poisoned_);
 }

@@ -224,6 +224,12 @@ absl::StatusOr<reports::TrustRecord> TrustCase::Finish(const Problem& problem,
   r.checks.push_back(reports::CheckStreams(traced_, &r.activity));
   reports::ProfiledDurationInput durations = durations_;
   durations.timed_median_ms = timing ? timing->median_ms : 0;
+  if (!cold && durations.comparable) {
+    durations.comparable = false;
+    durations.not_comparable_reason =
+        "hot timing: the timed launches find their inputs in L2, the profiled ones (L2 flushed "
+        "for the DRAM rule) do not";
+  }
   r.checks.push_back(reports::CheckProfiledDuration(durations));
   r.launch_stream = traced_.launch_stream;
   cost_s_["timed_outputs"] += Since(t0);
