@@ -82,26 +82,35 @@ def costs(on):
 
 
 def durations(on):
-    ratios, failed = [], []
+    """Profiled/timed ratios of honest kernels: CUPTI's kernel time (the judged one, against
+    kProfiledSlowdownMax) and the slowest pass's event time (against kProfiledPassSlowdownMax)."""
+    ratios = {"kernel_ratio": [], "slowest_ratio": []}
+    failed = []
     for c in on["cases"]:
         if c["kernel_id"].startswith("test."):
             continue
         for k in checks(c):
             if k["check"] != "profiled_duration":
                 continue
-            r = value(k, "slowest_ratio")
-            if r is not None:
-                ratios.append((r, c["kernel_id"], c["problem_key"]))
+            for name, xs in ratios.items():
+                r = value(k, name)
+                if r is not None:
+                    xs.append((r, c["kernel_id"], c["problem_key"]))
             if k["status"] == "failed":
                 failed.append("%s %s: %s" % (c["kernel_id"], c["problem_key"],
                                              (k.get("findings") or [""])[0]))
-    lines = ["", "profiled / timed duration, honest kernels (slowest profiled launch of each case "
-             "over its timed median): %d cases" % len(ratios)]
-    if ratios:
-        rs = [r for r, _, _ in ratios]
-        lines.append("median %.2f, 90th %.2f, 99th %.2f, max %.2f (%s %s)" % (
-            statistics.median(rs), quantile(rs, 0.9), quantile(rs, 0.99), max(ratios)[0],
-            max(ratios)[1], max(ratios)[2]))
+    lines = ["", "profiled / timed duration of honest kernels, over the timed median: %d cases"
+             % len(ratios["kernel_ratio"])]
+    for name, label in (("kernel_ratio", "kernels' GPU time (CUPTI)"),
+                        ("slowest_ratio", "slowest pass (events)")):
+        xs = ratios[name]
+        if not xs:
+            continue
+        rs = [r for r, _, _ in xs]
+        worst = max(xs)
+        lines.append("- %s: median %.2f, 90th %.2f, 99th %.2f, max %.2f (%s %s)" % (
+            label, statistics.median(rs), quantile(rs, 0.9), quantile(rs, 0.99), worst[0],
+            worst[1], worst[2]))
     for f in failed[:10]:
         lines.append("- failed: " + f)
     return lines
