@@ -22,10 +22,14 @@ TEST(SecretSeeds, AKeyGivesItsOwnSequence) {
   EXPECT_NE(first, c.Next());
 }
 
-TEST(SecretSeeds, EntropyKeyedSourcesDiffer) {
-  // Two workers (or two runs) must not draw the same inputs: the key comes from the OS.
+TEST(SecretSeeds, EntropySeedsDifferBetweenSourcesAndNeverRepeat) {
+  // Two workers (or two runs) must not draw the same inputs: every seed comes from the OS.
   SecretSeeds a, b;
   EXPECT_NE(a.Next(), b.Next());
+  std::set<uint64_t> seen;
+  for (int i = 0; i < 1000; ++i) seen.insert(a.Next());
+  EXPECT_EQ(seen.size(), 1000u);
+  EXPECT_EQ(a.drawn(), 1001);
 }
 
 TEST(SecretSeeds, SeedsAreNotTheKeyItself) {
