@@ -7,10 +7,13 @@
 //   launch(kernel, ws->input(0), ws->input(1), ws->input(2), ws->output(), ws->lse());
 //   auto result = ws->Verify(DefaultTolerance(family, dtype), {}, stream);
 //
+// The trust checks give every launch inputs no launch has read (docs/trust.md): Redraw draws set
+// 0 again with its full reference (the verified launch of each later kernel), GenerateInputs
+// regenerates the inputs alone before every other launch, and EnqueueSampledCheck checks that
+// launch's output on sampled rows against a reference computed for them (workspace_fresh.cc).
 // With `input_sets` > 1 the workspace holds several input sets (seeds seed, seed + 1, ...), each
-// with its own reference, while the kernel writes into one output buffer: the trust checks vary
-// the inputs between timed launches so that an answer keyed on buffers or contents cannot be
-// replayed, and check each launch's output on the GPU against the reference of the set it read.
+// with its own reference, sharing one output buffer (the runner no longer uses them: fresh
+// inputs replaced the rotation of sets).
 #pragma once
 
 #include <cuda_runtime_api.h>
