@@ -250,6 +250,8 @@ bool CaseRunner::Prepare(Case& k) {
   }
   k.r.prepare = reports::PrepareRecord{
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), note};
+  // prepare() could read the inputs: the verified launch then gets a fresh draw (fresh_inputs.h).
+  k.ws->MarkRead();
   return true;
 }
 

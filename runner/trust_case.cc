@@ -213,8 +213,15 @@ absl::StatusOr<reports::TrustRecord> TrustCase::Finish(const Problem& problem,
   r.checks.push_back(reports::CheckWork(work_));
   r.checks.push_back(reports::CheckPrecision(work_));
   if (Fresh()) {
-    r.checks.push_back(reports::CheckLaunchOutputs(fresh_.checks(), fresh_.launches(),
-                                                   fresh_.samples(), &r.failed_launches));
+    // The warm-up and timed launches as timing counted them, not as the hooks saw them: a launch
+    // whose hooks did not run (a wrapper that dropped them) is then an unchecked launch.
+    reports::LaunchCounts made = fresh_.launches();
+    if (timing != nullptr) {
+      made.warmup = timing->warmup_runs;
+      made.timed = static_cast<int>(timing->samples_ms.size()) + timing->samples_rejected_throttled;
+    }
+    r.checks.push_back(
+        reports::CheckLaunchOutputs(fresh_.checks(), made, fresh_.samples(), &r.failed_launches));
     r.input_sets = fresh_.Describe();
   } else {
     r.checks.push_back(reports::CheckOff("timed_outputs", off));
