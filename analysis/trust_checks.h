@@ -126,7 +126,8 @@ struct LaunchCounts {
   int total() const { return verified + warmup + timed + traced + profiled; }
 };
 // Named "timed_outputs" (the name suites switch it off by): every launch of the case, of every
-// kind, met the verification's element bound on its sampled rows. `samples_per_launch` is the n
+// kind, met the verification rule on its sampled rows and its own inputs (verify/sampled_verdict.h
+// has already applied the draw's baseline to each check's counts). `samples_per_launch` is the n
 // each check drew (for the detection power in the rule). Fills `failed` with the first failing
 // launches (at most 16).
 TrustCheckRecord CheckLaunchOutputs(const std::vector<LaunchOutputCheck>& checks,
