@@ -167,19 +167,18 @@ TEST(SuiteTest, ErrorsNameThePathAndTheFix) {
 TEST(SuiteTest, TrustChecksAreOnUnlessSwitchedOff) {
   auto plain = ParseSuite(Minimal(""), "x.json");
   ASSERT_TRUE(plain.ok()) << plain.status();
-  EXPECT_EQ(plain->trust.input_sets, 2);
   EXPECT_TRUE(plain->trust.off.empty());
-  auto off =
-      ParseSuite(Minimal(R"(, "trust": {"input_sets": 1, "off": ["work", "streams"]})"), "x.json");
+  auto off = ParseSuite(Minimal(R"(, "trust": {"off": ["work", "streams"]})"), "x.json");
   ASSERT_TRUE(off.ok()) << off.status();
-  EXPECT_EQ(off->trust.input_sets, 1);
   EXPECT_EQ(off->trust.off, (std::vector<std::string>{"work", "streams"}));
   EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"off": ["verification"]})"))
                 .find("suite.trust.off[0]: unknown check 'verification' (known: plausibility, "
                       "work, timed_outputs, streams)"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"input_sets": 0})"))
-                .find("suite.trust.input_sets: must be between 1 and 8"),
+  // Input sets gave way to fresh inputs for every launch: the old key is refused, with the fix.
+  EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"input_sets": 2})"))
+                .find("suite.trust.input_sets: no longer read: every launch now reads inputs "
+                      "generated fresh on the GPU"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"sets": 2})")).find("suite.trust: unknown key 'sets'"),
             std::string::npos);
