@@ -365,6 +365,11 @@ void Describe(V& v, TimedLaunchRecord& l) {
   v("bad", l.bad, AtLeast(0));
   v("never_written", l.never_written, AtLeast(0));
   v("max_abs", l.max_abs);
+  v("kind", l.kind);
+  v("rows", l.rows, AtLeast(0));
+  v("bad_rows", l.bad_rows, AtLeast(0));
+  v("lse_bad", l.lse_bad, AtLeast(0));
+  v("input_seed", l.input_seed);
 }
 
 template <class V>
