@@ -182,6 +182,9 @@ void AddComparisonFlags(Command* c, const std::string& out_help) {
 Command CompareCommand() {
   Command c("compare", "BASE NEW",
             "median deltas, Mann-Whitney U on raw samples, a verdict per case", 2, 2, Compare);
+  c.details =
+      "A report may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by "
+      "content); --out X.xz (.gz, .zst) writes compressed.";
   AddComparisonFlags(&c, "write the rendering here (atomically) instead of stdout");
   return c;
 }
@@ -189,7 +192,9 @@ Command CompareCommand() {
 Command GateCommand() {
   Command c("gate", "BASE NEW", "compare + policy: exit 0 pass, 1 regression, 2 bad input or usage",
             2, 2, Gate);
-  c.details = "The rules and the policy file: docs/gating.md.";
+  c.details =
+      "The rules and the policy file: docs/gating.md. A report may be \"-\" (standard input) and "
+      "may be compressed (xz, gzip, zstd: recognised by content).";
   c.Add(Flag::String("policy", "FILE", "gate policy JSON (docs/gating.md); default: built-in"))
       .Add(Flag::String("json", "FILE", "also write the machine-readable verdict here"));
   AddComparisonFlags(&c, "write the rendering here (atomically); the verdict still goes to stdout");
@@ -201,7 +206,9 @@ Command RenderCommand() {
             "one report as markdown, JUnit XML, CSV, HTML, a terminal table, or a baseline", 1, 1,
             Render);
   c.details =
-      "--format baseline writes the report without heatmaps, to commit under results/baselines/.";
+      "--format baseline writes the report without heatmaps, to commit under results/baselines/.\n"
+      "REPORT may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by\n"
+      "content); --out X.json.xz (.gz, .zst) writes compressed.";
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
       .Add(MaxInputFlag())
