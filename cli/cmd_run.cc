@@ -8,11 +8,11 @@
 #include "cli/common_flags.h"
 #include "cli/output.h"
 #include "cli/worker_command.h"
-#include "reports/file_util.h"
+#include "protocol/worker_process.h"
 #include "render/render_terminal.h"
+#include "reports/file_util.h"
 #include "suites/suite.h"
 #include "supervisor/supervisor.h"
-#include "protocol/worker_process.h"
 
 namespace flashscope::cli {
 namespace {
@@ -60,9 +60,8 @@ int Run(const Args& a) {
   suites::SuperviseResult r = suites::Supervise(sa);
   if (r.report_path.empty()) return r.exit_code;
   const bool color = UseColor(a);
-  const std::string text = reports::RenderSummary(r.report, color) + "\n" +
-                           reports::RenderCaseTable(r.report, color) +
-                           "\nreport: " + r.report_path + "\n";
+  const std::string text =
+      reports::RenderReportTerminal(r.report, color) + "\nreport: " + r.report_path + "\n";
   Print(text);
   return r.exit_code;
 }

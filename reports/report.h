@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/timing_policy.h"
 #include "reports/trust_record.h"
 
 namespace flashscope::reports {
@@ -72,14 +73,9 @@ struct Environment {
   std::vector<DeviceRecord> devices;
 };
 
-struct TimingPolicyRecord {
-  bool cold = true;  // L2 flushed before each sample
-  int warmup = 0;
-  int min_samples = 0;
-  int max_samples = 0;
-  double noise_target = 0;  // relative standard error of the median at which sampling stops
-  double time_cap_s = 0;
-};
+// The suite's timing policy as a report records it: the one timing policy
+// (common/timing_policy.h); throttle_ratio is not written.
+using TimingPolicyRecord = ::flashscope::TimingPolicy;
 
 // How `flashscope ab` took a case's samples: in pairs, one sample of each side per pair, the side
 // that goes first decided by a seeded coin, L2 flushed before each sample (docs/gating.md).

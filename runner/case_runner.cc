@@ -7,14 +7,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analysis/trust_checks.h"
 #include "profiler/nvtx_ranges.h"
 #include "profiler/resources.h"
 #include "profiler/work_counters.h"
-#include "analysis/trust_checks.h"
+#include "protocol/worker_protocol.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
 #include "runner/trust_case.h"
-#include "protocol/worker_protocol.h"
 #include "verify/input_kind.h"
 #include "verify/problem_costs.h"
 #include "verify/tolerance.h"
@@ -24,17 +24,6 @@ namespace flashscope::runner {
 namespace phase = suites::protocol::phase;
 
 namespace case_runner_internal {
-
-profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t) {
-  profiler::TimingPolicy p;
-  p.cold = t.cold;
-  p.warmup = t.warmup;
-  p.min_samples = t.min_samples;
-  p.max_samples = t.max_samples;
-  p.noise_target = t.noise_target;
-  p.time_cap_s = t.time_cap_s;
-  return p;
-}
 
 bool ContextIsLost() {
   cudaGetLastError();
@@ -54,7 +43,6 @@ namespace {
 
 using case_runner_internal::ContextIsLost;
 using case_runner_internal::Finish;
-using case_runner_internal::ToPolicy;
 
 verify::TolerancePolicy ToleranceFor(const Problem& problem, const suites::VerifySpec& spec) {
   DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
@@ -327,7 +315,7 @@ bool CaseRunner::Time(Case& k) {
   State& s = *state_;
   Enter(phase::kTiming);
   profiler::NvtxRange range("time");
-  auto t = s.timer->Time(k.trust->launch(), ToPolicy(s.suite.timing), k.trust->Hooks());
+  auto t = s.timer->Time(k.trust->launch(), s.suite.timing, k.trust->Hooks());
   if (!t.ok()) {
     context_lost_ = ContextIsLost();
     Finish(k.r, k.start, reports::CaseStatus::kError,

@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "profiler/nvtx_ranges.h"
+#include "protocol/worker_protocol.h"
 #include "runner/case_runner.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
-#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 namespace {
@@ -136,7 +136,7 @@ bool CaseRunner::TimeInterleaved(Case (&k)[2], const PairToRun& pair,
   Enter(phase::kTiming);
   profiler::NvtxRange range("time pairs");
   profiler::PairPolicy policy;
-  policy.timing = case_runner_internal::ToPolicy(s.suite.timing);
+  policy.timing = s.suite.timing;
   policy.timing.min_samples = std::max(policy.timing.min_samples, kMinPairs);
   policy.timing.max_samples = std::max(policy.timing.max_samples, policy.timing.min_samples);
   policy.timing.time_cap_s *= 2;  // two kernels share it

@@ -72,6 +72,8 @@ TEST_EXTRAS = {
     # The model's and the analyses' tests print what they check with render/'s printers.
     "reports": ["analysis", "render"],
     "analysis": ["render"],
+    # The chart parity test: the viewer's charts and the HTML page's from one report.
+    "viewer": ["render"],
 }
 # Components that build and test without CUDA (DESIGN.md: the CPU parts CI tests).
 NO_CUDA = {"include/flashscope", "common", "plugins", "reports", "analysis", "render", "suites",
