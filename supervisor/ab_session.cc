@@ -6,11 +6,11 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "protocol/worker_protocol.h"
 #include "reports/text_safety.h"
-#include "suites/plan_cases.h"
 #include "supervisor/device_scheduler.h"
+#include "suites/plan_cases.h"
 #include "supervisor/run_progress.h"
+#include "protocol/worker_protocol.h"
 
 namespace flashscope::suites {
 namespace {

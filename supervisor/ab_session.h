@@ -17,8 +17,8 @@
 #include "analysis/ab_verdict.h"
 #include "reports/journal.h"
 #include "reports/plan.h"
-#include "suites/suite.h"
 #include "supervisor/device_selection.h"
+#include "suites/suite.h"
 
 namespace flashscope::suites {
 

@@ -9,11 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "reports/journal.h"
 #include "reports/text_safety.h"
-#include "suites/plan_cases.h"
-#include "suites/plugin_paths.h"
 #include "supervisor/ab_session.h"
 #include "supervisor/device_selection.h"
+#include "suites/plan_cases.h"
 #include "supervisor/planning.h"
+#include "suites/plugin_paths.h"
 #include "supervisor/run_journal.h"
 
 namespace flashscope::suites {

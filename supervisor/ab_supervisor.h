@@ -1,7 +1,7 @@
 // `flashscope ab SUITE --base OLD.so --new NEW.so` from the supervisor's side (docs/gating.md,
-// "flashscope ab"): resolve the two sides, have a worker plan both (supervisor/planning.h), open
-// one journal per side in the output folder, run worker sessions (supervisor/ab_session.h) until
-// every case of both sides is recorded, and write one report per side. Like `run`, it never touches
+// "flashscope ab"): resolve the two sides, have a worker plan both (supervisor/planning.h), open one
+// journal per side in the output folder, run worker sessions (supervisor/ab_session.h) until every
+// case of both sides is recorded, and write one report per side. Like `run`, it never touches
 // CUDA nor loads a plugin. The verdict is the caller's (analysis/ab_verdict.h), from the reports.
 //
 // A signal (SIGINT, SIGTERM, SIGHUP) stops it cleanly: the worker is killed, both reports are

@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "protocol/worker_process.h"
 #include "reports/devices.h"
 #include "supervisor/case_queue.h"
+#include "protocol/worker_process.h"
 
 namespace flashscope::suites {
 namespace {

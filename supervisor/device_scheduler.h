@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "protocol/worker_protocol.h"
 #include "reports/plan.h"
 #include "supervisor/device_selection.h"
+#include "protocol/worker_protocol.h"
 
 namespace flashscope::suites {
 

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "protocol/worker_process.h"
 #include "reports/text_safety.h"
+#include "protocol/worker_process.h"
 
 namespace flashscope::suites {
 namespace {

@@ -1,9 +1,9 @@
 // The parent of a run (`flashscope run`): resolves the plugins, has a worker plan the suite
-// (supervisor/planning.h), chooses the GPUs (supervisor/device_selection.h), writes the plan into
-// the journal (or checks it against the journal being resumed), runs the cases on one worker per
-// GPU and replaces one that faults or hangs (supervisor/device_scheduler.h), prints progress, and
-// writes the final report atomically. It never touches CUDA nor loads plugin code, so a kernel's or
-// a plugin's crash cannot take it down.
+// (supervisor/planning.h), chooses the GPUs (supervisor/device_selection.h), writes the plan into the
+// journal (or checks it against the journal being resumed), runs the cases on one worker per GPU
+// and replaces one that faults or hangs (supervisor/device_scheduler.h), prints progress, and writes
+// the final report atomically. It never touches CUDA nor loads plugin code, so a kernel's or a
+// plugin's crash cannot take it down.
 #pragma once
 
 #include <string>
@@ -25,12 +25,11 @@ struct SuperviseArgs {
   // Stop (killing the case in flight, which stays unrecorded) once the run has taken this long;
   // the report is then partial and the journal is kept for --resume. 0 = no limit.
   double deadline_s = 0;
-  // --sanitize=TOOL: after the run, rerun the cases under compute-sanitizer
-  // (supervisor/sanitize.h).
+  // --sanitize=TOOL: after the run, rerun the cases under compute-sanitizer (supervisor/sanitize.h).
   std::string sanitize_tool;
-  std::string shard;    // --shard K/N: only that part of the plan (suites/shard.h); "" = all
-  std::string devices;  // --devices all|0,2,3 (supervisor/device_selection.h); "" = CUDA's device 0
-  bool force = false;   // --force: run on GPUs of different models
+  std::string shard;       // --shard K/N: only that part of the plan (suites/shard.h); "" = all
+  std::string devices;     // --devices all|0,2,3 (supervisor/device_selection.h); "" = CUDA's device 0
+  bool force = false;      // --force: run on GPUs of different models
   std::string worker_exe;  // flashscope-worker (protocol/worker_process.h, FindWorker)
   std::string command_line;
   bool quiet = false;    // no per-case progress lines
