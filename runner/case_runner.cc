@@ -12,6 +12,7 @@
 #include "profiler/resources.h"
 #include "profiler/work_counters.h"
 #include "protocol/worker_protocol.h"
+#include "runner/case_phases.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
 #include "runner/trust_case.h"
@@ -43,16 +44,6 @@ namespace {
 
 using case_runner_internal::ContextIsLost;
 using case_runner_internal::Finish;
-
-verify::TolerancePolicy ToleranceFor(const Problem& problem, const suites::VerifySpec& spec) {
-  DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
-  verify::TolerancePolicy t = verify::DefaultTolerance(FamilyOf(problem), dtype);
-  if (spec.atol) t.atol = *spec.atol;
-  if (spec.rtol) t.rtol = *spec.rtol;
-  if (spec.baseline_factor) t.baseline_factor = *spec.baseline_factor;
-  if (spec.floor) t.floor = *spec.floor;
-  return t;
-}
 
 }  // namespace
 
@@ -137,42 +128,60 @@ void CaseRunner::Enter(const char* phase) {
   if (observer_) observer_(phase);
 }
 
+// One case of `flashscope run`: the phases of case_phases.h over CaseRunner's steps.
+class CaseRunner::SinglePhases : public CasePhases {
+ public:
+  SinglePhases(CaseRunner& runner, Case& k) : runner_(runner), k_(k) {}
+  bool Supports() override { return runner_.Supported(k_); }
+  bool Inputs() override {
+    auto ws = runner_.Inputs(k_.c->problem);
+    if (!ws.ok()) return runner_.EndByInputs(k_, ws.status());
+    runner_.Bind(k_, **ws);
+    return true;
+  }
+  bool Prepare() override { return runner_.Prepare(k_); }
+  bool Verify() override { return runner_.Verify(k_); }
+  // Timed also when verification failed: a developer wants both answers.
+  bool Measure() override { return runner_.Time(k_); }
+  void Complete() override { runner_.Complete(k_); }
+
+ private:
+  CaseRunner& runner_;
+  Case& k_;
+};
+
 reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
-  State& s = *state_;
   profiler::NvtxRange case_range("case " + c.key);
   Case k;
   k.c = &c;
   k.r = c.planned;
   k.start = std::chrono::steady_clock::now();
-  auto finish = [&](reports::CaseStatus status, std::string reason) {
-    Finish(k.r, k.start, status, std::move(reason));
-    return k.r;
-  };
+  SinglePhases phases(*this, k);
+  RunCasePhases(phases);
+  return k.r;
+}
 
+bool CaseRunner::Supported(Case& k) {
   Enter(phase::kSupports);
-  if (std::string why = c.kernel->Supports(c.problem, s.device.cc); !why.empty()) {
-    return finish(reports::CaseStatus::kSkipped, why);
+  if (std::string why = k.c->kernel->Supports(k.c->problem, state_->device.cc); !why.empty()) {
+    Finish(k.r, k.start, reports::CaseStatus::kSkipped, why);
+    return false;
   }
+  return true;
+}
+
+absl::StatusOr<verify::Workspace*> CaseRunner::Inputs(const Problem& problem) {
+  State& s = *state_;
   Enter(phase::kInputs);
-  {
-    profiler::NvtxRange range("inputs+reference");
-    auto ws = s.workspaces.For(c.problem, s.workspace_spec, s.stream);
-    if (!ws.ok()) {
-      if (absl::IsResourceExhausted(ws.status())) {
-        return finish(reports::CaseStatus::kSkipped, std::string(ws.status().message()));
-      }
-      context_lost_ = ContextIsLost();
-      return finish(reports::CaseStatus::kError,
-                    absl::StrCat("inputs/reference: ", ws.status().message()));
-    }
-    k.ws = *ws;
-  }
-  Bind(k, *k.ws);
-  if (!Prepare(k)) return k.r;
-  if (!Verify(k)) return k.r;
-  // Timed also when verification failed: a developer wants both answers.
-  if (!Time(k)) return k.r;
-  return Complete(k);
+  profiler::NvtxRange range("inputs+reference");
+  return s.workspaces.For(problem, s.workspace_spec, s.stream);
+}
+
+bool CaseRunner::EndByInputs(Case& k, const absl::Status& status) {
+  const Ending ending = InputsEnding(status);
+  if (ending.status == reports::CaseStatus::kError) context_lost_ = ContextIsLost();
+  Finish(k.r, k.start, ending.status, ending.reason);
+  return false;
 }
 
 void CaseRunner::Bind(Case& k, verify::Workspace& ws) {

@@ -27,7 +27,6 @@ CaseStatus VerifiedStatus(const reports::CaseResult& r) {
 }  // namespace
 
 PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observer) {
-  State& s = *state_;
   profiler::NvtxRange range("pair " + pair.base.key);
   const CaseToRun* runs[2] = {&pair.base, &pair.next};
   Case k[2];
@@ -59,25 +58,17 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
     }
   };
 
+  // The phases of a single case (runner/case_phases.h) for each side, but one workspace for both
+  // and the timing of the two together.
   for (int i = 0; i < 2; ++i) {
     side(i);
-    Enter(phase::kSupports);
-    if (std::string why = runs[i]->kernel->Supports(runs[i]->problem, s.device.cc); !why.empty()) {
-      end(i, CaseStatus::kSkipped, why);
-    }
+    live[i] = Supported(k[i]);
   }
   if (!live[0] && !live[1]) return result();
-  Enter(phase::kInputs);
-  auto ws = s.workspaces.For(pair.base.problem, s.workspace_spec, s.stream);
+  auto ws = Inputs(pair.base.problem);
   if (!ws.ok()) {
-    const bool too_big = absl::IsResourceExhausted(ws.status());
-    if (!too_big) context_lost_ = ContextIsLost();
     for (int i = 0; i < 2; ++i) {
-      if (live[i]) {
-        end(i, too_big ? CaseStatus::kSkipped : CaseStatus::kError,
-            too_big ? std::string(ws.status().message())
-                    : absl::StrCat("inputs/reference: ", ws.status().message()));
-      }
+      if (live[i]) live[i] = EndByInputs(k[i], ws.status());
     }
     return result();
   }
