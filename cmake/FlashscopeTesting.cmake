@@ -38,3 +38,19 @@ function(flashscope_write_gpu_test_list)
   list(JOIN tests "\n" text)
   file(WRITE ${PROJECT_BINARY_DIR}/gpu_tests.txt "${text}\n")
 endfunction()
+
+# flashscope_add_report_tests(PREFIX name...): the tests of a folder that builds on reports
+# (reports/, analysis/, render/): PREFIX_<name>_test from tests/<name>_test.cc with the sample
+# reports (FS_REPORTS_SAMPLES), linking the outputs (every one of those tests may print what it
+# checks), told where the committed test data (FS_REPORTS_TESTDATA) and runs (results/runs) are.
+function(flashscope_add_report_tests prefix)
+  foreach(t ${ARGN})
+    flashscope_add_test(${prefix}_${t}_test SOURCES tests/${t}_test.cc ${FS_REPORTS_SAMPLES}
+                        LIBS fs_render GTest::gmock)
+    if(TARGET ${prefix}_${t}_test)
+      target_compile_definitions(${prefix}_${t}_test PRIVATE
+                                 FS_REPORTS_TESTDATA="${FS_REPORTS_TESTDATA}"
+                                 FS_REPORTS_RUNS="${PROJECT_SOURCE_DIR}/results/runs")
+    endif()
+  endforeach()
+endfunction()

@@ -109,7 +109,7 @@ reports::Environment CaseRunner::DescribeEnvironment(bool measure_peaks) {
     profiler::NvtxRange range("measure peaks");
     auto peaks = profiler::MeasurePeaks(state_->stream);
     if (peaks.ok()) {
-      peaks_ = ToPeaks(*peaks);
+      peaks_ = *peaks;
     } else {
       peaks_.matmul_source = "not measured: " + std::string(peaks.status().message());
     }
