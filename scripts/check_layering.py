@@ -26,7 +26,8 @@ from pathlib import Path
 RULES = {
     "include/flashscope": ("the plugin C ABI (the SDK)", []),
     "common": ("header-only vocabulary: problems, kernel facts, ABI conversions, the metric "
-               "catalogue's table; element conversions (the one .cuh)", ["include/flashscope"]),
+               "catalogue's table, the timing policy, error statistics, measured peaks, closest "
+               "names; element conversions (the one .cuh)", ["include/flashscope"]),
     "common/tests": ("test helpers every folder's tests share (GoogleTest, CUDA)", ["common"]),
     "kernels": ("the kernels under test, peers, registry, ABI adapter, test plugin",
                 ["common", "include/flashscope"]),
