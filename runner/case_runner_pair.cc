@@ -65,6 +65,13 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
     live[i] = Supported(k[i]);
   }
   if (!live[0] && !live[1]) return result();
+  // The shared device state as the worker started (runner/case_isolation.h), as in Run().
+  if (absl::Status st = RestoreIsolation(); !st.ok()) {
+    for (int i = 0; i < 2; ++i) {
+      if (live[i]) live[i] = EndByIsolation(k[i], st);
+    }
+    return result();
+  }
   auto ws = Inputs(pair.base.problem);
   if (!ws.ok()) {
     for (int i = 0; i < 2; ++i) {
@@ -76,7 +83,7 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
     if (live[i]) Bind(k[i], **ws);
   }
   // Each side as a single case goes: its prepare(), then its launch on poisoned outputs verified,
-  // with the trust checks' GPU check of every input set.
+  // with the trust checks' sampled check (each side reads inputs no launch has read).
   for (int i = 0; i < 2 && !context_lost_; ++i) {
     if (!live[i]) continue;
     side(i);
@@ -134,7 +141,8 @@ bool CaseRunner::TimeInterleaved(Case (&k)[2], const PairToRun& pair,
   policy.log_ratio_noise_target = pair.log_ratio_noise_target;
   policy.seed = pair.seed;
   int announced = -1;  // tell only changes of side: a line per launch would be a line per sample
-  // The trust checks' launches (the current input set) and sample hooks, as Time() uses them.
+  // The trust checks. launches and sample hooks (fresh inputs, sampled checks), as Time() uses
+  // them.
   const profiler::SampleHooks hooks[2] = {k[0].trust->Hooks(), k[1].trust->Hooks()};
   profiler::PairTimingResult t =
       s.timer->TimePair(k[0].trust->launch(), k[1].trust->launch(), policy, hooks, [&](int side) {

@@ -34,12 +34,22 @@ class CheckLayering(unittest.TestCase):
 
     def test_outputs_may_not_include_kernels_or_profiler(self):
         self.assert_forbidden("cli/main.cc:kernels/registry.h", "cli/ may not depend on kernels/")
-        self.assert_forbidden("reports/report_json.cc:profiler/timing.h",
+        self.assert_forbidden("reports/journal.cc:profiler/timing.h",
                               "reports/ may not depend on profiler/")
         self.assert_forbidden("render/render_html.cc:kernels/registry.h",
                               "render/ may not depend on kernels/")
         self.assert_forbidden("viewer/app.cc:profiler/metric_catalogue.h",
                               "viewer/ may not depend on profiler/")
+
+    def test_the_report_layers_depend_one_way(self):
+        self.assert_forbidden("reports/journal.cc:analysis/gate.h",
+                              "reports/ may not depend on analysis/")
+        self.assert_forbidden("analysis/gate.cc:render/render.h",
+                              "analysis/ may not depend on render/")
+        self.assert_forbidden("protocol/worker_protocol.cc:supervisor/supervisor.h",
+                              "protocol/ may not depend on supervisor/")
+        self.assert_forbidden("supervisor/supervisor.cc:runner/case_runner.h",
+                              "supervisor/ may not depend on runner/")
 
     def test_the_supervisor_may_not_include_plugin_or_runner_code(self):
         self.assert_forbidden("suites/suite.cc:plugins/kernel.h", "suites/ may not depend on plugins/")
@@ -48,8 +58,7 @@ class CheckLayering(unittest.TestCase):
 
     def test_cpu_only_components_may_not_include_cuda(self):
         self.assert_forbidden("suites/suite.cc:<cuda_runtime.h>", "suites/ builds without CUDA")
-        self.assert_forbidden("reports/report_json.cc:<cupti_target.h>",
-                              "reports/ builds without CUDA")
+        self.assert_forbidden("reports/journal.cc:<cupti_target.h>", "reports/ builds without CUDA")
         self.assert_forbidden("analysis/summary.cc:<cuda_runtime.h>",
                               "analysis/ builds without CUDA")
         self.assert_forbidden("viewer/app.cc:<cuda.h>", "viewer/ builds without CUDA")
