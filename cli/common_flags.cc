@@ -87,4 +87,18 @@ std::string SuitesDir(const Args& args) {
   return InstalledDataDir(suites::ThisProgram()) + "/suites";  // <prefix>/share/flashscope/suites
 }
 
+void FillWorkerRunArgs(const Args& args, const std::string& suite_path,
+                       const std::string& worker_exe, suites::WorkerRunArgs* out) {
+  out->suite_path = suite_path;
+  out->kernels_filter = args.String("kernels");
+  out->metrics = args.String("metrics");
+  out->case_timeout_s = args.Double("case_timeout_s");
+  out->devices = args.String("devices");
+  out->force = args.Bool("force");
+  out->worker_exe = worker_exe;
+  out->command_line = args.command_line();
+  out->quiet = args.Bool("quiet");
+  out->dry_run = args.Bool("dry_run");
+}
+
 }  // namespace flashscope::cli

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/args.h"
+#include "supervisor/supervisor.h"
 
 namespace flashscope::cli {
 
@@ -33,5 +34,10 @@ bool UseColor(const Args& args);
 
 // The folder holding suite files: --suites_dir, else ./suites, else the source tree's.
 std::string SuitesDir(const Args& args);
+
+// What run and ab take alike, from their flags (--kernels, --metrics, --case_timeout_s,
+// --devices, --force, --quiet, --dry_run) and the command line; the suite and the worker as found.
+void FillWorkerRunArgs(const Args& args, const std::string& suite_path,
+                       const std::string& worker_exe, suites::WorkerRunArgs* out);
 
 }  // namespace flashscope::cli

@@ -1,6 +1,6 @@
 #include "suites/suite.h"
 
-#include "suites/closest_names.h"
+#include "common/closest_names.h"
 
 #include <algorithm>
 #include <filesystem>

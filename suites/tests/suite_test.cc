@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "suites/closest_names.h"
+#include "common/closest_names.h"
 
 namespace flashscope::suites {
 namespace {
@@ -235,6 +235,7 @@ TEST(SuiteTest, ResolveSuitePathListsKnownSuites) {
 TEST(ClosestNamesTest, RanksByEditDistance) {
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
   EXPECT_EQ(EditDistance("", "abc"), 3u);
+  EXPECT_EQ(EditDistance("same", "same"), 0u);
   auto c =
       ClosestNames("attn.a01_scalr", {"gemm.g01_naive", "attn.a01_scalar", "attn.a02_smem"}, 2);
   ASSERT_EQ(c.size(), 2u);
