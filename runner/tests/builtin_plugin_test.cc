@@ -101,28 +101,46 @@ TEST(BuiltinPlugin, TestKernelsAreAPluginFile) {
                                            "test.cheat_side_stream",
                                            "test.cheat_side_stream_async",
                                            "test.cheat_fp16_accum",
-                                           "test.cheat_host_copy",
-                                           "test.bug_grid_floor",
-                                           "test.bug_key_tile_floor",
-                                           "test.bug_causal_diagonal",
-                                           "test.bug_stale_rescale",
-                                           "test.bug_ldmatrix_trans",
-                                           "test.bug_fp16_accumulate"}));
+                                           "test.cheat_host_copy"}));
   EXPECT_FALSE(set.Find("test.oob_write")->info().idempotent);
   // It can sit beside the built-in kernels: no id is offered twice.
   EXPECT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
 }
 
+// The demo plugin is a plugin file of its own, not the test plugin: its planted-bug kernels are
+// ordinary kernels (no test-only flag), since users run them through the installed demo suite.
+TEST(BuiltinPlugin, DemoKernelsAreAPluginFileOfTheirOwn) {
+  plugins::PluginSet set;
+  const std::string path =
+      std::string(FLASHSCOPE_PLUGIN_BUILD_DIR) + "/libflashscope_demo_kernels.so";
+  absl::Status s = set.Load(path);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(set.plugins()[0].name, "flashscope-demo-kernels");
+  std::vector<std::string> ids;
+  for (const plugins::Kernel* k : set.kernels()) {
+    ids.push_back(k->info().id);
+    EXPECT_FALSE(k->info().test_only) << k->info().id;
+  }
+  EXPECT_EQ(ids, (std::vector<std::string>{"demo.bug_grid_floor", "demo.bug_key_tile_floor",
+                                           "demo.bug_causal_diagonal", "demo.bug_stale_rescale",
+                                           "demo.bug_ldmatrix_trans",
+                                           "demo.bug_fp16_accumulate"}));
+  // It sits beside the built-in kernels and the test plugin: no id is offered twice.
+  EXPECT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
+  EXPECT_TRUE(set.Load(std::string(FLASHSCOPE_PLUGIN_BUILD_DIR) + "/libfs_test_kernels.so").ok());
+}
+
 // The demo suite (suites/demo.json, docs/heatmaps.md) plans a10 and its six bug variants from the
-// test plugin on both problems, and every case can run on an H100/H200 except fp16 accumulation
+// demo plugin on both problems, and every case can run on an H100/H200 except fp16 accumulation
 // on the bf16 problem, which says why.
 TEST(BuiltinPlugin, DemoSuitePlansA10BesideItsBugVariants) {
   plugins::PluginSet set;
   ASSERT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
-  ASSERT_TRUE(set.Load(std::string(FLASHSCOPE_PLUGIN_BUILD_DIR) + "/libfs_test_kernels.so").ok());
+  ASSERT_TRUE(
+      set.Load(std::string(FLASHSCOPE_PLUGIN_BUILD_DIR) + "/libflashscope_demo_kernels.so").ok());
   auto suite = suites::LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/demo.json");
   ASSERT_TRUE(suite.ok()) << suite.status();
-  EXPECT_EQ(suite->plugins, std::vector<std::string>{"fs_test_kernels"});
+  EXPECT_EQ(suite->plugins, std::vector<std::string>{"flashscope_demo_kernels"});
   auto plan = MakePlan({&*suite, "sha", &set, "", "", {}});
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->cases.size(), 14u);
@@ -131,11 +149,11 @@ TEST(BuiltinPlugin, DemoSuitePlansA10BesideItsBugVariants) {
     const plugins::Kernel* k = set.Find(c.kernel_id);
     ASSERT_NE(k, nullptr) << c.key;
     const bool a10 = c.kernel_id == "attn.a10_fa2";
-    EXPECT_TRUE(a10 || c.kernel_id.rfind("test.bug_", 0) == 0) << c.key;
-    EXPECT_EQ(k->info().test_only, !a10) << c.key;
+    EXPECT_TRUE(a10 || c.kernel_id.rfind("demo.bug_", 0) == 0) << c.key;
+    EXPECT_FALSE(k->info().test_only) << c.key;
     bugs += !a10;
     const std::string why = k->Supports(c.problem, /*device_sm=*/90);
-    if (c.kernel_id == "test.bug_fp16_accumulate" &&
+    if (c.kernel_id == "demo.bug_fp16_accumulate" &&
         std::get<AttentionProblem>(c.problem).dtype == DType::kBF16) {
       EXPECT_NE(why.find("fp16 only"), std::string::npos) << why;
     } else {
