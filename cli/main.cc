@@ -16,8 +16,8 @@
 namespace flashscope::cli {
 
 std::vector<Command> AllCommands() {
-  return {ListCommand(),    RunCommand(),  AbCommand(),     MergeCommand(),  ShowCommand(),
-          CompareCommand(), GateCommand(), RenderCommand(), MetricsCommand()};
+  return {ListCommand(),    RunCommand(),  AbCommand(),     MergeCommand(),   ShowCommand(),
+          CompareCommand(), GateCommand(), RenderCommand(), MetricsCommand(), NewPluginCommand()};
 }
 
 namespace {
@@ -30,7 +30,7 @@ std::string GlobalHelp(const std::vector<Command>& commands) {
       "       flashscope --version\n\ncommands:\n";
   for (const Command& c : commands) {
     if (c.hidden) continue;
-    absl::StrAppend(&out, absl::StrFormat("  %-8s %s\n", c.name, c.summary));
+    absl::StrAppend(&out, absl::StrFormat("  %-10s %s\n", c.name, c.summary));
   }
   out +=
       "\nexit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression\n"

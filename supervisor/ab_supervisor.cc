@@ -9,11 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "reports/journal.h"
 #include "reports/text_safety.h"
+#include "suites/plan_cases.h"
+#include "suites/plugin_paths.h"
 #include "supervisor/ab_session.h"
 #include "supervisor/device_selection.h"
-#include "suites/plan_cases.h"
 #include "supervisor/planning.h"
-#include "suites/plugin_paths.h"
 #include "supervisor/run_journal.h"
 
 namespace flashscope::suites {
@@ -52,7 +52,7 @@ class StopSignals {
 };
 
 AbOutcome Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "flashscope ab: %s\n", reports::text::TerminalSafe(message).c_str());
+  std::fprintf(stderr, "flashscope ab: %s\n", reports::text::TerminalSafeLines(message).c_str());
   AbOutcome r;
   r.exit_code = code;
   if (code == kExitCannotTest) r.cannot_test = message;

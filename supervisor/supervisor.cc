@@ -7,11 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "reports/journal.h"
 #include "reports/text_safety.h"
+#include "suites/plan_cases.h"
+#include "suites/plugin_paths.h"
 #include "supervisor/device_scheduler.h"
 #include "supervisor/device_selection.h"
-#include "suites/plan_cases.h"
 #include "supervisor/planning.h"
-#include "suites/plugin_paths.h"
 #include "supervisor/run_journal.h"
 #include "supervisor/run_progress.h"
 #include "supervisor/sanitize.h"
@@ -22,10 +22,32 @@ namespace {
 
 SuperviseResult Fail(int code, const std::string& message) {
   // Messages quote paths and plugins' strings: shown inert.
-  std::fprintf(stderr, "flashscope run: %s\n", reports::text::TerminalSafe(message).c_str());
+  std::fprintf(stderr, "flashscope run: %s\n", reports::text::TerminalSafeLines(message).c_str());
   SuperviseResult r;
   r.exit_code = code;
   return r;
+}
+
+// A word as a POSIX shell reads it back: bare when it is plain, else in single quotes.
+std::string ShellWord(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_-./:=,+@%") == std::string::npos;
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The command that plans what this run would have run, with the user's own --plugin, --kernels
+// and --shard (without them the plan would differ, or fail to find the kernels).
+std::string DryRunCommand(const SuperviseArgs& args) {
+  std::string out = "flashscope run " + ShellWord(args.suite_path);
+  if (!args.kernels_filter.empty())
+    absl::StrAppend(&out, " --kernels ", ShellWord(args.kernels_filter));
+  for (const auto& p : args.plugins) absl::StrAppend(&out, " --plugin ", ShellWord(p));
+  if (!args.shard.empty()) absl::StrAppend(&out, " --shard ", ShellWord(args.shard));
+  return out + " --dry_run";
 }
 
 // The plan, made by a worker; exit code 2 and a message when it cannot be made.
@@ -33,7 +55,8 @@ absl::StatusOr<protocol::PlanningResult> Plan(const SuperviseArgs& args, const S
   auto plugins =
       ResolvePlugins(PluginSourcesFromEnvironment(suite.plugins, args.plugins, args.worker_exe));
   if (!plugins.ok()) return plugins.status();
-  PlanRequest request{args.worker_exe, args.suite_path, *plugins, args.kernels_filter, args.shard};
+  PlanRequest request{args.worker_exe,     args.suite_path, *plugins,
+                      args.kernels_filter, args.shard,      args.dry_run};
   return PlanInWorker(request);
 }
 
@@ -151,7 +174,7 @@ SuperviseResult FinalReport(const RunContext& run, const std::string& out_path) 
 SuperviseResult DryRun(const SuperviseArgs& args, const DeviceSelection& selection,
                        const protocol::PlanningResult& planned) {
   SuperviseResult r;
-  std::printf("%s", RenderPlan(planned.plan).c_str());
+  std::printf("%s", RenderPlan(planned.plan, planned.refusals).c_str());
   if (!planned.device.usable) {
     std::printf("device: none usable: %s%s\n", planned.device.reason.c_str(),
                 selection.given ? " (so --devices cannot be checked here)" : "");
@@ -209,8 +232,8 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   if (args.dry_run) return DryRun(args, *selection, *planned);
   if (!planned->device.usable) {
     return Fail(2, absl::StrCat("no usable GPU: ", planned->device.reason,
-                                ". Nothing was run and no journal was written; `flashscope run ",
-                                args.suite_path, " --dry_run` shows the plan without a GPU"));
+                                ". Nothing was run and no journal was written; `",
+                                DryRunCommand(args), "` shows the plan without a GPU"));
   }
   RunContext run;
   auto devices = ChooseRunDevices(args, *selection, *planned);

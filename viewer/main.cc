@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "analysis/gate.h"
+#include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
 #include "viewer/screenshot.h"
 #include "viewer/session.h"
 #include "viewer/viewer_state.h"
@@ -40,7 +41,7 @@ struct Options {
 };
 
 constexpr const char* kUsage =
-    "usage: flashscope-view REPORT.json [MORE.json...]\n"
+    "usage: flashscope-view REPORT.json [MORE.json...]   (or --version, --help)\n"
     "         [--screenshot FILE.png --view results|case|ladder|compare|roofline|errors\n"
     "          [--case INDEX|KEY|KERNEL_ID] [--heatmap KIND] [--size WxH] [--frame-stats N]]\n"
     "         [--policy GATE_POLICY.json]\n"
@@ -62,6 +63,9 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* err) {
     };
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--version") {
+      std::printf("flashscope-view %s (git %s)\n", FLASHSCOPE_VERSION, FLASHSCOPE_GIT_REVISION);
       std::exit(0);
     } else if (a == "--screenshot") {
       const char* v = value("--screenshot");
