@@ -145,7 +145,8 @@ std::vector<ProjectFile> PluginProjectFiles(const PluginProject& p) {
       {"@ID@", KernelId(p)},
       {"@SHORT@", p.attention ? "attn" : "gemm"},
       {"@VERSION@", major_minor},
-      {"@FAMILY@", p.attention ? "attention_fwd" : "gemm"}};
+      {"@FAMILY@", p.attention ? "attention_fwd" : "gemm"},
+      {"@ABI_FAMILY@", p.attention ? "ATTENTION_FWD" : "GEMM"}};
   for (ProjectFile& f : files) {
     absl::StrReplaceAll(fill, &f.path);
     absl::StrReplaceAll(fill, &f.text);

@@ -1,8 +1,8 @@
 // `flashscope new-plugin NAME`: the files of a minimal plugin project that builds against the
 // installed package (find_package(flashscope)), with one correct kernel of a family, a suite that
 // loads it, a CPU test of its kernel table and a README (docs/plugins.md, "From scratch").
-// Text generation only: cmd_new_plugin.cc writes the files; the CUDA sources are in
-// new_plugin_cuda.cc, the Python ones in new_plugin_python.cc.
+// Text generation only: cmd_new_plugin.cc writes the files; the kernels, CMake files and tests
+// come from the template files of cli/plugin_templates/ (new_plugin_files.cc).
 #pragma once
 
 #include <string>
@@ -39,8 +39,8 @@ std::vector<ProjectFile> PluginProjectFiles(const PluginProject& p);
 // that nothing of a user's is overwritten); on a failure midway, nothing is left behind.
 absl::Status WritePluginProject(const std::string& folder, const std::vector<ProjectFile>& files);
 
-// The parts of each kind of project (new_plugin_cuda.cc, new_plugin_python.cc), with @NAME@,
-// @ID@, @VERSION@ (major.minor) and @FAMILY@ still in them.
+// The kernel, CMake and test files of each kind of project (new_plugin_files.cc), with @NAME@,
+// @ID@, @VERSION@ (major.minor), @FAMILY@ and @ABI_FAMILY@ still in them.
 std::vector<ProjectFile> CudaProjectTemplates(bool attention);
 std::vector<ProjectFile> PythonProjectTemplates(bool attention);
 

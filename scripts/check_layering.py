@@ -28,7 +28,7 @@ RULES = {
     "common": ("header-only vocabulary: problems, kernel facts, ABI conversions, the metric "
                "catalogue's table; element conversions (the one .cuh)", ["include/flashscope"]),
     "common/tests": ("test helpers every folder's tests share (GoogleTest, CUDA)", ["common"]),
-    "kernels": ("the kernels under test, peers, registry, ABI adapter, test plugin",
+    "kernels": ("the kernels under test, peers, registry, ABI adapter, test and demo plugins",
                 ["common", "include/flashscope"]),
     "kernels/perf": ("hand-built tuning harnesses (nvcc, outside CMake)", ["kernels", "common"]),
     "plugins": ("the plugin host: dlopen, validation, the kernel view",
