@@ -81,12 +81,16 @@ absl::Status FolderGiven(const std::string& path, const std::string& origin) {
 }
 
 // The file an entry names: a path (it has a '/', or it is a command-line or environment entry
-// that exists in the current folder: `--plugin my.so`), else a bare name looked up.
+// naming a file in the current folder: `--plugin my.so`), else a bare name looked up. A folder
+// of that name here (a plugin's source folder, say) does not hide an installed plugin; only when
+// none is found is it named as the folder it is.
 absl::StatusOr<std::string> EntryPath(const std::string& entry, const std::string& origin,
                                       bool from_suite, const PluginSources& sources) {
   std::error_code ec;
-  if (entry.find('/') == std::string::npos && (from_suite || !fs::exists(entry, ec))) {
-    return FindBareName(entry, origin, sources);
+  if (entry.find('/') == std::string::npos && (from_suite || !fs::is_regular_file(entry, ec))) {
+    auto found = FindBareName(entry, origin, sources);
+    if (found.ok() || from_suite || !fs::is_directory(entry, ec)) return found;
+    return FolderGiven(entry, origin);
   }
   if (fs::is_directory(entry, ec)) return FolderGiven(entry, origin);
   if (!fs::is_regular_file(entry, ec)) {

@@ -170,12 +170,18 @@ TEST_F(PluginPaths, AFolderIsRefusedAsAFolder) {
   EXPECT_NE(m.find("build/libmine.so"), std::string::npos) << m;
   EXPECT_EQ(m.find("notes.txt"), std::string::npos) << m;
   InFolder(root_, [&] {
-    s.command_line = {"user"};  // exists here: a path, and a folder
+    s.command_line = {"user"};  // a folder here, and no installed plugin of that name
     got = ResolvePlugins(s);
     ASSERT_FALSE(got.ok());
     m = std::string(got.status().message());
     EXPECT_NE(m.find("plugin user (--plugin) is a folder"), std::string::npos) << m;
     EXPECT_NE(m.find("libmine.so"), std::string::npos) << m;
+    // A folder named like an installed plugin (its source folder) does not hide the plugin.
+    fs::create_directories(root_ / "mine");
+    s.command_line = {"mine"};
+    got = ResolvePlugins(s);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, std::vector<std::string>{P("install/lib/flashscope/plugins/libmine.so")});
   });
 }
 
