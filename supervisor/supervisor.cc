@@ -11,6 +11,7 @@
 #include "suites/plugin_paths.h"
 #include "supervisor/device_scheduler.h"
 #include "supervisor/device_selection.h"
+#include "supervisor/dry_run_command.h"
 #include "supervisor/planning.h"
 #include "supervisor/run_journal.h"
 #include "supervisor/run_progress.h"
@@ -28,26 +29,12 @@ SuperviseResult Fail(int code, const std::string& message) {
   return r;
 }
 
-// A word as a POSIX shell reads it back: bare when it is plain, else in single quotes.
-std::string ShellWord(const std::string& word) {
-  const bool plain = !word.empty() && word.find_first_not_of(
-                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                          "0123456789_-./:=,+@%") == std::string::npos;
-  if (plain) return word;
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// The command that plans what this run would have run, with the user's own --plugin, --kernels
-// and --shard (without them the plan would differ, or fail to find the kernels).
-std::string DryRunCommand(const SuperviseArgs& args) {
-  std::string out = "flashscope run " + ShellWord(args.suite_path);
-  if (!args.kernels_filter.empty())
-    absl::StrAppend(&out, " --kernels ", ShellWord(args.kernels_filter));
-  for (const auto& p : args.plugins) absl::StrAppend(&out, " --plugin ", ShellWord(p));
-  if (!args.shard.empty()) absl::StrAppend(&out, " --shard ", ShellWord(args.shard));
-  return out + " --dry_run";
+// The flags that shape the plan, as the user gave them (for the dry-run command a refusal names).
+std::vector<std::pair<std::string, std::string>> UsersPlanFlags(const SuperviseArgs& args) {
+  std::vector<std::pair<std::string, std::string>> flags = {{"--kernels", args.kernels_filter}};
+  for (const auto& p : args.plugins) flags.emplace_back("--plugin", p);
+  flags.emplace_back("--shard", args.shard);
+  return flags;
 }
 
 // The plan, made by a worker; exit code 2 and a message when it cannot be made.
@@ -233,7 +220,8 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   if (!planned->device.usable) {
     return Fail(2, absl::StrCat("no usable GPU: ", planned->device.reason,
                                 ". Nothing was run and no journal was written; `",
-                                DryRunCommand(args), "` shows the plan without a GPU"));
+                                DryRunCommand("run", args.suite_path, UsersPlanFlags(args)),
+                                "` shows the plan without a GPU"));
   }
   RunContext run;
   auto devices = ChooseRunDevices(args, *selection, *planned);
