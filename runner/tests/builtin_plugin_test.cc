@@ -6,6 +6,7 @@
 #include "kernels/abi_adapter.h"
 #include "kernels/registry.h"
 #include "plugins/plugin_set.h"
+#include "runner/kernel_listing.h"
 #include "runner/planner.h"
 #include "suites/suite.h"
 
@@ -87,24 +88,34 @@ TEST(BuiltinPlugin, TestKernelsAreAPluginFile) {
     ids.push_back(k->info().id);
     EXPECT_TRUE(k->info().test_only) << k->info().id;
   }
-  EXPECT_EQ(ids, (std::vector<std::string>{"test.oob_write",
-                                           "test.infinite_loop",
-                                           "test.nan_output",
-                                           "test.half_output",
-                                           "test.a10_slow3",
-                                           "test.a10_slow5",
-                                           "test.a10_slow10",
-                                           "test.cheat_cache_output",
-                                           "test.cheat_cache_inputs",
-                                           "test.cheat_when_poisoned",
-                                           "test.cheat_first_full",
-                                           "test.cheat_side_stream",
-                                           "test.cheat_side_stream_async",
-                                           "test.cheat_fp16_accum",
-                                           "test.cheat_host_copy"}));
+  EXPECT_EQ(ids,
+            (std::vector<std::string>{
+                "test.oob_write", "test.infinite_loop", "test.nan_output", "test.half_output",
+                "test.a10_slow3", "test.a10_slow5", "test.a10_slow10", "test.cheat_cache_output",
+                "test.cheat_cache_inputs", "test.cheat_when_poisoned", "test.cheat_first_full",
+                "test.cheat_side_stream", "test.cheat_side_stream_async", "test.cheat_fp16_accum",
+                "test.cheat_host_copy"}));
   EXPECT_FALSE(set.Find("test.oob_write")->info().idempotent);
   // It can sit beside the built-in kernels: no id is offered twice.
   EXPECT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
+}
+
+// `flashscope list` asks every dtype of the ABI: the bf16 GEMM rungs say bf16 (issue 25: g06 was
+// listed as fp16-only, having never been asked about bf16).
+TEST(BuiltinPlugin, TheListingAsksAboutEveryDtype) {
+  plugins::PluginSet set;
+  ASSERT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
+  for (const char* id : {"gemm.g04_mma", "gemm.g06_tma_ws"}) {
+    ASSERT_NE(set.Find(id), nullptr) << id;
+    const bool bf16 = set.Find(id)->Supports(GemmProblem{1000, 17, 333, DType::kBF16}).empty();
+    const Listing listing = ListKernels(set, {false, id, false, -1});
+    const size_t line = listing.text.find("supports: ");
+    ASSERT_NE(line, std::string::npos) << listing.text;
+    const std::string supports = listing.text.substr(line, listing.text.find('\n', line) - line);
+    EXPECT_EQ(supports.find("bf16") != std::string::npos, bf16) << id << ": " << supports;
+    if (std::string(id) == "gemm.g06_tma_ws") EXPECT_TRUE(bf16) << "g06 runs bf16 (README)";
+    EXPECT_TRUE(listing.unmatched.empty());
+  }
 }
 
 // The demo plugin is a plugin file of its own, not the test plugin: its planted-bug kernels are
@@ -123,8 +134,7 @@ TEST(BuiltinPlugin, DemoKernelsAreAPluginFileOfTheirOwn) {
   }
   EXPECT_EQ(ids, (std::vector<std::string>{"demo.bug_grid_floor", "demo.bug_key_tile_floor",
                                            "demo.bug_causal_diagonal", "demo.bug_stale_rescale",
-                                           "demo.bug_ldmatrix_trans",
-                                           "demo.bug_fp16_accumulate"}));
+                                           "demo.bug_ldmatrix_trans", "demo.bug_fp16_accumulate"}));
   // It sits beside the built-in kernels and the test plugin: no id is offered twice.
   EXPECT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
   EXPECT_TRUE(set.Load(std::string(FLASHSCOPE_PLUGIN_BUILD_DIR) + "/libfs_test_kernels.so").ok());
