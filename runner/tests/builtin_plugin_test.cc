@@ -88,13 +88,40 @@ TEST(BuiltinPlugin, TestKernelsAreAPluginFile) {
     ids.push_back(k->info().id);
     EXPECT_TRUE(k->info().test_only) << k->info().id;
   }
-  EXPECT_EQ(ids,
-            (std::vector<std::string>{
-                "test.oob_write", "test.infinite_loop", "test.nan_output", "test.half_output",
-                "test.a10_slow3", "test.a10_slow5", "test.a10_slow10", "test.cheat_cache_output",
-                "test.cheat_cache_inputs", "test.cheat_when_poisoned", "test.cheat_first_full",
-                "test.cheat_side_stream", "test.cheat_side_stream_async", "test.cheat_fp16_accum",
-                "test.cheat_host_copy"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"test.oob_write",
+                                           "test.infinite_loop",
+                                           "test.nan_output",
+                                           "test.half_output",
+                                           "test.a10_slow3",
+                                           "test.a10_slow5",
+                                           "test.a10_slow10",
+                                           "test.cheat_cache_output",
+                                           "test.cheat_cache_inputs",
+                                           "test.cheat_when_poisoned",
+                                           "test.cheat_first_full",
+                                           "test.cheat_side_stream",
+                                           "test.cheat_side_stream_async",
+                                           "test.honest_after_side_stream_async",
+                                           "test.cheat_fp16_accum",
+                                           "test.cheat_host_copy",
+                                           "test.cheat_content_cache",
+                                           "test.honest_after_content_cache",
+                                           "test.cheat_pointer_cache",
+                                           "test.cheat_sequence",
+                                           "test.cheat_deferred",
+                                           "test.honest_after_deferred",
+                                           "test.cheat_host_thread",
+                                           "test.honest_after_host_thread",
+                                           "test.cheat_l2_persist",
+                                           "test.honest_after_l2_persist",
+                                           "test.cheat_write_inputs",
+                                           "test.honest_after_write_inputs",
+                                           "test.cheat_write_reference",
+                                           "test.honest_after_write_reference",
+                                           "test.cheat_oob_write",
+                                           "test.honest_after_oob_write",
+                                           "test.cheat_partial_fp16",
+                                           "test.cheat_tiny_zero"}));
   EXPECT_FALSE(set.Find("test.oob_write")->info().idempotent);
   // It can sit beside the built-in kernels: no id is offered twice.
   EXPECT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
