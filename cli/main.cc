@@ -18,9 +18,10 @@
 namespace flashscope::cli {
 
 std::vector<Command> AllCommands() {
-  std::vector<Command> all = {
-      ListCommand(),    RunCommand(),  AbCommand(),     MergeCommand(),   ShowCommand(),
-      CompareCommand(), GateCommand(), RenderCommand(), MetricsCommand(), HistoryGroupCommand()};
+  std::vector<Command> all = {ListCommand(),         RunCommand(),      AbCommand(),
+                              MergeCommand(),        ShowCommand(),     CompareCommand(),
+                              GateCommand(),         RenderCommand(),   MetricsCommand(),
+                              HistoryGroupCommand(), NewPluginCommand()};
   // The subcommands are reached as "history SUB" (JoinSubcommand); the group lists them.
   for (Command c : {HistoryAddCommand(), HistoryShowCommand(), HistoryChangesCommand(),
                     HistoryBisectCommand()}) {
@@ -40,7 +41,7 @@ std::string GlobalHelp(const std::vector<Command>& commands) {
       "       flashscope --version\n\ncommands:\n";
   for (const Command& c : commands) {
     if (c.hidden) continue;
-    absl::StrAppend(&out, absl::StrFormat("  %-8s %s\n", c.name, c.summary));
+    absl::StrAppend(&out, absl::StrFormat("  %-10s %s\n", c.name, c.summary));
   }
   out +=
       "\nexit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression\n"

@@ -29,7 +29,7 @@ RULES = {
                "catalogue's table, the timing policy, error statistics, measured peaks, closest "
                "names; element conversions (the one .cuh)", ["include/flashscope"]),
     "common/tests": ("test helpers every folder's tests share (GoogleTest, CUDA)", ["common"]),
-    "kernels": ("the kernels under test, peers, registry, ABI adapter, test plugin",
+    "kernels": ("the kernels under test, peers, registry, ABI adapter, test and demo plugins",
                 ["common", "include/flashscope"]),
     "kernels/perf": ("hand-built tuning harnesses (nvcc, outside CMake)", ["kernels", "common"]),
     "plugins": ("the plugin host: dlopen, validation, the kernel view",

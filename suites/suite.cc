@@ -110,8 +110,15 @@ absl::StatusOr<bool> BoolValue(const Json& v, const std::string& path, const std
 }
 
 // "plugins": files the suite's kernels come from. A path with a '/' is relative to the suite
-// file's folder (so a suite and its plugin move together); a bare name stays bare, to be looked
-// up where plugins are installed (suites/plugin_paths.h).
+// file's folder (so a suite and its plugin move together), and stays a path when that folder is
+// "" ("./x.so", not the bare name "x.so"); a bare name stays bare, to be looked up where plugins
+// are installed (suites/plugin_paths.h).
+std::string PluginEntryPath(const std::filesystem::path& folder, const std::string& entry) {
+  if (entry.find('/') == std::string::npos || entry[0] == '/') return entry;
+  const std::filesystem::path joined = (folder / entry).lexically_normal();
+  return (joined.has_parent_path() ? joined : std::filesystem::path(".") / joined).string();
+}
+
 absl::Status ReadPlugins(const Json& j, const std::string& path, std::vector<std::string>* out) {
   if (!j.contains("plugins")) return absl::OkStatus();
   const Json& list = j["plugins"];
@@ -122,11 +129,9 @@ absl::Status ReadPlugins(const Json& j, const std::string& path, std::vector<std
   for (size_t i = 0; i < list.size(); ++i) {
     if (!list[i].is_string() || list[i].get<std::string>().empty()) {
       return Bad(path, absl::StrCat("suite.plugins[", i, "]"),
-                 "expected a plugin file (a path, or a bare name such as \"fs_test_kernels\")");
+                 "expected a plugin file (a path, or a bare name such as \"my_kernels\")");
     }
-    const std::string entry = list[i].get<std::string>();
-    const bool bare = entry.find('/') == std::string::npos;
-    out->push_back(bare || entry[0] == '/' ? entry : (folder / entry).lexically_normal().string());
+    out->push_back(PluginEntryPath(folder, list[i].get<std::string>()));
   }
   return absl::OkStatus();
 }

@@ -12,6 +12,7 @@
 #include "suites/plugin_paths.h"
 #include "supervisor/device_scheduler.h"
 #include "supervisor/device_selection.h"
+#include "supervisor/dry_run_command.h"
 #include "supervisor/planning.h"
 #include "supervisor/run_journal.h"
 #include "supervisor/run_progress.h"
@@ -23,10 +24,18 @@ namespace {
 
 SuperviseResult Fail(int code, const std::string& message) {
   // Messages quote paths and plugins' strings: shown inert.
-  std::fprintf(stderr, "flashscope run: %s\n", reports::text::TerminalSafe(message).c_str());
+  std::fprintf(stderr, "flashscope run: %s\n", reports::text::TerminalSafeLines(message).c_str());
   SuperviseResult r;
   r.exit_code = code;
   return r;
+}
+
+// The flags that shape the plan, as the user gave them (for the dry-run command a refusal names).
+std::vector<std::pair<std::string, std::string>> UsersPlanFlags(const SuperviseArgs& args) {
+  std::vector<std::pair<std::string, std::string>> flags = {{"--kernels", args.kernels_filter}};
+  for (const auto& p : args.plugins) flags.emplace_back("--plugin", p);
+  flags.emplace_back("--shard", args.shard);
+  return flags;
 }
 
 // The plan, made by a worker; exit code 2 and a message when it cannot be made.
@@ -34,7 +43,8 @@ absl::StatusOr<protocol::PlanningResult> Plan(const SuperviseArgs& args, const S
   auto plugins =
       ResolvePlugins(PluginSourcesFromEnvironment(suite.plugins, args.plugins, args.worker_exe));
   if (!plugins.ok()) return plugins.status();
-  PlanRequest request{args.worker_exe, args.suite_path, *plugins, args.kernels_filter, args.shard};
+  PlanRequest request{args.worker_exe,     args.suite_path, *plugins,
+                      args.kernels_filter, args.shard,      args.dry_run};
   return PlanInWorker(request);
 }
 
@@ -156,7 +166,7 @@ SuperviseResult FinalReport(const RunContext& run, const std::string& out_path,
 SuperviseResult DryRun(const SuperviseArgs& args, const DeviceSelection& selection,
                        const protocol::PlanningResult& planned) {
   SuperviseResult r;
-  std::printf("%s", RenderPlan(planned.plan).c_str());
+  std::printf("%s", RenderPlan(planned.plan, planned.refusals).c_str());
   if (!planned.device.usable) {
     std::printf("device: none usable: %s%s\n", planned.device.reason.c_str(),
                 selection.given ? " (so --devices cannot be checked here)" : "");
@@ -212,8 +222,9 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   if (args.dry_run) return DryRun(args, *selection, *planned);
   if (!planned->device.usable) {
     return Fail(2, absl::StrCat("no usable GPU: ", planned->device.reason,
-                                ". Nothing was run and no journal was written; `flashscope run ",
-                                args.suite_path, " --dry_run` shows the plan without a GPU"));
+                                ". Nothing was run and no journal was written; `",
+                                DryRunCommand("run", args.suite_path, UsersPlanFlags(args)),
+                                "` shows the plan without a GPU"));
   }
   // The journal is read once before the run (a resumed one: its GPUs, its plan, what is done) and
   // once after it (the workers' results), again only after a sanitizer pass appended to it.

@@ -30,6 +30,14 @@ TEST(SuiteTest, PluginsAreRelativeToTheSuiteFileUnlessBare) {
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->plugins, (std::vector<std::string>{"suites/mine/libmine.so", "suites/lib/x.so",
                                                   "/abs/y.so", "fs_test_kernels"}));
+  // A suite file named without a folder (run from its own folder): "./x.so" and "./mod.py" stay
+  // paths, to that folder, instead of becoming bare names looked up among installed plugins.
+  auto here = ParseSuite(
+      Minimal(R"(, "plugins": ["./x.so", "./mod.py", "sub/../y.so", "sub/z.so", "bare"])"),
+      "plug.json");
+  ASSERT_TRUE(here.ok()) << here.status();
+  EXPECT_EQ(here->plugins,
+            (std::vector<std::string>{"./x.so", "./mod.py", "./y.so", "sub/z.so", "bare"}));
   EXPECT_NE(ErrorOf(Minimal(R"(, "plugins": "x.so")")).find("suite.plugins: expected a list"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Minimal(R"(, "plugins": [""])")).find("suite.plugins[0]"), std::string::npos);
