@@ -1,21 +1,21 @@
-// `flashscope ab`: two builds of the same kernels in one session (supervisor/ab_supervisor.h), judged
-// like `gate` on their interleaved samples (analysis/ab_verdict.h; docs/gating.md says why).
+// `flashscope ab`: two builds of the same kernels in one session (supervisor/ab_supervisor.h),
+// judged like `gate` on their interleaved samples (analysis/ab_verdict.h; docs/gating.md says why).
 #include <cstdio>
 #include <random>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "analysis/ab_verdict.h"
+#include "analysis/gate.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "analysis/ab_verdict.h"
+#include "protocol/worker_process.h"
 #include "reports/file_util.h"
-#include "analysis/gate.h"
 #include "reports/provenance.h"
 #include "reports/text_safety.h"
-#include "supervisor/ab_supervisor.h"
 #include "suites/suite.h"
-#include "protocol/worker_process.h"
+#include "supervisor/ab_supervisor.h"
 
 namespace flashscope::cli {
 namespace {
@@ -85,20 +85,11 @@ int Ab(const Args& a) {
   if (!worker.ok()) return Fail(std::string(worker.status().message()));
   suites::AbArgs args;
   if (!Seed(a, &args.seed)) return Fail("--seed: expected an unsigned 64-bit integer");
-  args.suite_path = *path;
+  FillWorkerRunArgs(a, *path, *worker, &args);
   args.base_plugin = a.String("base");
   args.new_plugin = a.String("new");
-  args.kernels_filter = a.String("kernels");
   args.out_dir = a.String("out_dir");
-  args.metrics = a.String("metrics");
   args.options = {a.Double("alpha"), a.Double("min_effect"), a.Double("allowed_slowdown")};
-  args.case_timeout_s = a.Double("case_timeout_s");
-  args.devices = a.String("devices");
-  args.force = a.Bool("force");
-  args.worker_exe = *worker;
-  args.command_line = a.command_line();
-  args.quiet = a.Bool("quiet");
-  args.dry_run = a.Bool("dry_run");
   const suites::AbOutcome o = suites::SuperviseAb(args);
   if (args.dry_run || o.base_path.empty() || o.exit_code >= 128) return o.exit_code;
   return Judge(a, o, args.options);
@@ -155,6 +146,7 @@ Command AbCommand() {
       .Add(ForceFlag("with --devices: run on GPUs of different models (refused otherwise)"))
       .Add(Flag::Bool("dry_run", "print both sides and the cases, and stop: needs no GPU"))
       .Add(SuitesDirFlag())
+      .Add(MaxInputFlag())
       .Add(ColorFlag())
       .Add(Flag::Bool("quiet", "no per-case progress lines"));
   return c;

@@ -4,14 +4,14 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/compare.h"
+#include "analysis/gate.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "analysis/compare.h"
-#include "reports/file_util.h"
-#include "analysis/gate.h"
 #include "render/render.h"
 #include "render/render_terminal.h"
+#include "reports/file_util.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
 
@@ -30,7 +30,7 @@ int Emit(const char* command, const Args& a, const std::string& text) {
     Print(text);
     return 0;
   }
-  if (absl::Status s = reports::WriteFileAtomic(out, text); !s.ok()) {
+  if (absl::Status s = reports::WriteOutputFile(out, text); !s.ok()) {
     return Fail(command, std::string(s.message()));
   }
   PrintError(command, absl::StrCat("wrote ", out));
@@ -173,6 +173,7 @@ void AddComparisonFlags(Command* c, const std::string& out_help) {
       .Add(ForceFlag(c->name + " reports of different GPUs or drivers (every output says so)"))
       .Add(FormatFlag(/*with_baseline=*/false))
       .Add(OutFlag(out_help))
+      .Add(MaxInputFlag())
       .Add(ColorFlag());
 }
 
@@ -181,6 +182,9 @@ void AddComparisonFlags(Command* c, const std::string& out_help) {
 Command CompareCommand() {
   Command c("compare", "BASE NEW",
             "median deltas, Mann-Whitney U on raw samples, a verdict per case", 2, 2, Compare);
+  c.details =
+      "A report may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by "
+      "content); --out X.xz (.gz, .zst) writes compressed.";
   AddComparisonFlags(&c, "write the rendering here (atomically) instead of stdout");
   return c;
 }
@@ -188,7 +192,9 @@ Command CompareCommand() {
 Command GateCommand() {
   Command c("gate", "BASE NEW", "compare + policy: exit 0 pass, 1 regression, 2 bad input or usage",
             2, 2, Gate);
-  c.details = "The rules and the policy file: docs/gating.md.";
+  c.details =
+      "The rules and the policy file: docs/gating.md. A report may be \"-\" (standard input) and "
+      "may be compressed (xz, gzip, zstd: recognised by content).";
   c.Add(Flag::String("policy", "FILE", "gate policy JSON (docs/gating.md); default: built-in"))
       .Add(Flag::String("json", "FILE", "also write the machine-readable verdict here"));
   AddComparisonFlags(&c, "write the rendering here (atomically); the verdict still goes to stdout");
@@ -200,9 +206,12 @@ Command RenderCommand() {
             "one report as markdown, JUnit XML, CSV, HTML, a terminal table, or a baseline", 1, 1,
             Render);
   c.details =
-      "--format baseline writes the report without heatmaps, to commit under results/baselines/.";
+      "--format baseline writes the report without heatmaps, to commit under results/baselines/.\n"
+      "REPORT may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by\n"
+      "content); --out X.json.xz (.gz, .zst) writes compressed.";
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
+      .Add(MaxInputFlag())
       .Add(ColorFlag());
   return c;
 }

@@ -6,8 +6,8 @@
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "reports/merge.h"
 #include "render/render_terminal.h"
+#include "reports/merge.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
 
@@ -60,7 +60,8 @@ Command MergeCommand() {
             "join the reports of one suite's shards (flashscope run --shard K/N)", 2, SIZE_MAX,
             Merge);
   c.Add(OutFlag("the merged report (required)"))
-      .Add(ForceFlag("merge reports of different GPUs or drivers (the output says so)"));
+      .Add(ForceFlag("merge reports of different GPUs or drivers (the output says so)"))
+      .Add(MaxInputFlag());
   return c;
 }
 

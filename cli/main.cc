@@ -2,6 +2,7 @@
 // Dispatches to the commands of cli/commands.h; each parses its own flags (cli/args.h).
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -11,13 +12,23 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
+#include "reports/input_file.h"
 #include "reports/text_safety.h"
 
 namespace flashscope::cli {
 
 std::vector<Command> AllCommands() {
-  return {ListCommand(),    RunCommand(),  AbCommand(),     MergeCommand(),  ShowCommand(),
-          CompareCommand(), GateCommand(), RenderCommand(), MetricsCommand()};
+  std::vector<Command> all = {ListCommand(),         RunCommand(),      AbCommand(),
+                              MergeCommand(),        ShowCommand(),     CompareCommand(),
+                              GateCommand(),         RenderCommand(),   MetricsCommand(),
+                              HistoryGroupCommand(), NewPluginCommand()};
+  // The subcommands are reached as "history SUB" (JoinSubcommand); the group lists them.
+  for (Command c : {HistoryAddCommand(), HistoryShowCommand(), HistoryChangesCommand(),
+                    HistoryBisectCommand()}) {
+    c.hidden = true;
+    all.push_back(std::move(c));
+  }
+  return all;
 }
 
 namespace {
@@ -30,11 +41,12 @@ std::string GlobalHelp(const std::vector<Command>& commands) {
       "       flashscope --version\n\ncommands:\n";
   for (const Command& c : commands) {
     if (c.hidden) continue;
-    absl::StrAppend(&out, absl::StrFormat("  %-8s %s\n", c.name, c.summary));
+    absl::StrAppend(&out, absl::StrFormat("  %-10s %s\n", c.name, c.summary));
   }
   out +=
       "\nexit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression\n"
-      "(gate, ab); 2 bad input or usage; 125 cannot test (ab: a side's plugin does not load).\n"
+      "(gate, ab, history changes); 2 bad input or usage; 125 cannot test (ab: a side's plugin\n"
+      "does not load).\n"
       "colour: --color=auto|always|never; auto honours NO_COLOR and TERM=dumb.\n"
       "plugins: --plugin FILE (repeatable), a suite's \"plugins\", FLASHSCOPE_PLUGINS "
       "(docs/plugins.md).\n"
@@ -68,9 +80,40 @@ int UnknownCommand(const std::vector<Command>& commands, const std::string& name
   return 2;
 }
 
+// Runs the command; running out of memory anywhere (an input too large for this machine even
+// under the cap) becomes a message naming the inputs and exit 2, never an abort.
+int RunGuarded(const Command& command, const Args& args) {
+  try {
+    return command.run(args);
+  } catch (const std::bad_alloc&) {
+    const std::string inputs = args.positional().empty() ? std::string("its inputs")
+                                                         : absl::StrJoin(args.positional(), ", ");
+    PrintError(command.name,
+               absl::StrCat("out of memory while handling ", reports::text::TerminalSafe(inputs),
+                            " (input cap ", reports::MaxInputText(),
+                            "): lower --max-input-mb to refuse such inputs early, or run where "
+                            "more memory is available"));
+    return 2;
+  }
+}
+
+// "history add ..." -> "history add" as one command word, when a command of that name exists.
+void JoinSubcommand(const std::vector<Command>& commands, std::vector<std::string>* words) {
+  for (size_t i = 0; i + 1 < words->size(); ++i) {
+    if ((*words)[i][0] == '-') continue;
+    const std::string joined = (*words)[i] + " " + (*words)[i + 1];
+    if (Find(commands, joined) != nullptr) {
+      (*words)[i] = joined;
+      words->erase(words->begin() + i + 1);
+    }
+    return;
+  }
+}
+
 int Main(int argc, char** argv) {
   const std::vector<Command> commands = AllCommands();
   std::vector<std::string> words(argv + 1, argv + argc);
+  JoinSubcommand(commands, &words);
   const std::string command_line = absl::StrJoin(std::vector<std::string>(argv, argv + argc), " ");
   if (words.empty()) {
     std::fprintf(stderr, "%s", GlobalHelp(commands).c_str());
@@ -116,7 +159,10 @@ int Main(int argc, char** argv) {
     PrintError(command->name, parsed.error);
     return command->usage_exit_code;
   }
-  return command->run(parsed.args);
+  if (command->FindFlag("max_input_mb") != nullptr) {
+    reports::SetMaxInputBytes(static_cast<uint64_t>(parsed.args.Int("max_input_mb")) << 20);
+  }
+  return RunGuarded(*command, parsed.args);
 }
 
 }  // namespace

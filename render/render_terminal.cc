@@ -11,9 +11,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "analysis/summary.h"
 #include "reports/devices.h"
 #include "reports/provenance.h"
-#include "analysis/summary.h"
 #include "reports/text_safety.h"
 #include "reports/text_table.h"
 
@@ -52,9 +52,8 @@ std::optional<absl::Duration> RunSpan(const Environment& e) {
 
 }  // namespace
 
-std::string RenderCaseTable(const Report& report, bool color) {
-  if (report.cases.empty()) return "(no cases)\n";
-  const ReportSummary summary = SummarizeReport(report);
+std::string RenderCaseTable(const ReportSummary& summary, bool color) {
+  if (summary.cases.empty()) return "(no cases)\n";
   Table t;
   using A = Table::Align;
   t.AddColumn("kernel", A::kLeft);
@@ -78,15 +77,28 @@ std::string RenderCaseTable(const Report& report, bool color) {
   t.DropEmptyColumns();
   std::string out = t.Render(color);
   // After a long table the synthetic warning is said again, where the eye ends.
-  if (report.environment.synthetic) {
+  if (summary.source != nullptr && summary.source->environment.synthetic) {
     out += Paint(summary.warnings.front().text + "\n", text::kBoldRed, color);
   }
   return out;
 }
 
+std::string RenderCaseTable(const Report& report, bool color) {
+  return RenderCaseTable(SummarizeReport(report), color);
+}
+
 std::string RenderSummary(const Report& report, bool color) {
+  return RenderSummary(SummarizeReport(report), color);
+}
+
+std::string RenderReportTerminal(const Report& report, bool color) {
+  const ReportSummary summary = SummarizeReport(report);  // once for both parts
+  return RenderSummary(summary, color) + "\n" + RenderCaseTable(summary, color);
+}
+
+std::string RenderSummary(const ReportSummary& summary, bool color) {
+  const Report& report = *summary.source;
   const Environment& e = report.environment;
-  const ReportSummary summary = SummarizeReport(report);
   std::string out;
   for (const Warning& w : summary.warnings) {
     out += Paint(w.text + "\n", w.severe ? text::kBoldRed : text::kYellow, color);

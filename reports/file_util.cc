@@ -11,6 +11,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "reports/file_kind.h"
 
 namespace flashscope::reports {
 namespace {
@@ -102,20 +103,6 @@ absl::Status FsyncFd(int fd, const std::string& path) {
   return absl::OkStatus();
 }
 
-namespace {
-
-const char* KindOf(mode_t mode) {
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISDIR(mode)) return "a directory";
-  return "not a regular file";
-}
-
-}  // namespace
-
 // An atomic write replaces the target by renaming a new file over it: right for a regular file,
 // wrong for anything else (the rename would replace a symlink, a FIFO or /dev/full itself).
 absl::Status CheckOutputTarget(const std::string& path) {
@@ -136,7 +123,7 @@ absl::Status CheckOutputTarget(const std::string& path) {
     }
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      path, ": is ", KindOf(st.st_mode), ", not a regular file", hint,
+      path, ": is ", FileKindName(st.st_mode), ", not a regular file", hint,
       ". flashscope writes its files whole and renames them into place, which would replace it; "
       "to write into a pipe or a device, write to standard output and redirect that"));
 }

@@ -39,7 +39,12 @@ absl::StatusOr<Report> ReadReportFile(const std::string& path);
 // The report as text, laid out for diffs (objects indented, number arrays on one line).
 std::string ReportToText(const Report& report);
 
-// Writes path.tmp.PID, fsyncs it and renames it over `path`: a reader sees the old file or the
+// WriteFileAtomic (reports/file_util.h) of `text`, compressed first when `path` ends in ".xz",
+// ".gz" or ".zst" (xz, gzip, zstd): what every `--out` of flashscope writes through.
+absl::Status WriteOutputFile(const std::string& path, const std::string& text);
+
+// Compressed when `path` ends in .xz, .gz or .zst (WriteOutputFile); then
+// writes path.tmp.PID, fsyncs it and renames it over `path`: a reader sees the old file or the
 // complete new one, never half a report. Fails clearly when the directory does not exist.
 absl::Status WriteReportFileAtomic(const Report& report, const std::string& path);
 

@@ -7,14 +7,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analysis/trust_checks.h"
 #include "profiler/nvtx_ranges.h"
 #include "profiler/resources.h"
 #include "profiler/work_counters.h"
-#include "analysis/trust_checks.h"
+#include "protocol/worker_protocol.h"
+#include "runner/case_phases.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
 #include "runner/trust_case.h"
-#include "protocol/worker_protocol.h"
 #include "verify/input_kind.h"
 #include "verify/problem_costs.h"
 #include "verify/tolerance.h"
@@ -24,17 +25,6 @@ namespace flashscope::runner {
 namespace phase = suites::protocol::phase;
 
 namespace case_runner_internal {
-
-profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t) {
-  profiler::TimingPolicy p;
-  p.cold = t.cold;
-  p.warmup = t.warmup;
-  p.min_samples = t.min_samples;
-  p.max_samples = t.max_samples;
-  p.noise_target = t.noise_target;
-  p.time_cap_s = t.time_cap_s;
-  return p;
-}
 
 bool ContextIsLost() {
   cudaGetLastError();
@@ -54,17 +44,6 @@ namespace {
 
 using case_runner_internal::ContextIsLost;
 using case_runner_internal::Finish;
-using case_runner_internal::ToPolicy;
-
-verify::TolerancePolicy ToleranceFor(const Problem& problem, const suites::VerifySpec& spec) {
-  DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
-  verify::TolerancePolicy t = verify::DefaultTolerance(FamilyOf(problem), dtype);
-  if (spec.atol) t.atol = *spec.atol;
-  if (spec.rtol) t.rtol = *spec.rtol;
-  if (spec.baseline_factor) t.baseline_factor = *spec.baseline_factor;
-  if (spec.floor) t.floor = *spec.floor;
-  return t;
-}
 
 }  // namespace
 
@@ -85,7 +64,6 @@ absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const suites::Sui
   s.device = *device;
   s.workspace_spec.options.input = *kind;
   s.workspace_spec.options.seed = suite.seed;
-  s.workspace_spec.options.input_sets = suite.trust.input_sets;
   s.trust.off.insert(suite.trust.off.begin(), suite.trust.off.end());
   s.workspace_spec.options.precision = suite.verify.reference == "fp64"
                                            ? verify::ReferencePrecision::kFp64
@@ -96,6 +74,11 @@ absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const suites::Sui
       e != cudaSuccess) {
     return absl::InternalError("cudaStreamCreate: " + CudaErrorText(e));
   }
+  int current_device = 0;
+  if (cudaError_t e = cudaGetDevice(&current_device); e != cudaSuccess) {
+    return absl::InternalError("cudaGetDevice: " + CudaErrorText(e));
+  }
+  s.isolation = std::make_unique<CaseIsolation>(current_device, s.stream);
   auto timer = profiler::Timer::Create(s.stream);
   if (!timer.ok()) return timer.status();
   s.timer = *std::move(timer);
@@ -130,7 +113,7 @@ reports::Environment CaseRunner::DescribeEnvironment(bool measure_peaks) {
     profiler::NvtxRange range("measure peaks");
     auto peaks = profiler::MeasurePeaks(state_->stream);
     if (peaks.ok()) {
-      peaks_ = ToPeaks(*peaks);
+      peaks_ = *peaks;
     } else {
       peaks_.matmul_source = "not measured: " + std::string(peaks.status().message());
     }
@@ -149,42 +132,82 @@ void CaseRunner::Enter(const char* phase) {
   if (observer_) observer_(phase);
 }
 
+// One case of `flashscope run`: the phases of case_phases.h over CaseRunner's steps.
+class CaseRunner::SinglePhases : public CasePhases {
+ public:
+  SinglePhases(CaseRunner& runner, Case& k) : runner_(runner), k_(k) {}
+  bool Supports() override { return runner_.Supported(k_); }
+  bool Inputs() override {
+    if (absl::Status st = runner_.RestoreIsolation(); !st.ok()) {
+      return runner_.EndByIsolation(k_, st);
+    }
+    auto ws = runner_.Inputs(k_.c->problem);
+    if (!ws.ok()) return runner_.EndByInputs(k_, ws.status());
+    runner_.Bind(k_, **ws);
+    return true;
+  }
+  bool Prepare() override { return runner_.Prepare(k_); }
+  bool Verify() override { return runner_.Verify(k_); }
+  // Timed also when verification failed: a developer wants both answers.
+  bool Measure() override { return runner_.Time(k_); }
+  void Complete() override { runner_.Complete(k_); }
+
+ private:
+  CaseRunner& runner_;
+  Case& k_;
+};
+
 reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
-  State& s = *state_;
   profiler::NvtxRange case_range("case " + c.key);
   Case k;
   k.c = &c;
   k.r = c.planned;
   k.start = std::chrono::steady_clock::now();
-  auto finish = [&](reports::CaseStatus status, std::string reason) {
-    Finish(k.r, k.start, status, std::move(reason));
-    return k.r;
-  };
+  SinglePhases phases(*this, k);
+  RunCasePhases(phases);
+  return k.r;
+}
 
+bool CaseRunner::Supported(Case& k) {
   Enter(phase::kSupports);
-  if (std::string why = c.kernel->Supports(c.problem, s.device.cc); !why.empty()) {
-    return finish(reports::CaseStatus::kSkipped, why);
+  if (std::string why = k.c->kernel->Supports(k.c->problem, state_->device.cc); !why.empty()) {
+    Finish(k.r, k.start, reports::CaseStatus::kSkipped, why);
+    return false;
   }
+  return true;
+}
+
+// What an earlier case left changed in the shared device state is put back (that case already
+// failed `isolation`, unless it ended before its check). A state that cannot be put back ends this
+// worker: context_lost() then says so.
+absl::Status CaseRunner::RestoreIsolation() {
+  absl::Status st = state_->isolation->Restore();
+  if (!st.ok()) context_lost_ = true;
+  return st;
+}
+
+bool CaseRunner::EndByIsolation(Case& k, const absl::Status& status) {
+  Finish(k.r, k.start, reports::CaseStatus::kError,
+         absl::StrCat("isolation: the device state an earlier case left cannot be put back (",
+                      status.message(), "); a fresh worker goes on"));
+  return false;
+}
+
+absl::StatusOr<verify::Workspace*> CaseRunner::Inputs(const Problem& problem) {
+  State& s = *state_;
   Enter(phase::kInputs);
-  {
-    profiler::NvtxRange range("inputs+reference");
-    auto ws = s.workspaces.For(c.problem, s.workspace_spec, s.stream);
-    if (!ws.ok()) {
-      if (absl::IsResourceExhausted(ws.status())) {
-        return finish(reports::CaseStatus::kSkipped, std::string(ws.status().message()));
-      }
-      context_lost_ = ContextIsLost();
-      return finish(reports::CaseStatus::kError,
-                    absl::StrCat("inputs/reference: ", ws.status().message()));
-    }
-    k.ws = *ws;
-  }
-  Bind(k, *k.ws);
-  if (!Prepare(k)) return k.r;
-  if (!Verify(k)) return k.r;
-  // Timed also when verification failed: a developer wants both answers.
-  if (!Time(k)) return k.r;
-  return Complete(k);
+  profiler::NvtxRange range("inputs+reference");
+  // A new problem's inputs come from a seed the harness draws, not the suite's (runner/
+  // secret_seeds.h); later cases of the problem redraw them (runner/fresh_inputs.h).
+  if (s.trust.off.count("timed_outputs") == 0) s.workspace_spec.options.seed = s.seeds.Next();
+  return s.workspaces.For(problem, s.workspace_spec, s.stream);
+}
+
+bool CaseRunner::EndByInputs(Case& k, const absl::Status& status) {
+  const Ending ending = InputsEnding(status);
+  if (ending.status == reports::CaseStatus::kError) context_lost_ = ContextIsLost();
+  Finish(k.r, k.start, ending.status, ending.reason);
+  return false;
 }
 
 void CaseRunner::Bind(Case& k, verify::Workspace& ws) {
@@ -192,12 +215,10 @@ void CaseRunner::Bind(Case& k, verify::Workspace& ws) {
   const CaseToRun& c = *k.c;
   k.ws = &ws;
   k.launch.emplace(*c.kernel, c.problem, ws);
-  std::vector<LaunchFn> launches = {k.launch->AsFunction()};
-  for (int set = 1; set < ws.num_input_sets(); ++set) {
-    launches.push_back(BoundLaunch(*c.kernel, c.problem, ws, set).AsFunction());
-  }
-  k.trust = std::make_unique<TrustCase>(s.trust, ws, std::move(launches), s.stream,
-                                        s.suite.seed ^ std::hash<std::string>()(c.key));
+  k.trust = std::make_unique<TrustCase>(s.trust, ws, k.launch->AsFunction(), s.stream,
+                                        s.suite.seed ^ std::hash<std::string>()(c.key), s.seeds);
+  k.integrity = std::make_unique<BufferIntegrity>();
+  WatchWorkspace(c.problem, ws, k.integrity.get());
 }
 
 reports::CaseResult CaseRunner::Complete(Case& k) {
@@ -225,6 +246,11 @@ reports::CaseResult CaseRunner::Conclude(Case& k) {
     return k.r;
   }
   k.r.trust = *std::move(record);
+  if (absl::Status st = AddHarnessChecks(k); !st.ok()) {
+    context_lost_ = ContextIsLost();
+    Finish(k.r, k.start, reports::CaseStatus::kError, absl::StrCat("integrity: ", st.message()));
+    return k.r;
+  }
   const bool passed = k.r.verification && k.r.verification->passed;
   Finish(k.r, k.start, passed ? reports::CaseStatus::kPassed : reports::CaseStatus::kFailed,
          passed ? "" : k.r.verification->rule);
@@ -252,6 +278,8 @@ bool CaseRunner::Prepare(Case& k) {
   }
   k.r.prepare = reports::PrepareRecord{
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), note};
+  // prepare() could read the inputs: the verified launch then gets a fresh draw (fresh_inputs.h).
+  k.ws->MarkRead();
   return true;
 }
 
@@ -270,12 +298,22 @@ bool CaseRunner::Verify(Case& k) {
     if (context_lost_) absl::StrAppend(&msg, " (the CUDA context is lost; a fresh worker goes on)");
     return error(msg);
   };
+  if (absl::Status st = k.trust->BeforeVerifiedLaunch(); !st.ok()) {
+    context_lost_ = ContextIsLost();
+    return error(absl::StrCat("fresh inputs: ", st.message()));
+  }
   if (auto st = k.ws->PoisonOutputs(s.stream); !st.ok()) {
     return error(absl::StrCat("poison: ", st.message()));
+  }
+  if (auto st = k.integrity->Snapshot(s.stream); !st.ok()) {
+    return error(absl::StrCat("integrity: ", st.message()));
   }
   Enter(phase::kLaunch);
   if (cudaError_t e = k.trust->launch()(s.stream); e != cudaSuccess) {
     return cuda_failure("launch", e);
+  }
+  if (auto st = k.integrity->Check(s.stream, "the verified launch"); !st.ok()) {
+    return error(absl::StrCat("integrity: ", st.message()));
   }
   if (cudaError_t e = cudaStreamSynchronize(s.stream); e != cudaSuccess) {
     return cuda_failure("kernel", e);
@@ -310,15 +348,10 @@ bool CaseRunner::Verify(Case& k) {
       k.r.verification->dump_dir = absl::StrCat("not written: ", st.message());
     }
   }
-  // The trust checks: the verified output's own GPU check, then the other input sets (after the
-  // dump, which writes set 0's output).
-  if (absl::Status st = k.trust->AfterVerifiedLaunch(0, *v); !st.ok()) {
+  // The trust checks: the verified output's sampled check (after the dump, which reads it).
+  if (absl::Status st = k.trust->AfterVerifiedLaunch(*v); !st.ok()) {
     context_lost_ = ContextIsLost();
     return error(absl::StrCat("output check: ", st.message()));
-  }
-  if (absl::Status st = k.trust->VerifyOtherSets(tolerance); !st.ok()) {
-    context_lost_ = ContextIsLost();
-    return error(absl::StrCat("input sets: ", st.message()));
   }
   return true;
 }
@@ -327,7 +360,8 @@ bool CaseRunner::Time(Case& k) {
   State& s = *state_;
   Enter(phase::kTiming);
   profiler::NvtxRange range("time");
-  auto t = s.timer->Time(k.trust->launch(), ToPolicy(s.suite.timing), k.trust->Hooks());
+  const profiler::SampleHooks hooks = WithIntegrity(k.trust->Hooks(), k.integrity.get(), s.stream);
+  auto t = s.timer->Time(k.trust->launch(), s.suite.timing, hooks);
   if (!t.ok()) {
     context_lost_ = ContextIsLost();
     Finish(k.r, k.start, reports::CaseStatus::kError,
@@ -370,89 +404,6 @@ profiler::KernelTracer* CaseRunner::Tracer() {
     }
   }
   return s.tracer.get();
-}
-
-void CaseRunner::Profile(Case& k) {
-  State& s = *state_;
-  const std::string no_counters = absl::StrCat("no work counters known for sm_", s.device.cc);
-  if (s.profiled_defs.empty()) {
-    k.trust->SetWork({false, no_counters}, 0);
-    return;
-  }
-  // The FLOP and precision rules are off below kWorkRuleMinFlops: unless metrics were asked for,
-  // the ~0.1 s of counter passes (measured per smoke case on an H200) buys nothing there.
-  if (s.metric_defs.empty() &&
-      verify::MinimalWorkFlops(k.c->problem) < reports::kWorkRuleMinFlops) {
-    k.trust->SetWork(
-        {false, absl::StrFormat("the problem needs under %.0e FLOPs: no counters collected (a "
-                                "launch without kernels still fails the streams check)",
-                                reports::kWorkRuleMinFlops)},
-        0);
-    return;
-  }
-  Enter(phase::kProfiling);
-  profiler::NvtxRange range("profile");
-  const auto launch = k.trust->launch();
-  reports::ProfileRecord pr;
-  if (s.metrics_unavailable.empty() && !s.range_profiler) {
-    auto rp = profiler::RangeProfiler::Create(s.profiled_defs, 0);
-    if (rp.ok()) {
-      s.range_profiler = *std::move(rp);
-    } else {
-      s.metrics_unavailable = std::string(rp.status().message());
-    }
-  }
-  reports::WorkInput work{
-      false, s.work_counters == nullptr
-                 ? no_counters
-                 : absl::StrCat("hardware counters unavailable: ", s.metrics_unavailable)};
-  double profile_s = 0;
-  if (s.range_profiler) {
-    // A launch that is not idempotent cannot be relaunched per pass: CUPTI replays each of its
-    // kernels and restores the memory they touch instead.
-    const profiler::Replay replay =
-        k.c->kernel->info().idempotent ? profiler::Replay::kUser : profiler::Replay::kKernel;
-    auto result = s.range_profiler->Profile(
-        launch, [&]() { return s.timer->FlushL2(); }, s.stream, replay);
-    if (result.ok()) {
-      profile_s = result->wall_s;
-      pr = ToProfileRecord(*result);
-      std::map<std::string, double> by_hw;
-      std::vector<reports::MetricRecord> asked;
-      for (const reports::MetricRecord& m : pr.metrics) {
-        by_hw[m.hw_name] = m.value;
-        if (std::any_of(s.metric_defs.begin(), s.metric_defs.end(),
-                        [&](const profiler::MetricDef& d) { return d.hw_name == m.hw_name; })) {
-          asked.push_back(m);
-        }
-      }
-      pr.metrics = std::move(asked);
-      if (s.work_counters != nullptr) {
-        work = WorkInputFrom(*s.work_counters, by_hw, result->kernels,
-                             replay == profiler::Replay::kUser, k.c->problem);
-      }
-    } else if (absl::IsNotFound(result.status()) && s.work_counters != nullptr) {
-      // The launch enqueued no kernel: evidence, not a profiler failure.
-      work = WorkInputFrom(*s.work_counters, {}, 0, true, k.c->problem);
-      pr.unavailable_reason = std::string(result.status().message());
-    } else {
-      pr.unavailable_reason = std::string(result.status().message());
-      work.unavailable_reason = absl::StrCat("hardware counters: ", pr.unavailable_reason);
-    }
-  } else {
-    pr.unavailable_reason = s.metrics_unavailable;
-  }
-  k.trust->SetWork(std::move(work), profile_s);
-  if (s.metric_defs.empty()) return;
-  // One more launch under CUPTI's activity records: the exact duration of every kernel the
-  // implementation launches (several for the unfused peer), after an L2 flush like a sample.
-  if (profiler::KernelTracer* tracer = Tracer(); tracer != nullptr && s.timer->FlushL2().ok()) {
-    auto records = tracer->Trace(launch, s.stream);
-    if (records.ok()) {
-      for (const auto& r : *records) pr.kernel_durations_ms.emplace_back(r.name, r.ms);
-    }
-  }
-  k.r.profile = pr;
 }
 
 }  // namespace flashscope::runner

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "analysis/trust_checks.h"
 #include "plugins/kernel.h"
 #include "profiler/kernel_tracer.h"
 #include "profiler/timing_policy.h"
@@ -90,15 +91,27 @@ class CaseRunner {
   // side still gets everything it can: timed alone when the first failed without harm, kept
   // verified but not timed when the CUDA context is lost.
   PairResult RunPair(const PairToRun& pair, const PairObserver& observer);
-  // True after an error that poisons the CUDA context (illegal address, trap...): the worker
-  // must exit and let the supervisor start a fresh one.
+  // True after an error that poisons the CUDA context (illegal address, trap...), or when a case
+  // left device state that cannot be put back (runner/case_isolation.h): the worker must exit
+  // and let the supervisor start a fresh one.
   bool context_lost() const { return context_lost_; }
 
  private:
   struct State;
   struct Case;
+  class SinglePhases;  // Run's phases (runner/case_phases.h)
   CaseRunner() = default;
   void Enter(const char* phase);
+  // The phases' steps. Each bool one is false when the case ended there (status set).
+  bool Supported(Case& k);
+  // Puts back the device state an earlier case left (runner/case_isolation.h); an error ends the
+  // worker (context_lost), and the case with EndByIsolation.
+  absl::Status RestoreIsolation();
+  bool EndByIsolation(Case& k, const absl::Status& status);
+  // The problem's workspace: inputs and reference, cached per problem (fresh seeds drawn here).
+  absl::StatusOr<verify::Workspace*> Inputs(const Problem& problem);
+  // Ends a case whose workspace could not be made (runner/case_phases.h, InputsEnding).
+  bool EndByInputs(Case& k, const absl::Status& status);
   // Binds the case's kernel to `ws` (every input set) and starts its trust checks.
   void Bind(Case& k, verify::Workspace& ws);
   bool Prepare(Case& k);
@@ -116,8 +129,16 @@ class CaseRunner {
   // Hardware counters of one launch: the metrics asked for (the case's profile) and the trust
   // checks' work counters, in the same passes.
   void Profile(Case& k);
+  // Profile's counter passes (case_profile.cc): hardware-counted first, everything when the
+  // tensor paths fall short; each pass wrapped by `before_pass`/`after_pass`. Fills `pr` and
+  // `work`; returns the profiles' wall time.
+  double CollectCounters(Case& k, const std::function<absl::Status()>& before_pass,
+                         const std::function<absl::Status()>& after_pass,
+                         reports::ProfileRecord* pr, reports::WorkInput* work);
   // The trust checks decide (docs/trust.md); the case's status and reason follow.
   reports::CaseResult Conclude(Case& k);
+  // The integrity and isolation checks into the case's trust record (runner/harness_checks.h).
+  absl::Status AddHarnessChecks(Case& k);
   // The activity tracer, created on first use; null when CUPTI cannot record (the reason stays
   // in the state).
   profiler::KernelTracer* Tracer();

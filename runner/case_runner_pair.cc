@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "profiler/nvtx_ranges.h"
+#include "protocol/worker_protocol.h"
 #include "runner/case_runner.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
-#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 namespace {
@@ -27,7 +27,6 @@ CaseStatus VerifiedStatus(const reports::CaseResult& r) {
 }  // namespace
 
 PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observer) {
-  State& s = *state_;
   profiler::NvtxRange range("pair " + pair.base.key);
   const CaseToRun* runs[2] = {&pair.base, &pair.next};
   Case k[2];
@@ -59,25 +58,24 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
     }
   };
 
+  // The phases of a single case (runner/case_phases.h) for each side, but one workspace for both
+  // and the timing of the two together.
   for (int i = 0; i < 2; ++i) {
     side(i);
-    Enter(phase::kSupports);
-    if (std::string why = runs[i]->kernel->Supports(runs[i]->problem, s.device.cc); !why.empty()) {
-      end(i, CaseStatus::kSkipped, why);
-    }
+    live[i] = Supported(k[i]);
   }
   if (!live[0] && !live[1]) return result();
-  Enter(phase::kInputs);
-  auto ws = s.workspaces.For(pair.base.problem, s.workspace_spec, s.stream);
-  if (!ws.ok()) {
-    const bool too_big = absl::IsResourceExhausted(ws.status());
-    if (!too_big) context_lost_ = ContextIsLost();
+  // The shared device state as the worker started (runner/case_isolation.h), as in Run().
+  if (absl::Status st = RestoreIsolation(); !st.ok()) {
     for (int i = 0; i < 2; ++i) {
-      if (live[i]) {
-        end(i, too_big ? CaseStatus::kSkipped : CaseStatus::kError,
-            too_big ? std::string(ws.status().message())
-                    : absl::StrCat("inputs/reference: ", ws.status().message()));
-      }
+      if (live[i]) live[i] = EndByIsolation(k[i], st);
+    }
+    return result();
+  }
+  auto ws = Inputs(pair.base.problem);
+  if (!ws.ok()) {
+    for (int i = 0; i < 2; ++i) {
+      if (live[i]) live[i] = EndByInputs(k[i], ws.status());
     }
     return result();
   }
@@ -85,7 +83,7 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
     if (live[i]) Bind(k[i], **ws);
   }
   // Each side as a single case goes: its prepare(), then its launch on poisoned outputs verified,
-  // with the trust checks' GPU check of every input set.
+  // with the trust checks' sampled check (each side reads inputs no launch has read).
   for (int i = 0; i < 2 && !context_lost_; ++i) {
     if (!live[i]) continue;
     side(i);
@@ -136,14 +134,15 @@ bool CaseRunner::TimeInterleaved(Case (&k)[2], const PairToRun& pair,
   Enter(phase::kTiming);
   profiler::NvtxRange range("time pairs");
   profiler::PairPolicy policy;
-  policy.timing = case_runner_internal::ToPolicy(s.suite.timing);
+  policy.timing = s.suite.timing;
   policy.timing.min_samples = std::max(policy.timing.min_samples, kMinPairs);
   policy.timing.max_samples = std::max(policy.timing.max_samples, policy.timing.min_samples);
   policy.timing.time_cap_s *= 2;  // two kernels share it
   policy.log_ratio_noise_target = pair.log_ratio_noise_target;
   policy.seed = pair.seed;
   int announced = -1;  // tell only changes of side: a line per launch would be a line per sample
-  // The trust checks' launches (the current input set) and sample hooks, as Time() uses them.
+  // The trust checks. launches and sample hooks (fresh inputs, sampled checks), as Time() uses
+  // them.
   const profiler::SampleHooks hooks[2] = {k[0].trust->Hooks(), k[1].trust->Hooks()};
   profiler::PairTimingResult t =
       s.timer->TimePair(k[0].trust->launch(), k[1].trust->launch(), policy, hooks, [&](int side) {

@@ -16,8 +16,11 @@
 #include "profiler/metric_catalogue.h"
 #include "profiler/timing.h"
 #include "profiler/work_counters.h"
+#include "runner/buffer_integrity.h"
 #include "runner/case_binding.h"
+#include "runner/case_isolation.h"
 #include "runner/case_runner.h"
+#include "runner/secret_seeds.h"
 #include "runner/trust_case.h"
 
 namespace flashscope::runner {
@@ -37,10 +40,15 @@ struct CaseRunner::State {
   std::vector<profiler::MetricDef> profiled_defs;           // metric_defs, then work counters
   const profiler::WorkCounterSet* work_counters = nullptr;  // null: none for this GPU, or off
   TrustSettings trust;
+  SecretSeeds seeds;  // fresh inputs' and sampled rows' seeds, keyed from the OS at start
+  // False once a hardware-only profile (profiler::MetricScope::kHardware) failed here: every
+  // later profile collects all counters at once (runner/case_profile.cc).
+  bool hardware_scope_usable = true;
   std::unique_ptr<profiler::RangeProfiler> range_profiler;
   std::string metrics_unavailable;  // set once the profiler cannot work in this process
   std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)
   std::string tracer_unavailable;
+  std::unique_ptr<CaseIsolation> isolation;  // the device state restored and checked per case
 };
 
 // The case being run: its result so far, its workspace and its bound launch.
@@ -49,13 +57,12 @@ struct CaseRunner::Case {
   reports::CaseResult r;
   std::chrono::steady_clock::time_point start;
   verify::Workspace* ws = nullptr;
-  std::optional<BoundLaunch> launch;  // on input set 0; names a plugin's own errors
-  std::unique_ptr<TrustCase> trust;   // its launch() reads the current input set
+  std::optional<BoundLaunch> launch;           // on input set 0; names a plugin's own errors
+  std::unique_ptr<TrustCase> trust;            // its launch() reads the current input set
+  std::unique_ptr<BufferIntegrity> integrity;  // inputs, references and guards, per launch
 };
 
 namespace case_runner_internal {
-
-profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t);
 
 // A sticky error (illegal address, trap, launch failure) poisons the context: every later call
 // returns it again. A second synchronise tells the two kinds apart.

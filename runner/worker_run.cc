@@ -14,6 +14,7 @@
 #include "reports/journal.h"
 #include "runner/case_runner.h"
 #include "runner/kernel_loading.h"
+#include "runner/phase_trace.h"
 #include "runner/planner.h"
 #include "suites/plan_cases.h"
 
@@ -28,9 +29,11 @@ using suites::protocol::Tell;
 // flush, no metrics, heatmaps or dumps, since the tool slows every launch 10-100x and only the
 // kernel's memory accesses matter.
 void ForSanitizer(suites::Suite* suite, RunOptions* options) {
-  suite->timing = suites::TimingSpec{/*cold=*/false,       /*warmup=*/0,
-                                     /*min_samples=*/1,    /*max_samples=*/1,
-                                     /*noise_target=*/1.0, /*time_cap_s=*/0.0};
+  suite->timing.cold = false;
+  suite->timing.warmup = 0;
+  suite->timing.min_samples = suite->timing.max_samples = 1;
+  suite->timing.noise_target = 1.0;
+  suite->timing.time_cap_s = 0.0;
   suite->metrics.clear();
   suite->verify.heatmaps = "none";
   options->metrics.clear();
@@ -41,10 +44,11 @@ void ForSanitizer(suites::Suite* suite, RunOptions* options) {
 // written); exits at once when the case left the CUDA context unusable.
 bool RunOne(const suites::protocol::WorkerRequest& request, const reports::PlanRecord& plan,
             const suites::Suite& suite, const BoundCase& b, CaseRunner& runner,
-            reports::JournalWriter& writer) {
+            reports::JournalWriter& writer, PhaseTrace* trace) {
   const int fd = request.progress_fd;
   const reports::PlannedCaseRecord& c = *b.planned;
   Tell(fd, {Event::kCaseStarted, c.key, "", ""});
+  if (trace != nullptr) trace->CaseBegins(c.key), trace->Mark("journal_started");
   if (auto s = writer.CaseStarted(c.index, c.key); !s.ok()) {
     protocol::TellFatal(fd, std::string(s.message()));
     return false;
@@ -52,10 +56,12 @@ bool RunOne(const suites::protocol::WorkerRequest& request, const reports::PlanR
   const CaseToRun run{c.index, c.key, b.kernel, c.problem, suites::NewCaseResult(plan, c, suite)};
   reports::CaseResult r = runner.Run(run);
   StampDevice(request, runner, &r);
+  if (trace != nullptr) trace->Mark("journal_finished");
   if (auto s = writer.CaseFinished(c.index, r); !s.ok()) {
     protocol::TellFatal(fd, std::string(s.message()));
     return false;
   }
+  if (trace != nullptr) trace->CaseEnds();
   Tell(fd, {Event::kCaseFinished, c.key, reports::CaseStatusName(r.status), ""});
   if (runner.context_lost()) {
     // Leave without touching CUDA again: the context would only return the same error.
@@ -67,10 +73,11 @@ bool RunOne(const suites::protocol::WorkerRequest& request, const reports::PlanR
 // The cases the supervisor hands out, one RUN line at a time, until it closes the channel.
 int RunCommanded(const suites::protocol::WorkerRequest& request, const reports::PlanRecord& plan,
                  const suites::Suite& suite, const std::vector<BoundCase>& bound,
-                 CaseRunner& runner, reports::JournalWriter& writer) {
+                 CaseRunner& runner, reports::JournalWriter& writer, PhaseTrace* trace) {
   std::map<std::string, const BoundCase*> by_key;
   for (const BoundCase& b : bound) by_key[b.planned->key] = &b;
   suites::protocol::CommandReader commands(request.command_fd);
+  if (trace != nullptr) trace->Mark("wait");
   while (std::optional<std::string> key = commands.Next()) {
     auto it = by_key.find(*key);
     if (it == by_key.end() || it->second->kernel == nullptr) {
@@ -80,7 +87,10 @@ int RunCommanded(const suites::protocol::WorkerRequest& request, const reports::
                        "', which the journal's plan does not hold as a runnable case (a "
                        "flashscope defect; please report it)"));
     }
-    if (!RunOne(request, plan, suite, *it->second, runner, writer)) return protocol::kExitFatal;
+    if (!RunOne(request, plan, suite, *it->second, runner, writer, trace)) {
+      return protocol::kExitFatal;
+    }
+    if (trace != nullptr) trace->Mark("wait");
   }
   return 0;
 }
@@ -159,11 +169,13 @@ int RunCases(const suites::protocol::WorkerRequest& request) {
   if (absl::Status s = SetUpPeaks(request, *journal, **runner, *writer); !s.ok()) {
     return protocol::TellFatal(fd, std::string(s.message()));
   }
-  (*runner)->SetPhaseObserver([fd](const char* phase) {
+  const std::unique_ptr<PhaseTrace> trace = PhaseTrace::FromEnvironment(request.device);
+  (*runner)->SetPhaseObserver([fd, t = trace.get()](const char* phase) {
     Tell(fd, {Event::kPhase, "", "", phase});
+    if (t != nullptr) t->Mark(phase);
   });
   if (request.command_fd >= 0) {
-    return RunCommanded(request, plan, *suite, *bound, **runner, *writer);
+    return RunCommanded(request, plan, *suite, *bound, **runner, *writer, trace.get());
   }
   // Without a supervisor handing cases out (the sanitizer's reruns): the plan's, in order.
   const auto done = journal->FinishedByKey();
@@ -172,7 +184,9 @@ int RunCases(const suites::protocol::WorkerRequest& request) {
     const reports::PlannedCaseRecord& c = *b.planned;
     if (b.kernel == nullptr || done.count(c.key)) continue;  // planned errors: the supervisor's
     if (!only.empty() && !only.count(c.key)) continue;
-    if (!RunOne(request, plan, *suite, b, **runner, *writer)) return protocol::kExitFatal;
+    if (!RunOne(request, plan, *suite, b, **runner, *writer, trace.get())) {
+      return protocol::kExitFatal;
+    }
   }
   return 0;
 }

@@ -12,7 +12,12 @@ packages=(
   libgtest-dev         # unit tests
   libbenchmark-dev     # flashscope-bench (Google Benchmark compatibility)
   clang-format
-  zlib1g-dev           # PNG decoding in the HTML screenshot test
+  zlib1g-dev           # gzip-compressed reports; PNG decoding in the HTML screenshot test
+  liblzma-dev          # xz-compressed reports (results/runs/*.json.xz)
+  libzstd-dev          # zstd-compressed reports
+  libsqlite3-dev       # the history store's default database (docs/history.md)
+  libpq-dev            # the history store on a PostgreSQL server
+  postgresql           # a throw-away server for the history tests (scripts/pg-test-cluster.sh)
 )
 if [[ "${FLASHSCOPE_WITH_FUZZ:-0}" == 1 ]]; then
   packages+=(clang-14 libclang-rt-14-dev)  # libFuzzer, ASan, UBSan runtimes (scripts/fuzz.sh)

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "reports/journal.h"
 #include "reports/plan.h"
 #include "reports/report.h"
 #include "suites/suite.h"
@@ -17,16 +18,23 @@ struct JournalRequest {
   std::string out_path;        // "" = results/runs/<utc time>-<suite>.json
   std::string command_line;
   std::string kernels_filter;
+  // The resumed journal as the caller read it (once: the supervisor reads it before choosing its
+  // GPUs); null: read here.
+  const reports::JournalContents* resumed = nullptr;
 };
 
 struct RunJournal {
   std::string journal_path;
   std::string out_path;  // the final report
+  // What the journal holds once opened: the resumed results (none for a new run) and the cases
+  // planned as errors, recorded here; the supervisor hands out the cases it is missing.
+  reports::JournalContents contents;
 };
 
 // A new journal, or the resumed one once its plan matched `plan`. FailedPrecondition (a refusal
 // that says how to proceed) when the journal belongs to another plan, was written before plans
-// existed, or holds results its plan does not.
+// existed, or holds results its plan does not. The journal is read at most once here, not at all
+// when `request.resumed` holds it already.
 absl::StatusOr<RunJournal> OpenRunJournal(const JournalRequest& request, const Suite& suite,
                                           const reports::PlanRecord& plan);
 
@@ -37,8 +45,9 @@ std::string UtcNow(const char* format);
 // flashscope (finish time, git revision, version, host) and written atomically to `out_path`.
 // The journal is then removed when the report is complete, or always with `remove_journal`
 // (ab, which does not resume). A failed write says that the journal still holds every result.
-absl::StatusOr<reports::Report> WriteReportFromJournal(const std::string& journal_path,
-                                                       const std::string& out_path,
-                                                       bool remove_journal = false);
+// `contents`: the journal as the caller last read it (after its last writer ended); null: read.
+absl::StatusOr<reports::Report> WriteReportFromJournal(
+    const std::string& journal_path, const std::string& out_path, bool remove_journal = false,
+    const reports::JournalContents* contents = nullptr);
 
 }  // namespace flashscope::suites

@@ -161,7 +161,13 @@ TEST(AbVerdict, SidesNotTimedTogetherAreNotCompared) {
   EXPECT_FALSE(c.pairs[0].compared);
   EXPECT_EQ(c.pairs[0].verdict, Verdict::kNotTimed);
   EXPECT_THAT(c.pairs[0].note, HasSubstr("the new side was timed alone"));
-  EXPECT_TRUE(JudgeAb(c).passed());
+  // Passed on both sides but not compared: not judged, which fails ab (issue 23: never "same").
+  AbResult r = JudgeAb(c);
+  EXPECT_FALSE(r.passed());
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].rule, "not_judged");
+  EXPECT_THAT(r.failures[0].message, HasSubstr("not compared: the new side was timed alone"));
+  EXPECT_EQ(r.ExitCode(), 1);
   next.cases[0] = s.next;
   next.cases[0].timing->interleaved->order[0] = 'b';  // another session's pairs
   next.cases[0].timing->interleaved->order[1] = 'n';
@@ -179,6 +185,8 @@ TEST(AbVerdict, MissingAndNewCasesAndTheJson) {
   base.cases = {s.base, SimpleCase("my.gone", kProblem, CaseStatus::kPassed, 1.0)};
   next.cases = {s.next, SimpleCase("my.fresh", kProblem, CaseStatus::kPassed, 1.0)};
   next.cases[0].provenance = ProvenanceRecord{false, "mine", "v2", "/x/new.so", "abc"};
+  base.cases[0].resources = {ResourceRecord{"k", 96, 0, 0, 0, 128, 0.5}};
+  next.cases[0].resources = {ResourceRecord{"k", 128, 0, 0, 0, 128, 0.5}};
   AbComparison c = CompareAb(base, next, AbOptions{});
   AbResult r = JudgeAb(c);
   ASSERT_EQ(r.failures.size(), 2u);
@@ -199,7 +207,11 @@ TEST(AbVerdict, MissingAndNewCasesAndTheJson) {
   EXPECT_NEAR(k["effect_pct"].get<double>(), 1.0, 0.1);
   EXPECT_EQ(k["test"], "exact (30 pairs)");
   EXPECT_THAT(k["new_plugin"].get<std::string>(), HasSubstr("mine v2 (/x/new.so"));
+  // Why it is slower: what moved between the sides, said to be a correlation.
+  EXPECT_THAT(k["explanation"].get<std::string>(), HasSubstr("registers 96 -> 128 (correlation"));
   const std::string text = RenderAbTerminal(c, r, /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("\nwhy my.attn"));
+  EXPECT_THAT(text, HasSubstr("not collected on both sides; registers 96 -> 128"));
   EXPECT_THAT(text, HasSubstr("AB FAILED: 2 regressions"));
   EXPECT_THAT(text, HasSubstr("[missing] my.gone"));
   EXPECT_THAT(text, HasSubstr("only in new:  my.fresh"));
