@@ -8,14 +8,14 @@
 // tiles, so the last round takes about 1/splits of a tile's time plus the hand-overs. The
 // partial sums reach C in split order: split 0 stores, each later split waits (an acquire load
 // of a per-tile counter in global memory) for its turn, adds its part to C (read through L2) and
-// passes the turn on with a release store; the last split resets the counter. No extra launch and no atomics: the sum order, and so the result, is the
-// same on every launch. Everything else is g06's (TMA, warp specialisation, clusters sharing B,
-// grouped tile order); tile widths 256 and 128 only (the split fills small problems, where g06
-// fell back to 128x64).
-// Prediction (before measuring, H100/H200): 5000^3 (tile ~60 us, 6 splits, ~2.5 us a hand-over)
-// 7 rounds -> 6 + 0.37: +8-11 % over g06 (0.80 -> 0.87-0.89x cuBLAS); 3000^3 (~36 us, 5 splits)
-// 3 rounds -> 2 + 0.55: +15-20 %; shapes whose tiles fill whole waves, or whose tail is too
-// large to split (8192^3, 6000^3, 16384x1024x4096): g06 within 1 %.
+// passes the turn on with a release store; the last split resets the counter. No extra launch and
+// no atomics: the sum order, and so the result, is the same on every launch. Everything else is
+// g06's (TMA, warp specialisation, clusters sharing B, grouped tile order); tile widths 256 and 128
+// only (the split fills small problems, where g06 fell back to 128x64). Prediction (before
+// measuring, H100/H200): 5000^3 (tile ~60 us, 6 splits, ~2.5 us a hand-over) 7 rounds -> 6 + 0.37:
+// +8-11 % over g06 (0.80 -> 0.87-0.89x cuBLAS); 3000^3 (~36 us, 5 splits) 3 rounds -> 2 + 0.55:
+// +15-20 %; shapes whose tiles fill whole waves, or whose tail is too large to split (8192^3,
+// 6000^3, 16384x1024x4096): g06 within 1 %.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
