@@ -243,15 +243,23 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   for (const std::string& n : Hardware(result) ? hw_hw_names_ : hw_names_) {
     result.instrumented = result.instrumented || IsInstrumentedMetric(n);
   }
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   absl::StatusOr<bool> user_range = Configure(replay, &result);
   if (!user_range.ok()) return user_range.status();
+  result.configure_s = since(t0);
+  const auto t_passes = std::chrono::steady_clock::now();
   if (absl::Status s =
           RunPasses(launch, before_pass, after_pass, stream, replay, *user_range, &result);
       !s.ok()) {
     return s;
   }
+  result.passes_s = since(t_passes);
+  const auto t_decode = std::chrono::steady_clock::now();
   if (absl::Status s = DecodeAndCombine(*user_range, &result); !s.ok()) return s;
-  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.decode_s = since(t_decode);
+  result.wall_s = since(t0);
   return result;
 }
 

@@ -57,6 +57,9 @@ struct ProfileResult {
   // GPU time of the launch's kernels as CUPTI measured it (gpu__time_duration.sum over the
   // kernels): no host gaps, unlike pass_ms, which holds CUPTI's per-launch host work too.
   double kernel_ms = 0;
+  // Where wall_s went (host seconds): the sync before, enabling and configuring (counter-data
+  // image, SetConfig); the passes (hooks, launches, Start/Stop); decoding and evaluating.
+  double configure_s = 0, passes_s = 0, decode_s = 0;
 };
 
 class RangeProfiler {

@@ -137,7 +137,21 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
   double profile_s = 0;
   int passes = 0;
   std::map<std::string, double> by_hw;
+  // Where the profiles' time went, for the work check's values (what to cut next).
+  double costs[3] = {0, 0, 0};  // configure, passes, decode
+  auto tally = [&](const profiler::ProfileResult& r) {
+    costs[0] += r.configure_s;
+    costs[1] += r.passes_s;
+    costs[2] += r.decode_s;
+  };
+  auto record_costs = [&]() {
+    k.trust->SetWorkCosts({{"profile_configure_s", costs[0], "s"},
+                           {"profile_passes_s", costs[1], "s"},
+                           {"profile_decode_s", costs[2], "s"},
+                           {"profile_passes", static_cast<double>(passes), "count"}});
+  };
   if (result.ok()) {
+    tally(*result);
     profile_s = result->wall_s;
     passes = result->passes;
     k.trust->SetProfiledDurations(result->pass_ms, result->kernel_ms, NotComparable(*result));
@@ -156,6 +170,7 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
       // The scalar (instrumented) counters: their passes are checked too, not compared.
       auto all = profile(profiler::MetricScope::kAll);
       if (all.ok()) {
+        tally(*all);
         profile_s += all->wall_s;
         passes += all->passes;
         by_hw = ByHwName(*all);
@@ -171,8 +186,10 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
       work->unavailable_reason = absl::StrCat("hardware counters: ", result.status().message());
     }
     pr->unavailable_reason = std::string(result.status().message());
+    record_costs();
     return profile_s;
   }
+  record_costs();
   *pr = ToProfileRecord(*result);
   pr->passes = passes;
   pr->wall_s = profile_s;

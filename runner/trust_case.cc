@@ -246,6 +246,7 @@ absl::StatusOr<reports::TrustRecord> TrustCase::Finish(const Problem& problem,
     if (it == cost_s_.end()) continue;
     c.values.push_back({"cost_s", it->second, "s"});
     total += it->second;
+    if (c.check == "work") c.values.insert(c.values.end(), work_costs_.begin(), work_costs_.end());
   }
   r.wall_s = total;
   return r;

@@ -85,6 +85,11 @@ class TrustCase {
 
   // The work counters' evidence, or why there is none; `cost_s` the profile's wall time.
   void SetWork(reports::WorkInput work, double cost_s);
+  // Where the work check's cost went (profiler::ProfileResult's configure_s, passes_s,
+  // decode_s, passes summed over the profiles), recorded beside its cost_s.
+  void SetWorkCosts(std::vector<reports::TrustValue> breakdown) {
+    work_costs_ = std::move(breakdown);
+  }
   // The profiled launches' own durations (profiler::ProfileResult::pass_ms), or why they cannot
   // be compared with the timed ones.
   void SetProfiledDurations(std::vector<double> pass_ms, double kernel_ms,
@@ -114,6 +119,7 @@ class TrustCase {
   reports::TracedLaunch traced_;
   reports::WorkInput work_;
   reports::ProfiledDurationInput durations_;
+  std::vector<reports::TrustValue> work_costs_;
   std::map<std::string, double> cost_s_;  // per check: host time it added
 };
 
