@@ -1,21 +1,21 @@
-// `flashscope ab`: two builds of the same kernels in one session (supervisor/ab_supervisor.h), judged
-// like `gate` on their interleaved samples (analysis/ab_verdict.h; docs/gating.md says why).
+// `flashscope ab`: two builds of the same kernels in one session (supervisor/ab_supervisor.h),
+// judged like `gate` on their interleaved samples (analysis/ab_verdict.h; docs/gating.md says why).
 #include <cstdio>
 #include <random>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "analysis/ab_verdict.h"
+#include "analysis/gate.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "analysis/ab_verdict.h"
+#include "protocol/worker_process.h"
 #include "reports/file_util.h"
-#include "analysis/gate.h"
 #include "reports/provenance.h"
 #include "reports/text_safety.h"
-#include "supervisor/ab_supervisor.h"
 #include "suites/suite.h"
-#include "protocol/worker_process.h"
+#include "supervisor/ab_supervisor.h"
 
 namespace flashscope::cli {
 namespace {
@@ -56,7 +56,8 @@ int Judge(const Args& a, const suites::AbOutcome& o, const reports::AbOptions& o
       j["exit_code"] = exit_code;
       j["cannot_test"] = o.cannot_test;
     }
-    if (absl::Status s = reports::WriteFileAtomic(json, j.dump(2) + "\n"); !s.ok()) {
+    if (absl::Status s = reports::WriteFileAtomic(json, j.dump(2) + "\n", WriteOptionsOf(a));
+        !s.ok()) {
       return Fail(std::string(s.message()));
     }
   }
@@ -77,7 +78,7 @@ int Ab(const Args& a) {
   auto path = suites::ResolveSuitePath(a.positional()[0], SuitesDir(a));
   if (!path.ok()) return Fail(std::string(path.status().message()));
   if (const std::string& json = a.String("json"); !json.empty()) {
-    if (absl::Status s = reports::CheckOutputTarget(json); !s.ok()) {
+    if (absl::Status s = reports::CheckOutputTarget(json, WriteOptionsOf(a)); !s.ok()) {
       return Fail(absl::StrCat("--json ", s.message()));
     }
   }

@@ -4,14 +4,14 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "analysis/compare.h"
+#include "analysis/gate.h"
 #include "cli/commands.h"
 #include "cli/common_flags.h"
 #include "cli/output.h"
-#include "analysis/compare.h"
-#include "reports/file_util.h"
-#include "analysis/gate.h"
 #include "render/render.h"
 #include "render/render_terminal.h"
+#include "reports/file_util.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
 
@@ -30,7 +30,7 @@ int Emit(const char* command, const Args& a, const std::string& text) {
     Print(text);
     return 0;
   }
-  if (absl::Status s = reports::WriteFileAtomic(out, text); !s.ok()) {
+  if (absl::Status s = reports::WriteFileAtomic(out, text, WriteOptionsOf(a)); !s.ok()) {
     return Fail(command, std::string(s.message()));
   }
   PrintError(command, absl::StrCat("wrote ", out));
@@ -94,7 +94,7 @@ int Gate(const Args& a) {
   // Both outputs are checked first, so that the verdict is never written to one of them alone.
   for (const char* flag : {"json", "out"}) {
     if (const std::string& target = a.String(flag); !target.empty()) {
-      if (absl::Status s = reports::CheckOutputTarget(target); !s.ok()) {
+      if (absl::Status s = reports::CheckOutputTarget(target, WriteOptionsOf(a)); !s.ok()) {
         return Fail("gate", absl::StrCat("--", flag, " ", s.message()));
       }
     }
@@ -116,7 +116,7 @@ int Gate(const Args& a) {
   if (const std::string& json = a.String("json"); !json.empty()) {
     const std::string text =
         reports::GateVerdictJson(c, gate, policy, args[0], args[1]).dump(2) + "\n";
-    if (absl::Status s = reports::WriteFileAtomic(json, text); !s.ok()) {
+    if (absl::Status s = reports::WriteFileAtomic(json, text, WriteOptionsOf(a)); !s.ok()) {
       return Fail("gate", std::string(s.message()));
     }
   }
@@ -203,6 +203,9 @@ Command RenderCommand() {
       "--format baseline writes the report without heatmaps, to commit under results/baselines/.";
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
+      .Add(Flag::Bool("force",
+                      "let --out replace a read-only file or one with other hard links, or write "
+                      "through a symlink or into a FIFO or device"))
       .Add(ColorFlag());
   return c;
 }

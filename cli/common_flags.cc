@@ -2,10 +2,10 @@
 
 #include <filesystem>
 
-#include "common/install_layout.h"
 #include "analysis/gate.h"
-#include "render/render_terminal.h"
+#include "common/install_layout.h"
 #include "protocol/worker_process.h"
+#include "render/render_terminal.h"
 
 namespace flashscope::cli {
 
@@ -25,7 +25,18 @@ Flag ColorFlag() {
 
 Flag OutFlag(std::string help) { return Flag::String("out", "FILE", std::move(help)); }
 
-Flag ForceFlag(std::string help) { return Flag::Bool("force", std::move(help)); }
+Flag ForceFlag(std::string help) {
+  return Flag::Bool("force", help +
+                                 "; also lets --out/--json replace a read-only file or one with "
+                                 "other hard links, or write through a symlink or into a FIFO "
+                                 "or device");
+}
+
+reports::WriteOptions WriteOptionsOf(const Args& args) {
+  reports::WriteOptions o;
+  o.force = args.Bool("force");
+  return o;
+}
 
 Flag FormatFlag(bool with_baseline) {
   std::vector<std::string> formats = {"terminal", "markdown", "junit", "csv", "html"};

@@ -11,9 +11,9 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "analysis/summary.h"
 #include "reports/devices.h"
 #include "reports/provenance.h"
-#include "analysis/summary.h"
 #include "reports/text_safety.h"
 #include "reports/text_table.h"
 
@@ -79,7 +79,7 @@ std::string RenderCaseTable(const Report& report, bool color) {
   std::string out = t.Render(color);
   // After a long table the synthetic warning is said again, where the eye ends.
   if (report.environment.synthetic) {
-    out += Paint(summary.warnings.front().text + "\n", text::kBoldRed, color);
+    out += Paint(text::TerminalSafe(summary.warnings.front().text) + "\n", text::kBoldRed, color);
   }
   return out;
 }
@@ -89,7 +89,8 @@ std::string RenderSummary(const Report& report, bool color) {
   const ReportSummary summary = SummarizeReport(report);
   std::string out;
   for (const Warning& w : summary.warnings) {
-    out += Paint(w.text + "\n", w.severe ? text::kBoldRed : text::kYellow, color);
+    out +=
+        Paint(text::TerminalSafe(w.text) + "\n", w.severe ? text::kBoldRed : text::kYellow, color);
   }
   if (e.gpu_name.empty()) {
     out += "GPU: none recorded\n";

@@ -42,14 +42,15 @@ absl::Status LineError(const std::string& path, int line, absl::string_view what
   return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
 }
 
-}  // namespace
-
-absl::StatusOr<JournalWriter> JournalWriter::Open(const std::string& path, bool append) {
-  // O_RDWR so that the last byte can be checked; O_APPEND makes each write() land at the end.
-  int flags = O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC);
-  int fd = ::open(path.c_str(), flags, 0644);
+// O_RDWR so that the last byte can be checked; O_APPEND makes each write() land at the end.
+absl::StatusOr<int> OpenJournalFd(const std::string& path, int mode_flags) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | mode_flags, 0644);
   if (fd < 0) {
     int err = errno;
+    if (err == EEXIST) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("journal ", path, " exists already: a new run does not replace it"));
+    }
     std::string hint;
     struct stat st;
     if (err == ENOENT && ::stat(DirectoryOf(path).c_str(), &st) != 0) {
@@ -58,7 +59,21 @@ absl::StatusOr<JournalWriter> JournalWriter::Open(const std::string& path, bool 
     return absl::FailedPreconditionError(
         absl::StrCat("cannot open journal ", path, ": ", std::strerror(err), hint));
   }
-  JournalWriter writer(fd, path);
+  return fd;
+}
+
+}  // namespace
+
+absl::StatusOr<JournalWriter> JournalWriter::Create(const std::string& path) {
+  auto fd = OpenJournalFd(path, O_EXCL);
+  if (!fd.ok()) return fd.status();
+  return JournalWriter(*fd, path);
+}
+
+absl::StatusOr<JournalWriter> JournalWriter::Open(const std::string& path, bool append) {
+  auto fd = OpenJournalFd(path, append ? 0 : O_TRUNC);
+  if (!fd.ok()) return fd.status();
+  JournalWriter writer(*fd, path);
   if (append) {
     if (absl::Status s = writer.CloseCutLine(); !s.ok()) return s;
   }
@@ -353,6 +368,8 @@ Report ReportFromJournal(const JournalContents& journal) {
   if (r.environment.started_at.empty()) r.environment.started_at = journal.started_at;
   r.environment.active_s = journal.ActiveSeconds();
   if (journal.plan) {
+    r.suite.sha256 = journal.plan->suite_sha256;  // what `merge` checks shards by
+    r.suite.shard = journal.plan->shard;
     const auto done = journal.FinishedByKey();
     std::set<std::string> started;
     for (int index : journal.started_unfinished) {

@@ -59,8 +59,9 @@ absl::StatusOr<Report> ReadReportFile(const std::string& path) {
 
 std::string ReportToText(const Report& report) { return jsonio::DumpReadable(ToJson(report)); }
 
-absl::Status WriteReportFileAtomic(const Report& report, const std::string& path) {
-  return WriteFileAtomic(path, ReportToText(report));
+absl::Status WriteReportFileAtomic(const Report& report, const std::string& path,
+                                   const WriteOptions& options) {
+  return WriteFileAtomic(path, ReportToText(report), options);
 }
 
 }  // namespace flashscope::reports

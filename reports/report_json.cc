@@ -88,6 +88,8 @@ void ReadSuite(const Json& j, const std::string& path, absl::Status* st, SuiteRe
   f.Get("path", &s->path);
   f.Get("description", &s->description);
   f.Get("kernels_filter", &s->kernels_filter);
+  f.Get("sha256", &s->sha256);
+  f.Get("shard", &s->shard);
   if (const Json* t = f.Object("timing_policy")) {
     ReadTimingPolicy(*t, f.PathOf("timing_policy"), st, &s->timing);
   }

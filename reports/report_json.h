@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "reports/output_target.h"
 #include "reports/report.h"
 
 namespace flashscope::reports {
@@ -39,8 +40,9 @@ absl::StatusOr<Report> ReadReportFile(const std::string& path);
 // The report as text, laid out for diffs (objects indented, number arrays on one line).
 std::string ReportToText(const Report& report);
 
-// Writes path.tmp.PID, fsyncs it and renames it over `path`: a reader sees the old file or the
-// complete new one, never half a report. Fails clearly when the directory does not exist.
-absl::Status WriteReportFileAtomic(const Report& report, const std::string& path);
+// WriteFileAtomic (reports/file_util.h) of the report's JSON: a reader sees the old file or the
+// complete new one, never half a report; what may be replaced follows `options` (--force).
+absl::Status WriteReportFileAtomic(const Report& report, const std::string& path,
+                                   const WriteOptions& options = {});
 
 }  // namespace flashscope::reports

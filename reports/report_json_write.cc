@@ -242,11 +242,15 @@ Json EnvironmentToJson(const Environment& e) {
 }
 
 Json SuiteToJson(const SuiteRecord& s) {
-  return {{"name", s.name},
-          {"path", s.path},
-          {"description", s.description},
-          {"kernels_filter", s.kernels_filter},
-          {"timing_policy", TimingPolicyToJson(s.timing)}};
+  Json j = {{"name", s.name},
+            {"path", s.path},
+            {"description", s.description},
+            {"kernels_filter", s.kernels_filter},
+            {"timing_policy", TimingPolicyToJson(s.timing)}};
+  // Written when known, so that reports of runs without them read as before.
+  if (!s.sha256.empty()) j["sha256"] = s.sha256;
+  if (!s.shard.empty()) j["shard"] = s.shard;
+  return j;
 }
 
 }  // namespace flashscope::reports

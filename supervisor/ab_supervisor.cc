@@ -9,11 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "reports/journal.h"
 #include "reports/text_safety.h"
+#include "suites/plan_cases.h"
+#include "suites/plugin_paths.h"
 #include "supervisor/ab_session.h"
 #include "supervisor/device_selection.h"
-#include "suites/plan_cases.h"
 #include "supervisor/planning.h"
-#include "suites/plugin_paths.h"
 #include "supervisor/run_journal.h"
 
 namespace flashscope::suites {
@@ -131,6 +131,7 @@ absl::Status OpenJournals(const AbArgs& args, const Suite& suite,
         OpenRunJournal({"", out, args.command_line, args.kernels_filter}, suite, *plans[s]);
     if (!journal.ok()) return journal.status();
     ctx->journals[s] = journal->journal_path;
+    ctx->locks[s] = std::move(journal->lock);
     ctx->plans[s] = plans[s];
     auto writer = reports::JournalWriter::Open(journal->journal_path, /*append=*/true);
     if (!writer.ok()) return writer.status();

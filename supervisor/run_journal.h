@@ -3,12 +3,15 @@
 // as errors (their plugin crashed while loading) are recorded here, since no worker runs them.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "reports/output_target.h"
 #include "reports/plan.h"
 #include "reports/report.h"
 #include "suites/suite.h"
+#include "supervisor/run_lock.h"
 
 namespace flashscope::suites {
 
@@ -21,14 +24,34 @@ struct JournalRequest {
 
 struct RunJournal {
   std::string journal_path;
-  std::string out_path;  // the final report
+  std::string out_path;           // the final report
+  std::unique_ptr<RunLock> lock;  // held until the run ends (supervisor/run_lock.h)
+  std::string lock_note;          // said when a stale lock of a dead run was taken over
 };
 
-// A new journal, or the resumed one once its plan matched `plan`. FailedPrecondition (a refusal
-// that says how to proceed) when the journal belongs to another plan, was written before plans
-// existed, or holds results its plan does not.
+// The journal a run will write or resume, claimed before anything runs: its lock taken (a live
+// run on the same journal is refused, naming it), and, for a new run, refused when a journal is
+// already there: a run never truncates one (issue 23). The refusal names the exact command that
+// resumes it, and the other ways (another --out, `flashscope show`); nothing is touched.
+absl::StatusOr<RunJournal> ClaimRunJournal(const JournalRequest& request, const Suite& suite);
+
+// The claimed journal made ready: a new one created with its header (the plan), or the resumed
+// one checked against `plan` (CheckResumable); then the planned errors and a session line.
+absl::Status StartRunJournal(const JournalRequest& request, const Suite& suite,
+                             const reports::PlanRecord& plan, const RunJournal& journal);
+
+// ClaimRunJournal, then StartRunJournal.
 absl::StatusOr<RunJournal> OpenRunJournal(const JournalRequest& request, const Suite& suite,
                                           const reports::PlanRecord& plan);
+
+// What `--resume JOURNAL` checks before it runs anything, also with --dry_run: the journal reads,
+// and it is this plan's. FailedPrecondition (a refusal that says how to proceed) when it belongs
+// to another plan, was written before plans existed, or holds results its plan does not; the
+// reader's error when it cannot be read.
+absl::Status CheckResumable(const std::string& journal_path, const reports::PlanRecord& plan);
+// The part of CheckResumable that needs no plan, done before planning (which needs a worker, and
+// a GPU's kernels): the journal reads, and it is a journal of this suite (by name).
+absl::Status CheckResumableSuite(const std::string& journal_path, const Suite& suite);
 
 // "2026-11-23T04:05:06Z" style times of now, in UTC, in `format` (strftime).
 std::string UtcNow(const char* format);
@@ -39,6 +62,7 @@ std::string UtcNow(const char* format);
 // (ab, which does not resume). A failed write says that the journal still holds every result.
 absl::StatusOr<reports::Report> WriteReportFromJournal(const std::string& journal_path,
                                                        const std::string& out_path,
-                                                       bool remove_journal = false);
+                                                       bool remove_journal = false,
+                                                       const reports::WriteOptions& options = {});
 
 }  // namespace flashscope::suites

@@ -2,16 +2,17 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "reports/journal.h"
 #include "reports/text_safety.h"
+#include "suites/plan_cases.h"
+#include "suites/plugin_paths.h"
 #include "supervisor/device_scheduler.h"
 #include "supervisor/device_selection.h"
-#include "suites/plan_cases.h"
 #include "supervisor/planning.h"
-#include "suites/plugin_paths.h"
 #include "supervisor/run_journal.h"
 #include "supervisor/run_progress.h"
 #include "supervisor/sanitize.h"
@@ -131,7 +132,8 @@ absl::Status Sanitize(const SuperviseArgs& args, const RunContext& run,
 // The report from the journal, written atomically; the journal goes only when every planned case
 // is in the report.
 SuperviseResult FinalReport(const RunContext& run, const std::string& out_path) {
-  auto report = WriteReportFromJournal(run.journal_path, out_path);
+  auto report = WriteReportFromJournal(run.journal_path, out_path, /*remove_journal=*/false,
+                                       reports::WriteOptions{run.args->force});
   if (!report.ok()) return Fail(2, std::string(report.status().message()));
   SuperviseResult result;
   result.report = *std::move(report);
@@ -193,6 +195,26 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   if (!suite.ok()) return Fail(2, std::string(suite.status().message()));
   auto selection = ParseDeviceSelection(args.devices);
   if (!selection.ok()) return Fail(2, std::string(selection.status().message()));
+  // A journal to resume must read and be this suite's, with --dry_run too (the plan is compared
+  // once planned). Then it is claimed before anything else: a second run on it, or a new run over
+  // the journal of an unfinished one, is refused at once (issue 23).
+  if (!args.resume_journal.empty()) {
+    if (absl::Status s = CheckResumableSuite(args.resume_journal, *suite); !s.ok()) {
+      return Fail(2, std::string(s.message()));
+    }
+  }
+  const JournalRequest request{args.resume_journal, args.out_path, args.command_line,
+                               args.kernels_filter};
+  std::optional<RunJournal> journal;
+  if (!args.dry_run) {
+    auto claimed = ClaimRunJournal(request, *suite);
+    if (!claimed.ok()) return Fail(2, std::string(claimed.status().message()));
+    journal.emplace(*std::move(claimed));
+    if (!journal->lock_note.empty()) {
+      std::fprintf(stderr, "flashscope run: %s\n",
+                   reports::text::TerminalSafe(journal->lock_note).c_str());
+    }
+  }
   // --sanitize: refuse at once, before the run, when the tool cannot be used.
   std::string sanitizer_path;
   if (!args.sanitize_tool.empty() && !args.dry_run) {
@@ -206,7 +228,15 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   auto planned = Plan(args, *suite);
   if (!planned.ok()) return Fail(2, std::string(planned.status().message()));
   const reports::PlanRecord& plan = planned->plan;
-  if (args.dry_run) return DryRun(args, *selection, *planned);
+  if (args.dry_run) {
+    // The journal a real resume would refuse is refused here, with the same reason.
+    if (!args.resume_journal.empty()) {
+      if (absl::Status s = CheckResumable(args.resume_journal, plan); !s.ok()) {
+        return Fail(2, std::string(s.message()));
+      }
+    }
+    return DryRun(args, *selection, *planned);
+  }
   if (!planned->device.usable) {
     return Fail(2, absl::StrCat("no usable GPU: ", planned->device.reason,
                                 ". Nothing was run and no journal was written; `flashscope run ",
@@ -216,9 +246,9 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   auto devices = ChooseRunDevices(args, *selection, *planned);
   if (!devices.ok()) return Fail(2, std::string(devices.status().message()));
   run.devices = *std::move(devices);
-  auto journal = OpenRunJournal(
-      {args.resume_journal, args.out_path, args.command_line, args.kernels_filter}, *suite, plan);
-  if (!journal.ok()) return Fail(2, std::string(journal.status().message()));
+  if (absl::Status s = StartRunJournal(request, *suite, plan, *journal); !s.ok()) {
+    return Fail(2, std::string(s.message()));
+  }
 
   run.args = &args;
   run.suite = &*suite;
