@@ -12,6 +12,7 @@
 #include "cli/output.h"
 #include "protocol/worker_process.h"
 #include "reports/file_util.h"
+#include "reports/json_fields.h"
 #include "reports/provenance.h"
 #include "reports/text_safety.h"
 #include "suites/suite.h"
@@ -56,7 +57,8 @@ int Judge(const Args& a, const suites::AbOutcome& o, const reports::AbOptions& o
       j["exit_code"] = exit_code;
       j["cannot_test"] = o.cannot_test;
     }
-    if (absl::Status s = reports::WriteFileAtomic(json, j.dump(2) + "\n", WriteOptionsOf(a));
+    if (absl::Status s =
+            reports::WriteFileAtomic(json, reports::jsonio::Dump(j, 2) + "\n", WriteOptionsOf(a));
         !s.ok()) {
       return Fail(std::string(s.message()));
     }

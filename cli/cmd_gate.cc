@@ -12,6 +12,7 @@
 #include "render/render.h"
 #include "render/render_terminal.h"
 #include "reports/file_util.h"
+#include "reports/json_fields.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
 
@@ -29,6 +30,10 @@ int Emit(const char* command, const Args& a, const std::string& text) {
   if (out.empty()) {
     Print(text);
     return 0;
+  }
+  if (absl::Status s = reports::CheckNotAnInput("--out", out, a.positional(), WriteOptionsOf(a));
+      !s.ok()) {
+    return Fail(command, std::string(s.message()));
   }
   if (absl::Status s = reports::WriteFileAtomic(out, text, WriteOptionsOf(a)); !s.ok()) {
     return Fail(command, std::string(s.message()));
@@ -97,6 +102,11 @@ int Gate(const Args& a) {
       if (absl::Status s = reports::CheckOutputTarget(target, WriteOptionsOf(a)); !s.ok()) {
         return Fail("gate", absl::StrCat("--", flag, " ", s.message()));
       }
+      if (absl::Status s = reports::CheckNotAnInput(absl::StrCat("--", flag), target,
+                                                    a.positional(), WriteOptionsOf(a));
+          !s.ok()) {
+        return Fail("gate", std::string(s.message()));
+      }
     }
   }
   reports::GatePolicy policy;
@@ -115,7 +125,8 @@ int Gate(const Args& a) {
 
   if (const std::string& json = a.String("json"); !json.empty()) {
     const std::string text =
-        reports::GateVerdictJson(c, gate, policy, args[0], args[1]).dump(2) + "\n";
+        reports::jsonio::Dump(reports::GateVerdictJson(c, gate, policy, args[0], args[1]), 2) +
+        "\n";
     if (absl::Status s = reports::WriteFileAtomic(json, text, WriteOptionsOf(a)); !s.ok()) {
       return Fail("gate", std::string(s.message()));
     }

@@ -20,6 +20,15 @@ int Merge(const Args& a) {
     PrintError("merge", "--out FILE is required (where the merged report goes)");
     return 2;
   }
+  if (absl::Status s = reports::CheckOutputTarget(out, WriteOptionsOf(a)); !s.ok()) {
+    PrintError("merge", absl::StrCat("--out ", s.message()));
+    return 2;
+  }
+  if (absl::Status s = reports::CheckNotAnInput("--out", out, a.positional(), WriteOptionsOf(a));
+      !s.ok()) {
+    PrintError("merge", s.message());
+    return 2;
+  }
   std::vector<reports::MergeInput> inputs;
   for (const auto& path : a.positional()) {
     auto report = reports::ReadReportFile(path);

@@ -132,27 +132,27 @@ absl::Status JournalWriter::WriteHeader(const SuiteRecord& suite, const std::str
             {"command_line", command_line},
             {"started_at", started_at}};
   if (plan != nullptr) j["plan"] = PlanToJson(*plan);
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 absl::Status JournalWriter::WriteEnvironment(const Environment& environment) {
   Json j = {{"type", "environment"}, {"environment", EnvironmentToJson(environment)}};
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 absl::Status JournalWriter::WriteDevice(const DeviceRecord& device) {
   Json j = {{"type", "device"}, {"device", DeviceToJson(device)}};
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 absl::Status JournalWriter::WriteSession(double started_at_s) {
   Json j = {{"type", "session"}, {"started_at_s", started_at_s}};
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 absl::Status JournalWriter::CaseStarted(int index, const std::string& key) {
   Json j = {{"type", "case_started"}, {"index", index}, {"key", key}, {"at_s", UnixSecondsNow()}};
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 absl::Status JournalWriter::CaseFinished(int index, const CaseResult& result) {
@@ -160,7 +160,7 @@ absl::Status JournalWriter::CaseFinished(int index, const CaseResult& result) {
             {"index", index},
             {"result", CaseToJson(result)},
             {"at_s", UnixSecondsNow()}};
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 double UnixSecondsNow() {

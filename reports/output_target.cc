@@ -135,6 +135,21 @@ absl::StatusOr<OutputTarget> ResolveOutputTarget(const std::string& path,
   return Resolve(path, options, /*links_left=*/8);
 }
 
+absl::Status CheckNotAnInput(const std::string& flag, const std::string& path,
+                             const std::vector<std::string>& inputs, const WriteOptions& options) {
+  struct stat out, in;
+  if (options.force || ::stat(path.c_str(), &out) != 0) return absl::OkStatus();
+  for (const std::string& input : inputs) {
+    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          flag, " ", path, " is the input ", input,
+          ": writing there would replace the data this output is made from. Write elsewhere, or "
+          "pass --force to replace it"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckOutputTarget(const std::string& path, const WriteOptions& options) {
   return ResolveOutputTarget(path, options).status();
 }

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -35,6 +36,13 @@ absl::StatusOr<OutputTarget> ResolveOutputTarget(const std::string& path,
 
 // ResolveOutputTarget's verdict alone: for commands that check their outputs before long work.
 absl::Status CheckOutputTarget(const std::string& path, const WriteOptions& options = {});
+
+// Refuses (unless forced) an output that is one of the command's input files (the same file by
+// device and inode, through any link): `merge --out s1.json s1.json s2.json` or
+// `gate a.json b.json --json a.json` would replace the data the output was made from.
+absl::Status CheckNotAnInput(const std::string& flag, const std::string& path,
+                             const std::vector<std::string>& inputs,
+                             const WriteOptions& options = {});
 
 // The mode a new file gets: 0644 less this process's umask.
 mode_t NewFileMode();

@@ -12,6 +12,7 @@ packages=(
   libgtest-dev         # unit tests
   libbenchmark-dev     # flashscope-bench (Google Benchmark compatibility)
   clang-format
+  python3 util-linux   # the hostile-input corpus (fuzz/hostile/: python3, flock) and the layering check
   zlib1g-dev           # PNG decoding in the HTML screenshot test
 )
 if [[ "${FLASHSCOPE_WITH_FUZZ:-0}" == 1 ]]; then
