@@ -1,4 +1,5 @@
 #include "analysis/gate.h"
+#include "analysis/gate_override.h"
 
 #include <fnmatch.h>
 
@@ -26,13 +27,6 @@ const MetricRecord* FindMetric(const CaseResult& c, const std::string& metric) {
   if (!c.profile || !c.profile->available) return nullptr;
   for (const MetricRecord& m : c.profile->metrics) {
     if (m.name == metric || m.hw_name == metric) return &m;
-  }
-  return nullptr;
-}
-
-const KernelOverride* FindOverride(const GatePolicy& p, const std::string& kernel_id) {
-  for (const KernelOverride& o : p.overrides) {
-    if (Glob(o.kernels, kernel_id)) return &o;
   }
   return nullptr;
 }
@@ -140,6 +134,13 @@ class Judge {
 
 }  // namespace
 
+const KernelOverride* FindKernelOverride(const GatePolicy& p, const std::string& kernel_id) {
+  for (const KernelOverride& o : p.overrides) {
+    if (Glob(o.kernels, kernel_id)) return &o;
+  }
+  return nullptr;
+}
+
 absl::Status CheckGateable(const Report& report, const std::string& path) {
   if (report.cases.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -168,7 +169,7 @@ GateResult ApplyGate(const Comparison& cmp, const GatePolicy& policy) {
   out.forced_banner = cmp.ForcedBanner();
   Judge judge(policy, &out);
   for (const CaseDelta& d : cmp.paired) {
-    const KernelOverride* o = FindOverride(policy, d.kernel_id);
+    const KernelOverride* o = FindKernelOverride(policy, d.kernel_id);
     if (o && o->ignore) {
       out.ignored.push_back(d.key);
       continue;
@@ -178,7 +179,7 @@ GateResult ApplyGate(const Comparison& cmp, const GatePolicy& policy) {
     judge.CheckTiming(d, o);
   }
   for (const CaseResult* c : cmp.only_next) {
-    const KernelOverride* o = FindOverride(policy, c->kernel_id);
+    const KernelOverride* o = FindKernelOverride(policy, c->kernel_id);
     if (o && o->ignore) {
       out.ignored.push_back(c->Key());
       continue;
@@ -187,7 +188,7 @@ GateResult ApplyGate(const Comparison& cmp, const GatePolicy& policy) {
     judge.CheckNextCase(*c, nullptr, o);
   }
   for (const CaseResult* c : cmp.only_base) {
-    const KernelOverride* o = FindOverride(policy, c->kernel_id);
+    const KernelOverride* o = FindKernelOverride(policy, c->kernel_id);
     if (o && o->ignore) {
       out.ignored.push_back(c->Key());
       continue;

@@ -214,9 +214,7 @@ Command RenderCommand() {
       "--format baseline writes the report without heatmaps, to commit under results/baselines/.";
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
-      .Add(Flag::Bool("force",
-                      "let --out replace a read-only file or one with other hard links, or write "
-                      "through a symlink or into a FIFO or device"))
+      .Add(FileForceFlag())
       .Add(ColorFlag());
   return c;
 }

@@ -18,6 +18,12 @@ Command CompareCommand();  // cmd_gate.cc
 Command GateCommand();     // cmd_gate.cc
 Command RenderCommand();   // cmd_gate.cc
 Command AbCommand();       // cmd_ab.cc
+// `flashscope history SUB`: the group's help and its subcommands, named "history add", ...
+Command HistoryGroupCommand();    // cmd_history_changes.cc
+Command HistoryAddCommand();      // cmd_history.cc
+Command HistoryShowCommand();     // cmd_history.cc
+Command HistoryChangesCommand();  // cmd_history_changes.cc
+Command HistoryBisectCommand();   // cmd_history_changes.cc
 
 // Every command, in the order the help lists them.
 std::vector<Command> AllCommands();

@@ -1,5 +1,7 @@
 #include "cli/common_flags.h"
 
+#include "absl/strings/str_cat.h"
+
 #include <filesystem>
 
 #include "analysis/gate.h"

@@ -17,6 +17,8 @@ Flag OutFlag(std::string help);
 // with other hard links, write through a symlink or into a FIFO or device
 // (reports/output_target.h).
 Flag ForceFlag(std::string help);
+// --force for a command whose only use of it is its file writes (render, history show/changes).
+Flag FileForceFlag();
 // What --force allows the command's file writes.
 reports::WriteOptions WriteOptionsOf(const Args& args);
 // --format for compare and gate (and, with `baseline`, render).

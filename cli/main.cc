@@ -17,8 +17,16 @@
 namespace flashscope::cli {
 
 std::vector<Command> AllCommands() {
-  return {ListCommand(),    RunCommand(),  AbCommand(),     MergeCommand(),  ShowCommand(),
-          CompareCommand(), GateCommand(), RenderCommand(), MetricsCommand()};
+  std::vector<Command> all = {
+      ListCommand(),    RunCommand(),  AbCommand(),     MergeCommand(),   ShowCommand(),
+      CompareCommand(), GateCommand(), RenderCommand(), MetricsCommand(), HistoryGroupCommand()};
+  // The subcommands are reached as "history SUB" (JoinSubcommand); the group lists them.
+  for (Command c : {HistoryAddCommand(), HistoryShowCommand(), HistoryChangesCommand(),
+                    HistoryBisectCommand()}) {
+    c.hidden = true;
+    all.push_back(std::move(c));
+  }
+  return all;
 }
 
 namespace {
@@ -35,7 +43,8 @@ std::string GlobalHelp(const std::vector<Command>& commands) {
   }
   out +=
       "\nexit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression\n"
-      "(gate, ab); 2 bad input or usage; 125 cannot test (ab: a side's plugin does not load).\n"
+      "(gate, ab, history changes); 2 bad input or usage; 125 cannot test (ab: a side's plugin\n"
+      "does not load).\n"
       "colour: --color=auto|always|never; auto honours NO_COLOR and TERM=dumb.\n"
       "plugins: --plugin FILE (repeatable), a suite's \"plugins\", FLASHSCOPE_PLUGINS "
       "(docs/plugins.md).\n"
@@ -69,9 +78,23 @@ int UnknownCommand(const std::vector<Command>& commands, const std::string& name
   return 2;
 }
 
+// "history add ..." -> "history add" as one command word, when a command of that name exists.
+void JoinSubcommand(const std::vector<Command>& commands, std::vector<std::string>* words) {
+  for (size_t i = 0; i + 1 < words->size(); ++i) {
+    if ((*words)[i][0] == '-') continue;
+    const std::string joined = (*words)[i] + " " + (*words)[i + 1];
+    if (Find(commands, joined) != nullptr) {
+      (*words)[i] = joined;
+      words->erase(words->begin() + i + 1);
+    }
+    return;
+  }
+}
+
 int Main(int argc, char** argv) {
   const std::vector<Command> commands = AllCommands();
   std::vector<std::string> words(argv + 1, argv + argc);
+  JoinSubcommand(commands, &words);
   const std::string command_line = absl::StrJoin(std::vector<std::string>(argv, argv + argc), " ");
   if (words.empty()) {
     std::fprintf(stderr, "%s", GlobalHelp(commands).c_str());

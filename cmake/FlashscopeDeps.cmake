@@ -2,6 +2,10 @@
 
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Threads REQUIRED)
+# The history store (history/, docs/history.md): an SQLite file by default (libsqlite3-dev, linked
+# statically), PostgreSQL for a team (libpq-dev: its header; libpq is loaded at run time).
+find_package(SQLite3 REQUIRED)
+find_package(PostgreSQL REQUIRED)
 
 # fs_absl: Abseil's static archives (FlashscopeAbseil.cmake says why static).
 include(FlashscopeAbseil)

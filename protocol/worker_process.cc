@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -105,6 +106,12 @@ absl::StatusOr<WorkerProcess> WorkerProcess::Start(const std::string& worker_exe
   std::vector<std::string> argv = protocol::WorkerArgv(worker_exe, request);
   std::vector<std::string> env = ChildEnvironment(options.environment);
   std::vector<char*> cargv = Pointers(argv), cenv = Pointers(env);
+  // Made before fork: the child only calls sched_setaffinity.
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  for (int c : options.cpus) {
+    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &cpus);
+  }
   const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
@@ -117,6 +124,9 @@ absl::StatusOr<WorkerProcess> WorkerProcess::Start(const std::string& worker_exe
     // would otherwise go on writing a journal nobody reads.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);  // the supervisor died before prctl took effect
+    // Near its GPU when known (supervisor/gpu_affinity.h); refused (a cgroup without those CPUs),
+    // it runs where the supervisor may.
+    if (!options.cpus.empty()) sched_setaffinity(0, sizeof(cpus), &cpus);
     // The child keeps its own two ends across exec; everything else closes there.
     fcntl(progress[1], F_SETFD, 0);
     if (commands[1] >= 0) fcntl(commands[1], F_SETFD, 0);

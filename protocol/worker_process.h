@@ -26,6 +26,8 @@ struct WorkerStartOptions {
   bool commands = false;
   // Variables set in its environment, over ours: CUDA_VISIBLE_DEVICES pins it to one GPU.
   std::vector<std::pair<std::string, std::string>> environment;
+  // The CPUs it may run on (sched_setaffinity); empty: ours.
+  std::vector<int> cpus;
 };
 
 class WorkerProcess {

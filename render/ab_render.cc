@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analysis/ab_verdict.h"
+#include "analysis/change_explanation.h"
 #include "reports/json_fields.h"
 #include "reports/provenance.h"
 #include "reports/text_safety.h"
@@ -32,6 +33,13 @@ const char* VerdictColor(Verdict v) {
     default:
       return nullptr;
   }
+}
+
+// Why a slower or faster case moved, from the counters and resources of its two sides
+// (analysis/change_explanation.h); "" for any other verdict.
+std::string Explanation(const AbPair& p) {
+  if (!p.compared || (p.verdict != Verdict::kSlower && p.verdict != Verdict::kFaster)) return "";
+  return ExplainChange(*p.base, *p.next, p.evidence.effect).Line();
 }
 
 std::string Provenance(const CaseResult& c) {
@@ -91,6 +99,7 @@ Json AbVerdictJson(const AbComparison& c, const AbResult& r, const std::string& 
                      {"judged_by", JudgedBy(p)},
                      {"note", p.note},
                      {"verdict_reason", p.verdict_reason},
+                     {"explanation", Explanation(p)},
                      {"base_plugin", Provenance(*p.base)},
                      {"new_plugin", Provenance(*p.next)}});
   }
@@ -132,6 +141,11 @@ std::string RenderAbTerminal(const AbComparison& c, const AbResult& r, bool colo
               {p.note}});
   }
   std::string out = t.Render(color);
+  for (const AbPair& p : c.pairs) {
+    if (const std::string why = Explanation(p); !why.empty()) {
+      absl::StrAppend(&out, "why ", text::TerminalSafe(p.key), ": ", text::TerminalSafe(why), "\n");
+    }
+  }
   for (const CaseResult* b : c.only_base) {
     absl::StrAppend(&out, "only in base: ", text::TerminalSafe(b->Key()), "\n");
   }

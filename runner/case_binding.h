@@ -35,6 +35,9 @@ class ProblemWorkspaces {
   absl::StatusOr<verify::Workspace*> For(const Problem& problem, const WorkspaceSpec& spec,
                                          cudaStream_t stream);
   void Reset();
+  // The workspace stays valid for the kernels still using it, but the next For() makes it
+  // afresh, even for the same problem (a kernel wrote into its inputs, a reference or guards).
+  void Invalidate() { key_.clear(); }
 
  private:
   std::string key_;

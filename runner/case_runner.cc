@@ -7,14 +7,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "analysis/trust_checks.h"
 #include "profiler/nvtx_ranges.h"
 #include "profiler/resources.h"
 #include "profiler/work_counters.h"
-#include "analysis/trust_checks.h"
+#include "protocol/worker_protocol.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
 #include "runner/trust_case.h"
-#include "protocol/worker_protocol.h"
 #include "verify/input_kind.h"
 #include "verify/problem_costs.h"
 #include "verify/tolerance.h"
@@ -96,6 +96,11 @@ absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const suites::Sui
       e != cudaSuccess) {
     return absl::InternalError("cudaStreamCreate: " + CudaErrorText(e));
   }
+  int current_device = 0;
+  if (cudaError_t e = cudaGetDevice(&current_device); e != cudaSuccess) {
+    return absl::InternalError("cudaGetDevice: " + CudaErrorText(e));
+  }
+  s.isolation = std::make_unique<CaseIsolation>(current_device, s.stream);
   auto timer = profiler::Timer::Create(s.stream);
   if (!timer.ok()) return timer.status();
   s.timer = *std::move(timer);
@@ -165,6 +170,15 @@ reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
   if (std::string why = c.kernel->Supports(c.problem, s.device.cc); !why.empty()) {
     return finish(reports::CaseStatus::kSkipped, why);
   }
+  // What an earlier case left changed in the shared device state is put back (that case already
+  // failed `isolation`, unless it ended before its check).
+  if (absl::Status st = s.isolation->Restore(); !st.ok()) {
+    context_lost_ = true;
+    return finish(reports::CaseStatus::kError,
+                  absl::StrCat("isolation: the device state an earlier case left cannot be put "
+                               "back (",
+                               st.message(), "); a fresh worker goes on"));
+  }
   Enter(phase::kInputs);
   {
     profiler::NvtxRange range("inputs+reference");
@@ -198,6 +212,8 @@ void CaseRunner::Bind(Case& k, verify::Workspace& ws) {
   }
   k.trust = std::make_unique<TrustCase>(s.trust, ws, std::move(launches), s.stream,
                                         s.suite.seed ^ std::hash<std::string>()(c.key));
+  k.integrity = std::make_unique<BufferIntegrity>();
+  WatchWorkspace(c.problem, ws, k.integrity.get());
 }
 
 reports::CaseResult CaseRunner::Complete(Case& k) {
@@ -225,6 +241,11 @@ reports::CaseResult CaseRunner::Conclude(Case& k) {
     return k.r;
   }
   k.r.trust = *std::move(record);
+  if (absl::Status st = AddHarnessChecks(k); !st.ok()) {
+    context_lost_ = ContextIsLost();
+    Finish(k.r, k.start, reports::CaseStatus::kError, absl::StrCat("integrity: ", st.message()));
+    return k.r;
+  }
   const bool passed = k.r.verification && k.r.verification->passed;
   Finish(k.r, k.start, passed ? reports::CaseStatus::kPassed : reports::CaseStatus::kFailed,
          passed ? "" : k.r.verification->rule);
@@ -273,9 +294,15 @@ bool CaseRunner::Verify(Case& k) {
   if (auto st = k.ws->PoisonOutputs(s.stream); !st.ok()) {
     return error(absl::StrCat("poison: ", st.message()));
   }
+  if (auto st = k.integrity->Snapshot(s.stream); !st.ok()) {
+    return error(absl::StrCat("integrity: ", st.message()));
+  }
   Enter(phase::kLaunch);
   if (cudaError_t e = k.trust->launch()(s.stream); e != cudaSuccess) {
     return cuda_failure("launch", e);
+  }
+  if (auto st = k.integrity->Check(s.stream, "the verified launch"); !st.ok()) {
+    return error(absl::StrCat("integrity: ", st.message()));
   }
   if (cudaError_t e = cudaStreamSynchronize(s.stream); e != cudaSuccess) {
     return cuda_failure("kernel", e);
@@ -320,6 +347,13 @@ bool CaseRunner::Verify(Case& k) {
     context_lost_ = ContextIsLost();
     return error(absl::StrCat("input sets: ", st.message()));
   }
+  // Guards only: the harness may write those sets' inputs itself (content: around the verified
+  // and the timed launches, whose Snapshot and Check pair up).
+  if (auto st = k.integrity->Check(s.stream, "the other input sets' verified launches",
+                                   /*compare_content=*/false);
+      !st.ok()) {
+    return error(absl::StrCat("integrity: ", st.message()));
+  }
   return true;
 }
 
@@ -327,7 +361,8 @@ bool CaseRunner::Time(Case& k) {
   State& s = *state_;
   Enter(phase::kTiming);
   profiler::NvtxRange range("time");
-  auto t = s.timer->Time(k.trust->launch(), ToPolicy(s.suite.timing), k.trust->Hooks());
+  const profiler::SampleHooks hooks = WithIntegrity(k.trust->Hooks(), k.integrity.get(), s.stream);
+  auto t = s.timer->Time(k.trust->launch(), ToPolicy(s.suite.timing), hooks);
   if (!t.ok()) {
     context_lost_ = ContextIsLost();
     Finish(k.r, k.start, reports::CaseStatus::kError,

@@ -90,8 +90,9 @@ class CaseRunner {
   // side still gets everything it can: timed alone when the first failed without harm, kept
   // verified but not timed when the CUDA context is lost.
   PairResult RunPair(const PairToRun& pair, const PairObserver& observer);
-  // True after an error that poisons the CUDA context (illegal address, trap...): the worker
-  // must exit and let the supervisor start a fresh one.
+  // True after an error that poisons the CUDA context (illegal address, trap...), or when a case
+  // left device state that cannot be put back (runner/case_isolation.h): the worker must exit
+  // and let the supervisor start a fresh one.
   bool context_lost() const { return context_lost_; }
 
  private:
@@ -118,6 +119,8 @@ class CaseRunner {
   void Profile(Case& k);
   // The trust checks decide (docs/trust.md); the case's status and reason follow.
   reports::CaseResult Conclude(Case& k);
+  // The integrity and isolation checks into the case's trust record (runner/harness_checks.h).
+  absl::Status AddHarnessChecks(Case& k);
   // The activity tracer, created on first use; null when CUPTI cannot record (the reason stays
   // in the state).
   profiler::KernelTracer* Tracer();

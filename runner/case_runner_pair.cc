@@ -4,10 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "profiler/nvtx_ranges.h"
+#include "protocol/worker_protocol.h"
 #include "runner/case_runner.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
-#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 namespace {
@@ -67,6 +67,18 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
     }
   }
   if (!live[0] && !live[1]) return result();
+  // The shared device state as the worker started (runner/case_isolation.h), as in Run().
+  if (absl::Status st = s.isolation->Restore(); !st.ok()) {
+    context_lost_ = true;
+    for (int i = 0; i < 2; ++i) {
+      if (live[i]) {
+        end(i, CaseStatus::kError,
+            absl::StrCat("isolation: the device state an earlier case left cannot be put back (",
+                         st.message(), "); a fresh worker goes on"));
+      }
+    }
+    return result();
+  }
   Enter(phase::kInputs);
   auto ws = s.workspaces.For(pair.base.problem, s.workspace_spec, s.stream);
   if (!ws.ok()) {

@@ -16,7 +16,9 @@
 #include "profiler/metric_catalogue.h"
 #include "profiler/timing.h"
 #include "profiler/work_counters.h"
+#include "runner/buffer_integrity.h"
 #include "runner/case_binding.h"
+#include "runner/case_isolation.h"
 #include "runner/case_runner.h"
 #include "runner/trust_case.h"
 
@@ -41,6 +43,7 @@ struct CaseRunner::State {
   std::string metrics_unavailable;  // set once the profiler cannot work in this process
   std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)
   std::string tracer_unavailable;
+  std::unique_ptr<CaseIsolation> isolation;  // the device state restored and checked per case
 };
 
 // The case being run: its result so far, its workspace and its bound launch.
@@ -49,8 +52,9 @@ struct CaseRunner::Case {
   reports::CaseResult r;
   std::chrono::steady_clock::time_point start;
   verify::Workspace* ws = nullptr;
-  std::optional<BoundLaunch> launch;  // on input set 0; names a plugin's own errors
-  std::unique_ptr<TrustCase> trust;   // its launch() reads the current input set
+  std::optional<BoundLaunch> launch;           // on input set 0; names a plugin's own errors
+  std::unique_ptr<TrustCase> trust;            // its launch() reads the current input set
+  std::unique_ptr<BufferIntegrity> integrity;  // inputs, references and guards, per launch
 };
 
 namespace case_runner_internal {

@@ -14,6 +14,7 @@
 #include "reports/journal.h"
 #include "runner/case_runner.h"
 #include "runner/kernel_loading.h"
+#include "runner/phase_trace.h"
 #include "runner/planner.h"
 #include "suites/plan_cases.h"
 
@@ -41,10 +42,11 @@ void ForSanitizer(suites::Suite* suite, RunOptions* options) {
 // written); exits at once when the case left the CUDA context unusable.
 bool RunOne(const suites::protocol::WorkerRequest& request, const reports::PlanRecord& plan,
             const suites::Suite& suite, const BoundCase& b, CaseRunner& runner,
-            reports::JournalWriter& writer) {
+            reports::JournalWriter& writer, PhaseTrace* trace) {
   const int fd = request.progress_fd;
   const reports::PlannedCaseRecord& c = *b.planned;
   Tell(fd, {Event::kCaseStarted, c.key, "", ""});
+  if (trace != nullptr) trace->CaseBegins(c.key), trace->Mark("journal_started");
   if (auto s = writer.CaseStarted(c.index, c.key); !s.ok()) {
     protocol::TellFatal(fd, std::string(s.message()));
     return false;
@@ -52,10 +54,12 @@ bool RunOne(const suites::protocol::WorkerRequest& request, const reports::PlanR
   const CaseToRun run{c.index, c.key, b.kernel, c.problem, suites::NewCaseResult(plan, c, suite)};
   reports::CaseResult r = runner.Run(run);
   StampDevice(request, runner, &r);
+  if (trace != nullptr) trace->Mark("journal_finished");
   if (auto s = writer.CaseFinished(c.index, r); !s.ok()) {
     protocol::TellFatal(fd, std::string(s.message()));
     return false;
   }
+  if (trace != nullptr) trace->CaseEnds();
   Tell(fd, {Event::kCaseFinished, c.key, reports::CaseStatusName(r.status), ""});
   if (runner.context_lost()) {
     // Leave without touching CUDA again: the context would only return the same error.
@@ -67,10 +71,11 @@ bool RunOne(const suites::protocol::WorkerRequest& request, const reports::PlanR
 // The cases the supervisor hands out, one RUN line at a time, until it closes the channel.
 int RunCommanded(const suites::protocol::WorkerRequest& request, const reports::PlanRecord& plan,
                  const suites::Suite& suite, const std::vector<BoundCase>& bound,
-                 CaseRunner& runner, reports::JournalWriter& writer) {
+                 CaseRunner& runner, reports::JournalWriter& writer, PhaseTrace* trace) {
   std::map<std::string, const BoundCase*> by_key;
   for (const BoundCase& b : bound) by_key[b.planned->key] = &b;
   suites::protocol::CommandReader commands(request.command_fd);
+  if (trace != nullptr) trace->Mark("wait");
   while (std::optional<std::string> key = commands.Next()) {
     auto it = by_key.find(*key);
     if (it == by_key.end() || it->second->kernel == nullptr) {
@@ -80,7 +85,10 @@ int RunCommanded(const suites::protocol::WorkerRequest& request, const reports::
                        "', which the journal's plan does not hold as a runnable case (a "
                        "flashscope defect; please report it)"));
     }
-    if (!RunOne(request, plan, suite, *it->second, runner, writer)) return protocol::kExitFatal;
+    if (!RunOne(request, plan, suite, *it->second, runner, writer, trace)) {
+      return protocol::kExitFatal;
+    }
+    if (trace != nullptr) trace->Mark("wait");
   }
   return 0;
 }
@@ -159,11 +167,13 @@ int RunCases(const suites::protocol::WorkerRequest& request) {
   if (absl::Status s = SetUpPeaks(request, *journal, **runner, *writer); !s.ok()) {
     return protocol::TellFatal(fd, std::string(s.message()));
   }
-  (*runner)->SetPhaseObserver([fd](const char* phase) {
+  const std::unique_ptr<PhaseTrace> trace = PhaseTrace::FromEnvironment(request.device);
+  (*runner)->SetPhaseObserver([fd, t = trace.get()](const char* phase) {
     Tell(fd, {Event::kPhase, "", "", phase});
+    if (t != nullptr) t->Mark(phase);
   });
   if (request.command_fd >= 0) {
-    return RunCommanded(request, plan, *suite, *bound, **runner, *writer);
+    return RunCommanded(request, plan, *suite, *bound, **runner, *writer, trace.get());
   }
   // Without a supervisor handing cases out (the sanitizer's reruns): the plan's, in order.
   const auto done = journal->FinishedByKey();
@@ -172,7 +182,9 @@ int RunCases(const suites::protocol::WorkerRequest& request) {
     const reports::PlannedCaseRecord& c = *b.planned;
     if (b.kernel == nullptr || done.count(c.key)) continue;  // planned errors: the supervisor's
     if (!only.empty() && !only.count(c.key)) continue;
-    if (!RunOne(request, plan, *suite, b, **runner, *writer)) return protocol::kExitFatal;
+    if (!RunOne(request, plan, *suite, b, **runner, *writer, trace.get())) {
+      return protocol::kExitFatal;
+    }
   }
   return 0;
 }

@@ -43,6 +43,9 @@ RULES = {
                  ["reports", "common"]),
     "render": ("the outputs: terminal, markdown, JUnit, CSV, HTML",
                ["analysis", "reports", "common"]),
+    "history": ("reports over revisions: the store (SQLite, PostgreSQL), change points, trends; "
+                "plugins/ for its SHA-256, render/ for its escapers",
+                ["render", "analysis", "reports", "plugins", "common"]),
     "suites": ("the suite-file model: parsing, plugin paths, cases, shards", ["reports", "common"]),
     "protocol": ("the worker wire protocol and process start, both processes include it",
                  ["reports", "common"]),
@@ -52,11 +55,12 @@ RULES = {
                ["protocol", "suites", "analysis", "reports", "kernels", "plugins", "verify",
                 "profiler", "common", "include/flashscope"]),
     "cli": ("the flashscope command",
-            ["supervisor", "protocol", "suites", "render", "analysis", "reports", "common"]),
+            ["supervisor", "protocol", "suites", "history", "render", "analysis", "reports",
+             "common"]),
     "bench": ("flashscope-bench (Google Benchmark front end)",
               ["runner", "cli", "protocol", "suites", "analysis", "reports", "kernels", "plugins",
                "verify", "profiler", "common"]),
-    "viewer": ("flashscope-view (Dear ImGui)", ["analysis", "reports", "common"]),
+    "viewer": ("flashscope-view (Dear ImGui)", ["history", "analysis", "reports", "common"]),
     "python": ("the Python bridge, a plugin", ["include/flashscope"]),
     "audit": ("the static SASS audit", ["kernels", "common"]),
     "fuzz": ("libFuzzer targets of the readers", ["analysis", "reports", "suites", "common"]),
@@ -74,8 +78,8 @@ TEST_EXTRAS = {
     "analysis": ["render"],
 }
 # Components that build and test without CUDA (DESIGN.md: the CPU parts CI tests).
-NO_CUDA = {"include/flashscope", "common", "plugins", "reports", "analysis", "render", "suites",
-           "protocol", "supervisor", "cli", "viewer", "fuzz"}
+NO_CUDA = {"include/flashscope", "common", "plugins", "reports", "analysis", "render", "history",
+           "suites", "protocol", "supervisor", "cli", "viewer", "fuzz"}
 # common/ may hold CUDA headers (.cuh) for CUDA code; its plain headers stay free of CUDA.
 CUDA_HEADER = re.compile(r"^(cuda|cuda_\w+|cupti\w*|cublas\w*|cudnn\w*|nvtx\w*|nvToolsExt\w*|"
                          r"curand\w*|mma|cooperative_groups)(\.h|\.hpp|/)")

@@ -14,6 +14,9 @@ packages=(
   clang-format
   python3 util-linux   # the hostile-input corpus (fuzz/hostile/: python3, flock) and the layering check
   zlib1g-dev           # PNG decoding in the HTML screenshot test
+  libsqlite3-dev       # the history store's default database (docs/history.md)
+  libpq-dev            # the history store on a PostgreSQL server
+  postgresql           # a throw-away server for the history tests (scripts/pg-test-cluster.sh)
 )
 if [[ "${FLASHSCOPE_WITH_FUZZ:-0}" == 1 ]]; then
   packages+=(clang-14 libclang-rt-14-dev)  # libFuzzer, ASan, UBSan runtimes (scripts/fuzz.sh)

@@ -23,6 +23,15 @@ echo "test: building in $build (CUDA architectures: $arch, $jobs jobs)"
 cmake --build "$build" -j "$jobs"
 
 root=$PWD  # the repository, for the gate and install steps below
+# The history store's PostgreSQL tests (docs/history.md) need a real server: a throw-away cluster
+# on a unix socket, stopped on exit. Without it they fail (CI=true), never skip.
+if pg_env=$("$root/scripts/pg-test-cluster.sh" start); then
+  eval "$pg_env"
+  trap '"$root/scripts/pg-test-cluster.sh" stop "$FLASHSCOPE_TEST_PG_DIR"' EXIT
+  echo "test: PostgreSQL test cluster at $FLASHSCOPE_TEST_PG_URL"
+else
+  echo "test: the PostgreSQL test cluster did not start (above): the history's PostgreSQL tests will fail"
+fi
 cd "$build"
 gpu_tests=$(ctest -N -L gpu | sed -n 's/^Total Tests: //p')
 set +e

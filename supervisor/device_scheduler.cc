@@ -9,9 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "protocol/worker_process.h"
 #include "reports/devices.h"
 #include "supervisor/case_queue.h"
-#include "protocol/worker_process.h"
 
 namespace flashscope::suites {
 namespace {
@@ -87,6 +87,7 @@ void Scheduler::Start(Slot& s) {
   WorkerStartOptions options;
   options.commands = true;
   options.environment = PinningEnvironment(*s.device);
+  options.cpus = s.device->cpus;
   auto worker = WorkerProcess::Start(job_.worker_exe, request, options);
   if (!worker.ok()) {
     result_.failure = std::string(worker.status().message());

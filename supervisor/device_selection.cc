@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "reports/devices.h"
+#include "supervisor/gpu_affinity.h"
 
 namespace flashscope::suites {
 namespace {
@@ -111,6 +112,9 @@ absl::StatusOr<std::vector<DeviceSlot>> ChooseDevices(
     }
     warnings->push_back(absl::StrCat("--force: ", mixed));
   }
+  for (DeviceSlot& s : slots) {
+    if (s.pinned) s.cpus = CpusNearGpu(s.device.pci_bus_id);
+  }
   return slots;
 }
 
@@ -122,8 +126,11 @@ std::vector<std::pair<std::string, std::string>> PinningEnvironment(const Device
 std::string RenderDevices(const std::vector<DeviceSlot>& slots) {
   std::string out;
   for (const DeviceSlot& s : slots) {
-    absl::StrAppend(&out, "  ", reports::DeviceText(s.device), ": ", reports::ModelText(s.device),
-                    s.pinned ? ", its worker pinned to it" : ", CUDA's default device", "\n");
+    absl::StrAppend(
+        &out, "  ", reports::DeviceText(s.device), ": ", reports::ModelText(s.device),
+        s.pinned ? ", its worker pinned to it" : ", CUDA's default device",
+        s.cpus.empty() ? "" : absl::StrCat(" on the CPUs near it (", FormatCpuList(s.cpus), ")"),
+        "\n");
   }
   return out;
 }

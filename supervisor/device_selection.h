@@ -29,6 +29,9 @@ absl::StatusOr<DeviceSelection> ParseDeviceSelection(const std::string& text);
 struct DeviceSlot {
   reports::DeviceRecord device;
   bool pinned = false;
+  // The CPUs near the GPU its worker runs on (supervisor/gpu_affinity.h); empty: not known, the
+  // worker keeps the supervisor's affinity.
+  std::vector<int> cpus;
 };
 
 // The GPUs `selection` names among `visible` (a planning worker's list). Refused, with the

@@ -93,6 +93,11 @@ class Workspace {
   // The kernel's log-sum-exp output (fp32), or nullptr unless the problem asks for it.
   float* lse() { return lse_.f32(); }
 
+  // The device copy (fp32) of input set `set`'s reference, which the GPU output checks read, and
+  // its size: the harness's own buffer, which integrity checks watch (runner/buffer_integrity.h).
+  const void* reference_device(int set = 0) const { return sets_[set].reference_device.get(); }
+  size_t reference_device_bytes(int set = 0) const { return sets_[set].reference_device.bytes(); }
+
   // Host copies, fp32, of input set `set`: the reference output (and lse), and the baseline.
   const std::vector<float>& reference(int set = 0) const { return sets_[set].reference; }
   const std::vector<float>& reference_lse(int set = 0) const { return sets_[set].reference_lse; }

@@ -10,8 +10,10 @@
 namespace flashscope::viewer {
 namespace {
 
-constexpr const char* kViewNames[] = {"results", "case", "ladder", "compare", "roofline", "errors"};
-constexpr const char* kTabTitles[] = {"Results", "Case", "Ladder", "Compare", "Roofline", "Errors"};
+constexpr const char* kViewNames[] = {"results",  "case",   "ladder", "compare",
+                                      "roofline", "errors", "history"};
+constexpr const char* kTabTitles[] = {"Results",  "Case",   "Ladder", "Compare",
+                                      "Roofline", "Errors", "History"};
 
 void DrawStatusLine(ViewerState& s) {
   const auto& rs = s.session->reports();
@@ -144,10 +146,14 @@ void DrawApp(ViewerState& s, double now_s) {
   ImGui::Begin("flashscope", nullptr, wf);
   DrawStatusLine(s);
   bool has_errors = DrawErrorPanel(s);
+  // Taken before the views draw: a view may ask for another one for the next frame (the history
+  // view opens the compare view of a change point).
+  const std::optional<ViewId> requested = s.request_view;
+  s.request_view.reset();
   if (ImGui::BeginTabBar("views")) {
     for (int i = 0; i < int(ViewId::kCount); ++i) {
       ViewId v = ViewId(i);
-      ImGuiTabItemFlags tf = s.request_view == v ? ImGuiTabItemFlags_SetSelected : 0;
+      ImGuiTabItemFlags tf = requested == v ? ImGuiTabItemFlags_SetSelected : 0;
       if (!ImGui::BeginTabItem(kTabTitles[i], nullptr, tf)) continue;
       switch (v) {
         case ViewId::kResults:
@@ -165,6 +171,9 @@ void DrawApp(ViewerState& s, double now_s) {
         case ViewId::kRoofline:
           DrawRooflineView(s);
           break;
+        case ViewId::kHistory:
+          DrawHistoryView(s);
+          break;
         case ViewId::kErrors:
           DrawErrorsView(s, has_errors);
           break;
@@ -175,7 +184,6 @@ void DrawApp(ViewerState& s, double now_s) {
     }
     ImGui::EndTabBar();
   }
-  s.request_view.reset();
   ImGui::End();
 }
 

@@ -12,6 +12,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cfloat>
 #include <chrono>
 #include <cstdio>
@@ -33,22 +34,27 @@ struct Options {
   std::string screenshot;
   std::string view = "results";
   std::string case_id;
-  std::string heatmap;  // the heatmap kind the case view (or the side-by-side pair) opens on
-  std::string policy;   // gate policy for the compare view; "" for the built-in defaults
+  std::string heatmap;   // the heatmap kind the case view (or the side-by-side pair) opens on
+  std::string policy;    // gate policy for the compare view; "" for the built-in defaults
+  std::string history;   // --history DB: the history view's database
+  int open_change = -1;  // --open-change N: open the compare view of the history's Nth change
   int width = 1280, height = 800;
   int frame_stats = 0;
 };
 
 constexpr const char* kUsage =
-    "usage: flashscope-view REPORT.json [MORE.json...]\n"
-    "         [--screenshot FILE.png --view results|case|ladder|compare|roofline|errors\n"
+    "usage: flashscope-view REPORT.json [MORE.json...] | --history DB [REPORT.json...]\n"
+    "         [--screenshot FILE.png --view results|case|ladder|compare|roofline|errors|history\n"
     "          [--case INDEX|KEY|KERNEL_ID] [--heatmap KIND] [--size WxH] [--frame-stats N]]\n"
     "         [--policy GATE_POLICY.json]\n"
     "The first report is the base of the compare view, which judges each pair as `flashscope\n"
     "gate` does (with --policy, under that policy). In the compare view --case KEY selects a\n"
     "pair and opens its heatmaps side by side. --heatmap opens the case's (or pair's) heatmap of\n"
     "that kind (position_x_dim, sequence_profile, tile_fold, per_head; gemm: position...).\n"
-    "Reports are reloaded when they change.\n";
+    "Reports are reloaded when they change. --history DB (an SQLite file or a postgresql://\n"
+    "URL, docs/history.md) fills the history view; a click on a change point, or\n"
+    "--open-change N (the Nth change point of the history, from 0), opens the compare view of\n"
+    "the two runs around it.\n";
 
 bool ParseArgs(int argc, char** argv, Options* o, std::string* err) {
   for (int i = 1; i < argc; ++i) {
@@ -72,13 +78,25 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* err) {
       if (!v) return false;
       o->view = v;
       if (!fv::ParseViewName(o->view)) {
-        *err = "unknown view '" + o->view + "' (results, case, ladder, compare, roofline, errors)";
+        *err = "unknown view '" + o->view +
+               "' (results, case, ladder, compare, roofline, errors, history)";
         return false;
       }
     } else if (a == "--policy") {
       const char* v = value("--policy");
       if (!v) return false;
       o->policy = v;
+    } else if (a == "--history") {
+      const char* v = value("--history");
+      if (!v) return false;
+      o->history = v;
+    } else if (a == "--open-change") {
+      const char* v = value("--open-change");
+      if (!v || (o->open_change = std::atoi(v)) < 0 ||
+          !std::isdigit(static_cast<unsigned char>(*v))) {
+        *err = "--open-change wants a change point's index, from 0";
+        return false;
+      }
     } else if (a == "--case") {
       const char* v = value("--case");
       if (!v) return false;
@@ -107,8 +125,12 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* err) {
       o->reports.push_back(a);
     }
   }
-  if (o->reports.empty()) {
-    *err = "no report given";
+  if (o->reports.empty() && o->history.empty()) {
+    *err = "no report given (and no --history DB)";
+    return false;
+  }
+  if (o->open_change >= 0 && o->history.empty()) {
+    *err = "--open-change needs --history DB";
     return false;
   }
   return true;
@@ -204,6 +226,34 @@ int OpenHeatmapKind(const std::string& kind, bool compare, fv::ViewerState* stat
   return 2;
 }
 
+// --history DB read into the history view, and --open-change N opened. Returns 0, or 2 when the
+// history cannot be read or has no such change point.
+int SetUpHistory(const Options& opt, fv::ViewerState* state) {
+  if (opt.history.empty()) return 0;
+  if (!state->history.Load(opt.history, state->policy)) {
+    std::fprintf(stderr, "flashscope-view: --history %s: %s\n", opt.history.c_str(),
+                 state->history.error().c_str());
+    return 2;
+  }
+  state->history_series = state->history.FirstSeriesToShow();
+  if (opt.open_change < 0) return 0;
+  int n = opt.open_change;
+  const auto& series = state->history.series();
+  for (size_t i = 0; i < series.size(); ++i) {
+    if (n < int(series[i].changes.size())) {
+      state->history_series = int(i);
+      if (fv::OpenHistoryChange(*state, int(i), n)) return 0;
+      std::fprintf(stderr, "flashscope-view: --open-change %d: %s\n", opt.open_change,
+                   state->history.error().c_str());
+      return 2;
+    }
+    n -= int(series[i].changes.size());
+  }
+  std::fprintf(stderr, "flashscope-view: --open-change %d: the history has %d change points\n",
+               opt.open_change, opt.open_change - n);
+  return 2;
+}
+
 // The first report that loaded is shown; --case and --policy applied. Returns 0 or 2 (usage).
 int SetUpState(const Options& opt, fv::Session& session, fv::ViewerState* state) {
   state->session = &session;
@@ -225,6 +275,7 @@ int SetUpState(const Options& opt, fv::Session& session, fv::ViewerState* state)
     }
     state->policy = *p;
   }
+  if (int rc = SetUpHistory(opt, state); rc != 0) return rc;
   const bool compare = opt.view == "compare";
   if (!opt.case_id.empty() && !(compare ? fv::SelectPairById(*state, opt.case_id)
                                         : fv::SelectCaseById(*state, opt.case_id))) {

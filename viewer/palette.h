@@ -36,6 +36,9 @@ inline constexpr Rgb kWorse{230, 40, 40};    // a correctness regression or a ga
 inline constexpr Rgb kSlower{200, 100, 50};  // slower, confirmed, within the gate's allowance
 inline constexpr Rgb kUnsure{190, 160, 40};  // a change the test did not confirm (ambiguous)
 inline constexpr Rgb kNeutral{60, 60, 60};   // same, or not timed
+// History view: the series' medians and its change points.
+inline constexpr Rgb kSeriesLine{80, 170, 255};
+inline constexpr Rgb kChangePoint{255, 60, 90};
 // Heatmap overlays (analysis/heatmap_overlay.h), drawn opaque over the error.
 inline constexpr Rgb kTileLine{235, 235, 235};   // tile boundaries
 inline constexpr Rgb kDiagonal{0, 230, 255};     // where the causal diagonal enters a key tile

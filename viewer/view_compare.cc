@@ -200,12 +200,16 @@ void DrawSideBySide(ViewerState& s, const reports::PairSummary& p) {
 // The comparison of the first two reports, or null (with why in *why) when there is none.
 const ComparedReports* Compared(ViewerState& s, std::string* why) {
   const auto& loaded = s.session->reports();
-  if (loaded.size() < 2) {
-    *why = "Compare needs two reports: flashscope-view BASE.json NEW.json (the first is the base).";
+  const int n = int(loaded.size());
+  if (s.compare_base < 0 || s.compare_base >= n || s.compare_next < 0 || s.compare_next >= n ||
+      s.compare_base == s.compare_next) {
+    *why =
+        "Compare needs two reports: flashscope-view BASE.json NEW.json (the first is the base), "
+        "or a change point of the history view.";
     return nullptr;
   }
-  const LoadedReport& lb = loaded[0];
-  const LoadedReport& ln = loaded[1];
+  const LoadedReport& lb = loaded[size_t(s.compare_base)];
+  const LoadedReport& ln = loaded[size_t(s.compare_next)];
   if (!lb.report || !ln.report) {
     *why = "Cannot compare: " + (!lb.report ? lb.name : ln.name) +
            " did not load; see the error panel above.";
@@ -253,7 +257,7 @@ void DrawCompareView(ViewerState& s) {
   const ComparedReports& cr = *compared;
   const auto& loaded = s.session->reports();
   const reports::ComparisonSummary& summary = cr.summary;
-  DrawHeader(cr, loaded[0].name, loaded[1].name);
+  DrawHeader(cr, loaded[size_t(s.compare_base)].name, loaded[size_t(s.compare_next)].name);
   const std::vector<int> order = FilterAndSortPairs(summary, s.compare_filter, s.compare_sort);
   DrawFilterBar(s, order.size(), summary.pairs.size());
   DrawUnpaired("only in base", summary.only_base);

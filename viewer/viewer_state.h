@@ -12,12 +12,13 @@
 #include "viewer/compare_model.h"
 #include "viewer/gl_texture.h"
 #include "viewer/heatmap_widget.h"
+#include "viewer/history_model.h"
 #include "viewer/results_model.h"
 #include "viewer/session.h"
 
 namespace flashscope::viewer {
 
-enum class ViewId { kResults, kCase, kLadder, kCompare, kRoofline, kErrors, kCount };
+enum class ViewId { kResults, kCase, kLadder, kCompare, kRoofline, kErrors, kHistory, kCount };
 
 const char* ViewName(ViewId v);  // "results", "case", ... (the --view names)
 std::optional<ViewId> ParseViewName(const std::string& s);
@@ -44,8 +45,10 @@ struct ViewerState {
   TextureCache textures;
   uint64_t textures_generations = 0;
 
-  // Compare view: the first two reports, judged by `policy` as `flashscope gate` judges them.
-  reports::GatePolicy policy;  // --policy FILE, else the built-in defaults
+  // Compare view: two reports (the first two given, or the runs around a change point the history
+  // view opened), judged by `policy` as `flashscope gate` judges them.
+  reports::GatePolicy policy;              // --policy FILE, else the built-in defaults
+  int compare_base = 0, compare_next = 1;  // indexes into the session's reports
   CompareCache compare;
   CompareFilter compare_filter;
   char compare_filter_text[256] = {};
@@ -56,6 +59,10 @@ struct ViewerState {
 
   // Ladder.
   std::string ladder_problem;
+
+  // History view (--history DB): the series, the one shown, and why a change could not open.
+  HistoryModel history;
+  int history_series = 0;
 
   // Live reload.
   bool live_reload = true;
@@ -77,6 +84,10 @@ void DrawCaseView(ViewerState& s);
 void DrawLadderView(ViewerState& s);
 void DrawCompareView(ViewerState& s);
 void DrawRooflineView(ViewerState& s);
+void DrawHistoryView(ViewerState& s);
+// Opens the compare view of the runs around change `change` of series `series` of the history
+// (their reports are added to the session); false, with the history's error set, when it cannot.
+bool OpenHistoryChange(ViewerState& s, int series, int change);
 // The error panel: one entry per report that failed to load (or loaded with warnings, such as a
 // partial report recovered from a journal). Returns true when it drew anything.
 bool DrawErrorPanel(ViewerState& s);

@@ -179,6 +179,8 @@ TEST(AbVerdict, MissingAndNewCasesAndTheJson) {
   base.cases = {s.base, SimpleCase("my.gone", kProblem, CaseStatus::kPassed, 1.0)};
   next.cases = {s.next, SimpleCase("my.fresh", kProblem, CaseStatus::kPassed, 1.0)};
   next.cases[0].provenance = ProvenanceRecord{false, "mine", "v2", "/x/new.so", "abc"};
+  base.cases[0].resources = {ResourceRecord{"k", 96, 0, 0, 0, 128, 0.5}};
+  next.cases[0].resources = {ResourceRecord{"k", 128, 0, 0, 0, 128, 0.5}};
   AbComparison c = CompareAb(base, next, AbOptions{});
   AbResult r = JudgeAb(c);
   ASSERT_EQ(r.failures.size(), 2u);
@@ -199,7 +201,11 @@ TEST(AbVerdict, MissingAndNewCasesAndTheJson) {
   EXPECT_NEAR(k["effect_pct"].get<double>(), 1.0, 0.1);
   EXPECT_EQ(k["test"], "exact (30 pairs)");
   EXPECT_THAT(k["new_plugin"].get<std::string>(), HasSubstr("mine v2 (/x/new.so"));
+  // Why it is slower: what moved between the sides, said to be a correlation.
+  EXPECT_THAT(k["explanation"].get<std::string>(), HasSubstr("registers 96 -> 128 (correlation"));
   const std::string text = RenderAbTerminal(c, r, /*color=*/false);
+  EXPECT_THAT(text, HasSubstr("\nwhy my.attn"));
+  EXPECT_THAT(text, HasSubstr("not collected on both sides; registers 96 -> 128"));
   EXPECT_THAT(text, HasSubstr("AB FAILED: 2 regressions"));
   EXPECT_THAT(text, HasSubstr("[missing] my.gone"));
   EXPECT_THAT(text, HasSubstr("only in new:  my.fresh"));

@@ -25,33 +25,17 @@
 #include <string>
 #include <vector>
 
-#include "kernels/attention/a10_fa2.cuh"
-#include "kernels/kernel_list.h"
+#include "kernels/testing/cheat_common.h"
 #include "kernels/testing/test_kernel_list.h"
 
 namespace flashscope::kernels {
 namespace {
 
-std::mutex g_mutex;  // guards every map below; launches may come from any one thread at a time
-
-// The bytes a launch writes: O in the problem's dtype, then the fp32 log-sum-exp if asked for.
-struct OutputSpan {
-  size_t o_bytes = 0;
-  size_t lse_bytes = 0;
-};
-
-OutputSpan OutputsOf(const AttentionProblem& p) {
-  OutputSpan s;
-  s.o_bytes = static_cast<size_t>(p.QElements()) * DTypeBytes(p.dtype);
-  s.lse_bytes = p.want_lse ? static_cast<size_t>(p.LseElements()) * sizeof(float) : 0;
-  return s;
-}
-
-std::string PointerKey(const AttentionProblem& p, std::initializer_list<const void*> ptrs) {
-  std::string key = ProblemKey(p);
-  for (const void* ptr : ptrs) key += " " + std::to_string(reinterpret_cast<uintptr_t>(ptr));
-  return key;
-}
+using cheats::CopyOutputs;
+using cheats::OutputsOf;
+using cheats::OutputSpan;
+using cheats::PointerKey;
+using cheats::Wrap;
 
 // A device copy of one launch's outputs.
 struct DeviceCopy {
@@ -59,22 +43,13 @@ struct DeviceCopy {
   void* lse = nullptr;
 };
 
-cudaError_t CopyOutputs(void* o_dst, void* lse_dst, const void* o_src, const void* lse_src,
-                        const OutputSpan& span, cudaStream_t s) {
-  cudaError_t e = cudaMemcpyAsync(o_dst, o_src, span.o_bytes, cudaMemcpyDeviceToDevice, s);
-  if (e == cudaSuccess && span.lse_bytes > 0) {
-    e = cudaMemcpyAsync(lse_dst, lse_src, span.lse_bytes, cudaMemcpyDeviceToDevice, s);
-  }
-  return e;
-}
-
 // The result cache of test.cheat_cache_output / _inputs: keyed on the output buffer alone, or on
 // all buffers. A cache keyed on the output cannot tell two input sets apart.
 AttentionLaunch CachedLaunch(AttentionLaunch a10, bool key_on_inputs) {
   auto cache = std::make_shared<std::map<std::string, DeviceCopy>>();
   return [a10, key_on_inputs, cache](const AttentionProblem& p, const AttentionArgs& a,
                                      cudaStream_t s) -> cudaError_t {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(cheats::CheatMutex());
     const std::string key =
         key_on_inputs ? PointerKey(p, {a.q, a.k, a.v, a.o, a.lse}) : PointerKey(p, {a.o, a.lse});
     const OutputSpan span = OutputsOf(p);
@@ -106,7 +81,7 @@ AttentionLaunch FirstFullLaunch(AttentionLaunch a10) {
   auto seen = std::make_shared<std::map<std::string, bool>>();
   return [a10, seen](const AttentionProblem& p, const AttentionArgs& a,
                      cudaStream_t s) -> cudaError_t {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(cheats::CheatMutex());
     const std::string key = PointerKey(p, {a.o});
     if (seen->emplace(key, true).second) return a10(p, a, s);
     AttentionProblem partial = p;
@@ -140,7 +115,7 @@ const SideStream& TheSideStream() {
 AttentionLaunch SideStreamLaunch(AttentionLaunch a10, bool join) {
   return [a10, join](const AttentionProblem& p, const AttentionArgs& a,
                      cudaStream_t s) -> cudaError_t {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(cheats::CheatMutex());
     const SideStream& side = TheSideStream();
     if (side.error != cudaSuccess) return side.error;
     if (cudaError_t e = cudaEventRecord(side.fork, s); e != cudaSuccess) return e;
@@ -159,7 +134,7 @@ AttentionLaunch HostCopyLaunch(AttentionLaunch a10) {
   auto cache = std::make_shared<std::map<std::string, std::vector<unsigned char>>>();
   return [a10, cache](const AttentionProblem& p, const AttentionArgs& a,
                       cudaStream_t s) -> cudaError_t {
-    std::lock_guard<std::mutex> lock(g_mutex);
+    std::lock_guard<std::mutex> lock(cheats::CheatMutex());
     const std::string key = PointerKey(p, {a.o, a.lse});
     const OutputSpan span = OutputsOf(p);
     auto it = cache->find(key);
@@ -191,18 +166,6 @@ AttentionLaunch HostCopyLaunch(AttentionLaunch a10) {
   };
 }
 
-KernelEntry Wrap(std::string id, int revision, std::string title, std::string changed,
-                 AttentionLaunch (*cheat)(AttentionLaunch)) {
-  KernelEntry e = MakeA10Fa2();
-  e.info.id = std::move(id);
-  e.info.revision = revision;
-  e.info.title = std::move(title);
-  e.info.changed = std::move(changed);
-  e.info.test_only = true;
-  e.attention_launch = cheat(e.attention_launch);
-  return e;
-}
-
 // a10's kernel with extra feature bits (attn_mma_softmax.cuh's kTest… bits).
 template <unsigned kExtra>
 KernelEntry Variant(std::string id, int revision, std::string title, std::string changed) {
@@ -216,6 +179,65 @@ KernelEntry Variant(std::string id, int revision, std::string title, std::string
 }
 
 }  // namespace
+
+namespace cheats {
+
+std::mutex& CheatMutex() {
+  static std::mutex m;
+  return m;
+}
+
+OutputSpan OutputsOf(const AttentionProblem& p) {
+  OutputSpan s;
+  s.o_bytes = static_cast<size_t>(p.QElements()) * DTypeBytes(p.dtype);
+  s.lse_bytes = p.want_lse ? static_cast<size_t>(p.LseElements()) * sizeof(float) : 0;
+  return s;
+}
+
+std::string PointerKey(const AttentionProblem& p, std::initializer_list<const void*> ptrs) {
+  std::string key = ProblemKey(p);
+  for (const void* ptr : ptrs) key += " " + std::to_string(reinterpret_cast<uintptr_t>(ptr));
+  return key;
+}
+
+cudaError_t CopyOutputs(void* o_dst, void* lse_dst, const void* o_src, const void* lse_src,
+                        const OutputSpan& span, cudaStream_t s) {
+  cudaError_t e = cudaMemcpyAsync(o_dst, o_src, span.o_bytes, cudaMemcpyDeviceToDevice, s);
+  if (e == cudaSuccess && span.lse_bytes > 0) {
+    e = cudaMemcpyAsync(lse_dst, lse_src, span.lse_bytes, cudaMemcpyDeviceToDevice, s);
+  }
+  return e;
+}
+
+KernelEntry Wrap(std::string id, int revision, std::string title, std::string changed,
+                 AttentionLaunch (*cheat)(AttentionLaunch)) {
+  KernelEntry e = MakeA10Fa2();
+  e.info.id = std::move(id);
+  e.info.revision = revision;
+  e.info.title = std::move(title);
+  e.info.changed = std::move(changed);
+  e.info.test_only = true;
+  e.attention_launch = cheat(e.attention_launch);
+  return e;
+}
+
+void SliceHeads(const AttentionProblem& p, const AttentionArgs& a, int64_t first, int64_t count,
+                AttentionProblem* slice_p, AttentionArgs* slice_a) {
+  *slice_p = p;
+  slice_p->batch = 1;
+  slice_p->heads = count;
+  const size_t esize = DTypeBytes(p.dtype);
+  const auto q_off = static_cast<size_t>(first * p.seq_q * p.head_dim) * esize;
+  const auto kv_off = static_cast<size_t>(first * p.seq_k * p.head_dim) * esize;
+  *slice_a = a;
+  slice_a->q = static_cast<const unsigned char*>(a.q) + q_off;
+  slice_a->k = static_cast<const unsigned char*>(a.k) + kv_off;
+  slice_a->v = static_cast<const unsigned char*>(a.v) + kv_off;
+  slice_a->o = static_cast<unsigned char*>(a.o) + q_off;
+  slice_a->lse = a.lse == nullptr ? nullptr : a.lse + first * p.seq_q;
+}
+
+}  // namespace cheats
 
 KernelEntry MakeTestCheatCacheOutput() {
   return Wrap("test.cheat_cache_output", 9201, "Test only: a10 once per output buffer, then a copy",

@@ -23,7 +23,20 @@ std::vector<KernelEntry> TestKernels() {
                                 MakeTestBugCausalDiagonal(),
                                 MakeTestBugStaleRescale(),
                                 MakeTestBugLdmatrixTrans(),
-                                MakeTestBugFp16Accumulate()};
+                                MakeTestBugFp16Accumulate(),
+                                MakeTestCheatContentCache(),
+                                MakeTestCheatPointerCache(),
+                                MakeTestCheatSequence(),
+                                MakeTestCheatDeferred(),
+                                MakeTestCheatHostThread(),
+                                MakeTestCheatL2Persist(),
+                                MakeTestCheatWriteInputs(),
+                                MakeTestCheatWriteReference(),
+                                MakeTestCheatOobWrite(),
+                                MakeTestCheatPartialFp16(),
+                                MakeTestCheatTinyZero()};
+  // After every cheat, so that the stable sort puts each right after the cheat of its revision.
+  for (KernelEntry& e : MakeTestHonestAfterCheats()) v.push_back(std::move(e));
   SortInLadderOrder(&v);
   return v;
 }

@@ -24,6 +24,22 @@ KernelEntry MakeTestCheatSideStream();
 KernelEntry MakeTestCheatSideStreamAsync();
 KernelEntry MakeTestCheatFp16Accum();
 KernelEntry MakeTestCheatHostCopy();
+// testing/cheat_kernels_cache.cu: caches and guesses at which launches are checked
+KernelEntry MakeTestCheatContentCache();
+KernelEntry MakeTestCheatPointerCache();
+KernelEntry MakeTestCheatSequence();
+KernelEntry MakeTestCheatDeferred();
+KernelEntry MakeTestCheatHostThread();
+// testing/cheat_kernels_state.cu: state left behind, writes where a kernel must not, corners cut
+KernelEntry MakeTestCheatL2Persist();
+KernelEntry MakeTestCheatWriteInputs();
+KernelEntry MakeTestCheatWriteReference();
+KernelEntry MakeTestCheatOobWrite();
+KernelEntry MakeTestCheatPartialFp16();
+KernelEntry MakeTestCheatTinyZero();
+// a10 unchanged as test.honest_after_<cheat>, each with its cheat's revision: listed after the
+// cheats, the ladder order's stable sort runs each right after its cheat.
+std::vector<KernelEntry> MakeTestHonestAfterCheats();
 KernelEntry MakeTestBugGridFloor();  // testing/bug_kernels.cu: a10 with one planted bug (demo)
 KernelEntry MakeTestBugKeyTileFloor();
 KernelEntry MakeTestBugCausalDiagonal();

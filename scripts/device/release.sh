@@ -9,7 +9,12 @@
 #   info          nvidia-smi: the GPU, its clocks, power and temperature now
 #   facts         scripts/device/python_facts.py: the Python the bridge will embed
 #   trust         suites/testing/trust.json (the cheats beside honest kernels)
-#   gpu-tests     scripts/gpu-tests.sh (FLASHSCOPE_TRUST_REPORT reuses the trust step's report);
+#   trust-python  suites/testing/trust_python.json (the Python cheat beside torch's SDPA)
+#   trust-test    runner_harness_checks_gpu_test (integrity and isolation by hand), then
+#                 supervisor_trust_gpu_test on the two reports above (each cheat failed by its
+#                 check, every honest case passed); logs kept as trust-test.log
+#   gpu-tests     scripts/gpu-tests.sh (FLASHSCOPE_TRUST_REPORT and FLASHSCOPE_TRUST_PYTHON_REPORT
+#                 reuse the trust steps' reports when they ran);
 #                 keeps the demo suite's report that supervisor_demo_gpu_test writes
 #   faults        suites/testing/faults.json
 #   example       examples/attention-plugin/example.json with the example plugin
@@ -46,6 +51,15 @@ run_suite() {
   tail -n 3 "$work/reports/$name.progress.log"
 }
 
+# The trust steps' reports, for the tests that judge them instead of running the suites again.
+trust_reports() {
+  unset FLASHSCOPE_TRUST_REPORT FLASHSCOPE_TRUST_PYTHON_REPORT
+  [[ -f $work/reports/trust.json ]] && export FLASHSCOPE_TRUST_REPORT=$work/reports/trust.json
+  [[ -f $work/reports/trust_python.json ]] &&
+    export FLASHSCOPE_TRUST_PYTHON_REPORT=$work/reports/trust_python.json
+  return 0
+}
+
 for step in "$@"; do
   echo "##### $step ($(date -u +%H:%M:%S), $(left) s left)"
   case $step in
@@ -56,9 +70,19 @@ for step in "$@"; do
       python3 scripts/device/python_facts.py 2>&1 | tee "$work/python-facts.txt" | tail -n 15
       ;;
     trust) run_suite trust suites/testing/trust.json ;;
+    trust-python) run_suite trust_python suites/testing/trust_python.json ;;
+    trust-test)
+      trust_reports
+      "$build/runner/runner_harness_checks_gpu_test" --gtest_brief=1 >"$work/trust-test.log" 2>&1
+      echo "trust-test: harness checks exit $?"
+      "$build/supervisor/supervisor_trust_gpu_test" --gtest_brief=1 >>"$work/trust-test.log" 2>&1
+      echo "trust-test: trust suites exit $?"
+      grep -E "^\[  (FAILED|PASSED) |not judged|Failure|was not caught|Expected" \
+        "$work/trust-test.log" | head -n 40
+      ;;
     gpu-tests)
-      FLASHSCOPE_TRUST_REPORT="$work/reports/trust.json" scripts/gpu-tests.sh "$build" \
-        >"$work/gpu-tests.log" 2>&1
+      trust_reports
+      scripts/gpu-tests.sh "$build" >"$work/gpu-tests.log" 2>&1
       grep -E "^(===|FAILED|gpu tests)" "$work/gpu-tests.log"
       cp /tmp/flashscope_demo.json "$work/reports/demo.json" 2>/dev/null
       ;;

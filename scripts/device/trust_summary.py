@@ -2,7 +2,8 @@
 """Tables of the trust checks (docs/trust.md) from flashscope reports.
 
   trust_summary.py cheats REPORT         each case: status, failed checks, their first finding
-  trust_summary.py honest REPORT         honest kernels (not test.*): counts by status, and any
+  trust_summary.py honest REPORT         honest kernels (not test.*, but test.honest_after_*, a10
+                                         run right after a cheat): counts by status, and any
                                          non-passed case with its reason
   trust_summary.py overhead ON OFF       per case wall time with every check on against all off,
                                          and each check's own cost (the cost_s values)
@@ -48,7 +49,7 @@ def honest(report):
     bad = []
     off = {}
     for c in report["cases"]:
-        if c["kernel_id"].startswith("test."):
+        if c["kernel_id"].startswith("test.") and not c["kernel_id"].startswith("test.honest_after_"):
             continue
         counts[c["status"]] = counts.get(c["status"], 0) + 1
         if c["status"] not in ("passed", "skipped"):
@@ -65,12 +66,16 @@ def honest(report):
                                             c["reason"][:300]))
 
 
+# The checks that report their own cost (cost_s), in table order.
+COSTED = ["plausibility", "work", "timed_outputs", "input_sets", "streams", "integrity",
+          "isolation"]
+
+
 def overhead(on, off):
     off_wall = {c["kernel_id"] + " " + c["problem_key"]: c["wall_s"] for c in off["cases"]}
     print("| case | wall off (s) | wall on (s) | ratio | " +
-          " | ".join(["plausibility", "work", "timed_outputs", "input_sets", "streams"]) +
-          " (cost_s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          " | ".join(COSTED) + " (cost_s) |")
+    print("|---|---:|---:|---:|" + "---:|" * len(COSTED))
     ratios = []
     totals = {}
     for c in on["cases"]:
@@ -87,8 +92,7 @@ def overhead(on, off):
         ratios.append(ratio)
         print("| %s | %.2f | %.2f | %.2f | %s |" % (
             key, off_wall[key], c["wall_s"], ratio,
-            " | ".join("%.3f" % costs.get(n, 0) for n in
-                       ["plausibility", "work", "timed_outputs", "input_sets", "streams"])))
+            " | ".join("%.3f" % costs.get(n, 0) for n in COSTED)))
     if ratios:
         print("\nmedian wall ratio on/off: %.3f over %d cases; sum off %.1f s, sum on %.1f s" % (
             statistics.median(ratios), len(ratios), sum(off_wall.values()),

@@ -34,10 +34,20 @@ class CheckLayering(unittest.TestCase):
 
     def test_outputs_may_not_include_kernels_or_profiler(self):
         self.assert_forbidden("cli/main.cc:kernels/registry.h", "cli/ may not depend on kernels/")
-        self.assert_forbidden("reports/summary.cc:profiler/timing.h",
+        self.assert_forbidden("reports/journal.cc:profiler/timing.h",
                               "reports/ may not depend on profiler/")
         self.assert_forbidden("viewer/app.cc:profiler/metric_catalogue.h",
                               "viewer/ may not depend on profiler/")
+
+    def test_the_report_layers_depend_one_way(self):
+        self.assert_forbidden("reports/journal.cc:analysis/gate.h",
+                              "reports/ may not depend on analysis/")
+        self.assert_forbidden("analysis/gate.cc:render/render.h",
+                              "analysis/ may not depend on render/")
+        self.assert_forbidden("protocol/worker_protocol.cc:supervisor/supervisor.h",
+                              "protocol/ may not depend on supervisor/")
+        self.assert_forbidden("supervisor/supervisor.cc:runner/case_runner.h",
+                              "supervisor/ may not depend on runner/")
 
     def test_the_supervisor_may_not_include_plugin_or_runner_code(self):
         self.assert_forbidden("suites/suite.cc:plugins/kernel.h", "suites/ may not depend on plugins/")
@@ -46,7 +56,7 @@ class CheckLayering(unittest.TestCase):
 
     def test_cpu_only_components_may_not_include_cuda(self):
         self.assert_forbidden("suites/suite.cc:<cuda_runtime.h>", "suites/ builds without CUDA")
-        self.assert_forbidden("reports/summary.cc:<cupti_target.h>", "reports/ builds without CUDA")
+        self.assert_forbidden("reports/journal.cc:<cupti_target.h>", "reports/ builds without CUDA")
         self.assert_forbidden("viewer/app.cc:<cuda.h>", "viewer/ builds without CUDA")
         # common/'s plain headers stay free of CUDA; its .cuh is for CUDA code only.
         self.assert_forbidden("common/problem.h:common/element_convert.cuh",
@@ -60,7 +70,7 @@ class CheckLayering(unittest.TestCase):
     def test_a_test_gets_only_its_folders_extras(self):
         self.assertEqual(check("python/tests/python_bridge_gpu_test.cc:cli/args.h").returncode, 0)
         self.assert_forbidden("render/tests/golden_test.cc:kernels/registry.h",
-                              "reports/ may not depend on kernels/")
+                              "render/ may not depend on kernels/")
 
     def test_shared_test_helpers_are_for_tests_only(self):
         self.assertEqual(check("verify/tests/heatmap_test.cc:common/tests/cuda_assert.h").returncode,

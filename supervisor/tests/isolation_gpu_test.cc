@@ -15,8 +15,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
+#include "nlohmann/json.hpp"
 #include "reports/journal.h"
 #include "reports/report_json.h"
 #include "supervisor/tests/gpu_run_paths.h"
@@ -80,6 +82,70 @@ TEST(IsolationGpuTest, FaultsAndHangsCostOneCaseEach) {
       ASSERT_TRUE(c.verification.has_value());
       EXPECT_GT(c.verification->stats.nan, 0);
     }
+  }
+}
+
+// The worker process of each case, from the workers' phase trace (runner/phase_trace.h): a case a
+// worker finished names its pid; cases its worker died or hung in are not in the trace.
+std::map<std::string, long> WorkerPidByCase(const std::string& trace_path) {
+  std::map<std::string, long> pids;
+  std::ifstream in(trace_path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto j = nlohmann::json::parse(line);
+    pids[j.at("key").get<std::string>()] = j.at("pid").get<long>();
+  }
+  return pids;
+}
+
+// Issue 28: on every GPU of the host at once, a kernel that faults or hangs costs its case and the
+// worker of its own GPU, never another GPU's worker. With one GPU (a one-GPU machine runs this
+// too: a skipped GPU test is a failure there) the same holds for that GPU alone.
+TEST(IsolationGpuTest, OnEveryGpuAFaultCostsItsCaseAndOnlyItsGpusWorker) {
+  const fs::path dir = fs::temp_directory_path() / "flashscope_faults_all_gpus";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string out = (dir / "report.json").string();
+  const std::string trace = (dir / "trace.jsonl").string();
+  const std::string cmd = "FLASHSCOPE_PHASE_TRACE=" + trace + " " + Flashscope() + " run " +
+                          FaultSuite() + " --devices all --out " + out +
+                          " --case_timeout_s 10 --quiet";
+  const int rc = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(rc));
+  EXPECT_EQ(WEXITSTATUS(rc), 1) << "faulty cases must make the run exit 1";
+  auto report = reports::ReadReportFile(out);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_TRUE(report->complete);
+  const size_t gpus = report->environment.devices.size();
+  ASSERT_GE(gpus, 1u);
+  const std::map<std::string, long> pid_of = WorkerPidByCase(trace);
+  // Per GPU: the faults and hangs it ran, and the worker processes that finished its cases.
+  std::map<int, int> faults;
+  std::map<int, std::set<long>> workers;
+  for (const auto& c : report->cases) {
+    SCOPED_TRACE(c.Key());
+    ASSERT_TRUE(c.device.has_value()) << "every case names the GPU it ran on";
+    const bool killed_its_worker =
+        c.kernel_id == "test.oob_write" || c.kernel_id == "test.infinite_loop";
+    if (killed_its_worker) {
+      EXPECT_TRUE(c.status == reports::CaseStatus::kError ||
+                  c.status == reports::CaseStatus::kTimeout);
+      ++faults[*c.device];
+      continue;
+    }
+    EXPECT_EQ(c.status, c.kernel_id.rfind("attn.", 0) == 0 ? reports::CaseStatus::kPassed
+                                                           : reports::CaseStatus::kFailed);
+    auto it = pid_of.find(c.Key());
+    ASSERT_NE(it, pid_of.end()) << "a case its worker finished is in the trace";
+    workers[*c.device].insert(it->second);
+  }
+  if (gpus >= 2) {
+    EXPECT_GE(workers.size(), 2u) << "the cases were spread over the GPUs";
+  }
+  for (const auto& [device, pids] : workers) {
+    // One worker to start with, and one more only for each of its own GPU's faults: another GPU's
+    // fault never replaced this GPU's worker.
+    EXPECT_LE(pids.size(), 1u + static_cast<size_t>(faults[device])) << "GPU " << device;
   }
 }
 

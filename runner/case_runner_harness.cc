@@ -1,0 +1,35 @@
+// The case runner's part of the checks that guard the harness itself (runner/harness_checks.h):
+// integrity (runner/buffer_integrity.h) and isolation (runner/case_isolation.h) into the case's
+// trust record, in their own file beside case_runner.cc.
+#include "runner/case_runner.h"
+#include "runner/case_runner_state.h"
+
+namespace flashscope::runner {
+
+// The checks that guard the harness itself (runner/harness_checks.h): the buffers after the
+// launches not checked yet (traced, profiled), then the shared device state, restored for the
+// next case; one that cannot be restored makes this worker hand over to a fresh one.
+absl::Status CaseRunner::AddHarnessChecks(Case& k) {
+  State& s = *state_;
+  if (absl::Status st = k.integrity->Check(s.stream, "the traced and profiled launches",
+                                           /*compare_content=*/false);
+      !st.ok()) {
+    return st;
+  }
+  absl::StatusOr<reports::TrustCheckRecord> integrity = k.integrity->Finish(s.stream);
+  if (!integrity.ok()) return integrity.status();
+  // Inputs, a reference or guards a launch wrote into would meet the next kernel of the problem:
+  // it gets a workspace made afresh.
+  if (integrity->status == "failed") s.workspaces.Invalidate();
+  reports::TrustCheckRecord isolation = s.isolation->CheckAndRestore();
+  if (s.isolation->fresh_worker_needed()) context_lost_ = true;
+  for (const reports::TrustCheckRecord* c : {&*integrity, &isolation}) {
+    for (const reports::TrustValue& v : c->values) {
+      if (v.name == "cost_s") k.r.trust->wall_s += v.value;
+    }
+    k.r.trust->checks.push_back(*c);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace flashscope::runner
