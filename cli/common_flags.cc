@@ -1,9 +1,8 @@
 #include "cli/common_flags.h"
 
-#include "absl/strings/str_cat.h"
-
 #include <filesystem>
 
+#include "absl/strings/str_cat.h"
 #include "analysis/gate.h"
 #include "common/install_layout.h"
 #include "protocol/worker_process.h"
@@ -27,12 +26,17 @@ Flag ColorFlag() {
 
 Flag OutFlag(std::string help) { return Flag::String("out", "FILE", std::move(help)); }
 
+namespace {
+constexpr char kFileForce[] =
+    "lets --out/--json replace a read-only file, one with other hard links or an input of the "
+    "command, or write through a symlink or into a FIFO or device";
+}  // namespace
+
 Flag ForceFlag(std::string help) {
-  return Flag::Bool("force", help +
-                                 "; also lets --out/--json replace a read-only file or one with "
-                                 "other hard links, or write through a symlink or into a FIFO "
-                                 "or device");
+  return Flag::Bool("force", absl::StrCat(help, "; also ", kFileForce));
 }
+
+Flag FileForceFlag() { return Flag::Bool("force", kFileForce); }
 
 reports::WriteOptions WriteOptionsOf(const Args& args) {
   reports::WriteOptions o;
