@@ -1,6 +1,7 @@
 #include "analysis/trust_checks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -223,83 +224,112 @@ TrustCheckRecord CheckPrecision(const WorkInput& in) {
   return c;
 }
 
-TrustCheckRecord CheckTimedOutputs(const std::vector<LaunchOutputCheck>& checks, int launches,
-                                   std::vector<TimedLaunchRecord>* failed) {
-  if (launches == 0) return CheckOff("timed_outputs", "no timed launch");
+double EscapeProbability(double skipped_fraction, int64_t samples_per_launch, int64_t launches) {
+  if (skipped_fraction <= 0) return 1;
+  if (skipped_fraction >= 1) return samples_per_launch * launches > 0 ? 0 : 1;
+  const double draws = static_cast<double>(samples_per_launch) * static_cast<double>(launches);
+  return std::exp(draws * std::log1p(-skipped_fraction));
+}
+
+TrustCheckRecord CheckLaunchOutputs(const std::vector<LaunchOutputCheck>& checks,
+                                    const LaunchCounts& launches, int samples_per_launch,
+                                    std::vector<TimedLaunchRecord>* failed) {
+  if (launches.total() == 0) return CheckOff("timed_outputs", "no launch");
   TrustCheckRecord c = NewCheck("timed_outputs");
-  c.rule =
-      "the output of every timed launch meets the verification rule of the input set it read "
-      "(outputs re-poisoned or left stale before each launch, in a seeded order)";
-  int checked = 0, bad_launches = 0, poisoned = 0;
+  const int64_t n = samples_per_launch;
+  c.rule = absl::StrFormat(
+      "every launch (verified, warm-up, timed, traced, profiled) read fresh inputs and its output "
+      "meets the verification's element bound on %d rows drawn after it ran, against a reference "
+      "for those rows; a kernel wrong on 1 %% of rows escapes all %d launches' checks with "
+      "probability %.1e, on 10 %% with %.1e",
+      n, launches.total(), EscapeProbability(0.01, n, launches.total()),
+      EscapeProbability(0.1, n, launches.total()));
+  int bad_launches = 0, poisoned = 0;
+  std::map<std::string, int> checked;
+  int64_t rows = 0;
   for (const LaunchOutputCheck& k : checks) {
-    if (k.launch < 0) continue;
-    ++checked;
+    ++checked[k.kind];
+    rows += k.rows;
     poisoned += k.poisoned_before ? 1 : 0;
-    if (k.bad == 0) continue;
+    if (k.bad_rows == 0 && k.bad == 0 && k.lse_bad == 0) continue;
     ++bad_launches;
     if (failed->size() < kMaxFailedLaunches) {
-      failed->push_back(TimedLaunchRecord{k.launch, k.input_set, k.poisoned_before, k.bad,
-                                          k.never_written, k.max_abs});
+      TimedLaunchRecord r;
+      r.launch = k.launch;
+      r.kind = k.kind;
+      r.poisoned_before = k.poisoned_before;
+      r.bad = k.bad;
+      r.never_written = k.never_written;
+      r.max_abs = k.max_abs;
+      r.rows = k.rows;
+      r.bad_rows = k.bad_rows;
+      r.lse_bad = k.lse_bad;
+      r.input_seed = k.input_seed;
+      failed->push_back(r);
     }
     if (bad_launches <= 3) {
-      Fail(&c, absl::StrFormat("timed launch %d (input set %d, output %s before it): %d bad "
-                               "elements, %d never written",
-                               k.launch, k.input_set, k.poisoned_before ? "re-poisoned" : "stale",
-                               k.bad, k.never_written));
+      Fail(&c, absl::StrFormat(
+                   "%s launch %d (output %s before it): %d of %d sampled rows wrong (%d bad "
+                   "elements, %d never written, %d bad lse; max |err| %.3g)",
+                   k.kind, k.launch, k.poisoned_before ? "re-poisoned" : "stale", k.bad_rows,
+                   k.rows, k.bad, k.never_written, k.lse_bad, k.max_abs));
     }
   }
-  c.values = {{"timed_launches", static_cast<double>(launches), "count"},
-              {"checked_launches", static_cast<double>(checked), "count"},
+  c.values = {{"launches", static_cast<double>(launches.total()), "count"},
+              {"checked_launches", static_cast<double>(checks.size()), "count"},
+              {"rows_checked", static_cast<double>(rows), "count"},
               {"poisoned_before", static_cast<double>(poisoned), "count"},
               {"failed_launches", static_cast<double>(bad_launches), "count"}};
   if (bad_launches > 3) Fail(&c, absl::StrCat(bad_launches - 3, " more failing launches"));
-  if (checked != launches) {
-    Fail(&c, absl::StrCat(launches - checked, " of ", launches, " timed launches went unchecked"));
+  const std::pair<const char*, int> kinds[] = {{"verified", launches.verified},
+                                               {"warm-up", launches.warmup},
+                                               {"timed", launches.timed},
+                                               {"traced", launches.traced},
+                                               {"profiled", launches.profiled}};
+  for (const auto& [kind, made] : kinds) {
+    const int seen = checked.count(kind) ? checked[kind] : 0;
+    c.values.push_back({absl::StrCat(kind, "_launches"), static_cast<double>(made), "count"});
+    if (seen < made) {
+      Fail(&c, absl::StrCat(made - seen, " of ", made, " ", kind, " launches went unchecked"));
+    }
   }
   return c;
 }
 
-TrustCheckRecord CheckInputSets(const std::vector<InputSetVerdict>& sets) {
-  TrustCheckRecord c = NewCheck("input_sets");
-  c.rule =
-      absl::StrCat("the first launch on each of ", sets.size(), " input sets passes verification");
-  if (sets.size() < 2) {
-    c.status = "off";
-    c.rule = "one input set only (suite verify.input_sets = 1)";
+TrustCheckRecord CheckProfiledDuration(const ProfiledDurationInput& in) {
+  if (!in.comparable) return CheckOff("profiled_duration", in.not_comparable_reason);
+  if (in.pass_ms.empty()) return CheckOff("profiled_duration", "no profiled launch");
+  if (in.timed_median_ms <= 0) return CheckOff("profiled_duration", "no timed median");
+  TrustCheckRecord c = NewCheck("profiled_duration");
+  const double median = in.timed_median_ms;
+  const double kernel_limit = kProfiledSlowdownMax * median + kProfiledSlackMs;
+  const double pass_limit = kProfiledPassSlowdownMax * median + kProfiledPassSlackMs;
+  c.rule = absl::StrFormat(
+      "the profiled launches (hardware counters, fresh inputs, L2 flushed) look like the timed "
+      "ones: their kernels' GPU time (CUPTI) <= %.1f x the timed median of %.4f ms + %.2f ms = "
+      "%.4f ms, and each launch's own event time <= %.1f x + %.2f ms = %.4f ms",
+      kProfiledSlowdownMax, median, kProfiledSlackMs, kernel_limit, kProfiledPassSlowdownMax,
+      kProfiledPassSlackMs, pass_limit);
+  if (in.kernel_ms > kernel_limit) {
+    Fail(&c, absl::StrFormat("the profiled launch's kernels ran %.4f ms on the GPU, %.2f x the "
+                             "timed median of %.4f ms",
+                             in.kernel_ms, in.kernel_ms / median, median));
   }
-  for (const InputSetVerdict& s : sets) {
-    c.values.push_back({absl::StrCat("set ", s.set, " seed"), static_cast<double>(s.seed), ""});
-    c.values.push_back({absl::StrCat("set ", s.set, " max_abs"), s.max_abs, "abs"});
-    c.values.push_back(
-        {absl::StrCat("set ", s.set, " ratio_to_baseline"), s.ratio_to_baseline, "ratio"});
-    if (!s.passed) Fail(&c, absl::StrCat("input set ", s.set, " (seed ", s.seed, "): ", s.rule));
+  double slowest = 0;
+  for (size_t i = 0; i < in.pass_ms.size(); ++i) {
+    slowest = std::max(slowest, in.pass_ms[i]);
+    if (in.pass_ms[i] > pass_limit) {
+      Fail(&c, absl::StrFormat("profiled launch %d took %.4f ms, %.2f x the timed median of "
+                               "%.4f ms",
+                               static_cast<int>(i), in.pass_ms[i], in.pass_ms[i] / median, median));
+    }
   }
-  return c;
-}
-
-TrustCheckRecord CheckDeterminism(const std::vector<LaunchOutputCheck>& checks) {
-  TrustCheckRecord c = NewCheck("determinism");
-  c.status = "info";
-  std::map<int, std::set<uint64_t>> hashes;
-  std::map<int, int> launches;
-  for (const LaunchOutputCheck& k : checks) {
-    if (k.bad != 0) continue;  // a wrong output says nothing about run-to-run determinism
-    hashes[k.input_set].insert(k.hash);
-    ++launches[k.input_set];
-  }
-  std::vector<std::string> parts;
-  bool deterministic = true;
-  for (const auto& [set, distinct] : hashes) {
-    c.values.push_back(
-        {absl::StrCat("set ", set, " launches"), static_cast<double>(launches[set]), "count"});
-    c.values.push_back({absl::StrCat("set ", set, " distinct outputs"),
-                        static_cast<double>(distinct.size()), "count"});
-    if (distinct.size() > 1) deterministic = false;
-    parts.push_back(absl::StrCat(distinct.size(), " distinct of ", launches[set]));
-  }
-  c.rule = absl::StrCat(
-      deterministic ? "bitwise identical outputs" : "outputs differ bitwise between launches",
-      " on each input set (", absl::StrJoin(parts, "; "), "); informative, never fails");
+  c.values = {{"profiled_launches", static_cast<double>(in.pass_ms.size()), "count"},
+              {"profiled_kernel_ms", in.kernel_ms, "ms"},
+              {"slowest_profiled_ms", slowest, "ms"},
+              {"timed_median_ms", median, "ms"},
+              {"kernel_ratio", in.kernel_ms / median, "ratio"},
+              {"slowest_ratio", slowest / median, "ratio"}};
   return c;
 }
 

@@ -90,37 +90,77 @@ TrustCheckRecord CheckWork(const WorkInput& in);
 // did more than kPrecisionTolerance of the minimal FLOPs.
 TrustCheckRecord CheckPrecision(const WorkInput& in);
 
-// ---- check 3: every timed launch answers for itself; check 5: input sets, determinism ----
+// ---- check 3: every launch answers for itself, on inputs no launch has seen ----
 
-// The GPU check of one launch's output against its input set's reference (verify/output_check.h).
+// Rows (attention: whole query rows, lse included) or entries (gemm) checked after each launch,
+// drawn at random after it ran (verify/sampled_rows.h). A kernel that skips (or gets wrong) a
+// fraction f of rows escapes one launch's check with probability (1-f)^n and m launches' with
+// (1-f)^(n·m) (EscapeProbability); docs/trust.md derives the numbers and the cost. An attention
+// row costs O(Sk·D) in the check, a gemm entry O(K): entries are cheaper, so more are drawn.
+inline constexpr int kSampledRowsPerLaunch = 64;
+inline constexpr int kSampledEntriesPerLaunch = 256;
+
+// The probability that a kernel whose output is wrong on a fraction `skipped_fraction` of its
+// rows passes `launches` launches' checks of `samples_per_launch` rows drawn independently
+// (with replacement): (1 - f)^(n·m). 1 for f <= 0, 0 for f >= 1.
+double EscapeProbability(double skipped_fraction, int64_t samples_per_launch, int64_t launches);
+
+// The sampled check of one launch's output against a reference computed for its sampled rows
+// from the inputs that launch read.
 struct LaunchOutputCheck {
-  int launch = 0;  // timed launch index; -1 - s for the verified first launch of input set s
-  int input_set = 0;
-  bool poisoned_before = false;
-  int64_t bad = 0;
+  std::string kind;              // "verified", "warm-up", "timed", "traced", "profiled"
+  int launch = 0;                // index within its kind (timed launches count throttled ones too)
+  bool poisoned_before = false;  // the output was re-poisoned before it (else stale)
+  uint64_t input_seed = 0;       // the harness's seed of the inputs the launch read
+  int64_t rows = 0;              // rows (entries) checked
+  int64_t bad = 0;               // elements past the bound, NaN/Inf or never written
   int64_t never_written = 0;
   int64_t nonfinite = 0;
+  int64_t lse_bad = 0;   // rows whose log-sum-exp broke the lse rule
+  int64_t bad_rows = 0;  // rows with any bad element or a bad lse
   double max_abs = 0;
-  uint64_t hash = 0;
 };
-// `checks` holds one entry per timed launch; `launches` is how many were timed. Fills `failed`
-// with the first failing launches (at most 16).
-TrustCheckRecord CheckTimedOutputs(const std::vector<LaunchOutputCheck>& checks, int launches,
-                                   std::vector<TimedLaunchRecord>* failed);
-
-struct InputSetVerdict {
-  int set = 0;
-  uint64_t seed = 0;
-  bool passed = false;
-  std::string rule;  // the verification's rule, with its numbers
-  double max_abs = 0;
-  double ratio_to_baseline = 0;
+// How many launches of each kind the harness made: each must have been checked.
+struct LaunchCounts {
+  int verified = 0, warmup = 0, timed = 0, traced = 0, profiled = 0;
+  int total() const { return verified + warmup + timed + traced + profiled; }
 };
-TrustCheckRecord CheckInputSets(const std::vector<InputSetVerdict>& sets);
+// Named "timed_outputs" (the name suites switch it off by): every launch of the case, of every
+// kind, met the verification rule on its sampled rows and its own inputs (verify/sampled_verdict.h
+// has already applied the draw's baseline to each check's counts). `samples_per_launch` is the n
+// each check drew (for the detection power in the rule). Fills `failed` with the first failing
+// launches (at most 16).
+TrustCheckRecord CheckLaunchOutputs(const std::vector<LaunchOutputCheck>& checks,
+                                    const LaunchCounts& launches, int samples_per_launch,
+                                    std::vector<TimedLaunchRecord>* failed);
 
-// Informative: are all launches of one input set bitwise identical? `checks` holds the verified
-// and the timed launches.
-TrustCheckRecord CheckDeterminism(const std::vector<LaunchOutputCheck>& checks);
+// ---- check 6: the profiled launches look like the timed ones ----
+
+// The GPU time of a profiled launch's kernels, as CUPTI measured it in the hardware-counted
+// passes, may reach this many times the timed median, plus kProfiledSlackMs, before the check
+// fails: counters counted in hardware (no instrumented SASS) barely slow a kernel, and the timed
+// median (events around the launch) already holds the launch latency the kernel time does not. A
+// launch that does more work when profiled than when timed (to pass the work check while its
+// timed launches do less) is much slower. Provisional until measured on every honest kernel
+// (docs/trust.md; scripts/device/trust-cost.sh prints the ratios).
+inline constexpr double kProfiledSlowdownMax = 2.0;
+// Absolute slack for tiny launches, whose times are a few microseconds.
+inline constexpr double kProfiledSlackMs = 0.02;
+// Each profiled launch's own start-to-stop event time may reach this many times the timed median
+// plus kProfiledPassSlackMs: events also hold CUPTI's host work per launch and per kernel (the GPU
+// waits for the host to enqueue a kernel it intercepts), so this bound is looser; it catches a
+// single pass (of several) that a kernel recognised and slowed.
+inline constexpr double kProfiledPassSlowdownMax = 4.0;
+inline constexpr double kProfiledPassSlackMs = 1.0;
+
+struct ProfiledDurationInput {
+  bool comparable = false;
+  std::string not_comparable_reason;  // kernel replay, instrumented counters, no timing
+  double kernel_ms = 0;               // CUPTI's GPU time of the launch's kernels
+  std::vector<double> pass_ms;        // each profiled launch's own event time
+  double timed_median_ms = 0;
+};
+TrustCheckRecord CheckProfiledDuration(const ProfiledDurationInput& in);
 
 // ---- check 4: stream accounting of one traced launch ----
 

@@ -33,6 +33,8 @@ KernelEntry MakeA16Fa4PolyExp();
 KernelEntry MakeA16Fa4Softmax();
 KernelEntry MakeA17PerDimSchedule();
 KernelEntry MakeA18Persistent();
+KernelEntry MakeA19SplitKv();
+KernelEntry MakeA20DynamicSchedule();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -42,6 +44,7 @@ KernelEntry MakeG04Mma();
 #ifdef FLASHSCOPE_HAVE_SM90A
 KernelEntry MakeG05Wgmma();  // kernels/hopper/: compiled for sm_90a only
 KernelEntry MakeG06TmaWs();
+KernelEntry MakeG07SplitTail();
 #endif
 // --- peers ---
 KernelEntry MakeCublasGemm();
@@ -75,6 +78,8 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA16Fa4Softmax,
     &MakeA17PerDimSchedule,
     &MakeA18Persistent,
+    &MakeA19SplitKv,
+    &MakeA20DynamicSchedule,
 #endif
     // gemm ladder
     &MakeG01Naive,
@@ -84,6 +89,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
 #ifdef FLASHSCOPE_HAVE_SM90A
     &MakeG05Wgmma,
     &MakeG06TmaWs,
+    &MakeG07SplitTail,
 #endif
     // peers
     &MakeCublasGemm,

@@ -109,7 +109,6 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
   rp->metrics_ = metrics;
   for (const auto& m : metrics) rp->hw_names_.push_back(m.hw_name);
   auto time_it = std::find(rp->hw_names_.begin(), rp->hw_names_.end(), kGpuTimeMetric);
-  rp->time_index_ = static_cast<size_t>(time_it - rp->hw_names_.begin());
   if (time_it == rp->hw_names_.end()) rp->hw_names_.push_back(kGpuTimeMetric);
   rp->device_ = device;
 
@@ -161,11 +160,43 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
   absl::StatusOr<int> passes = CuptiMetricHost::NumPasses(rp->config_image_);
   if (!passes.ok()) return passes.status();
   rp->passes_needed_ = *passes;
+  if (absl::Status st = rp->PrepareHardwareScope(); !st.ok()) return st;
+  FS_CUDA_RETURN_IF_ERROR(cudaEventCreate(reinterpret_cast<cudaEvent_t*>(&rp->pass_start_)),
+                          "cudaEventCreate (profiling pass)");
+  FS_CUDA_RETURN_IF_ERROR(cudaEventCreate(reinterpret_cast<cudaEvent_t*>(&rp->pass_stop_)),
+                          "cudaEventCreate (profiling pass)");
   return rp;
+}
+
+absl::Status RangeProfiler::PrepareHardwareScope() {
+  for (size_t i = 0; i < metrics_.size(); ++i) {
+    if (!IsInstrumentedMetric(metrics_[i].hw_name)) hw_metrics_.push_back(i);
+  }
+  if (hw_metrics_.empty() || hw_metrics_.size() == metrics_.size()) {
+    hw_metrics_.clear();  // kHardware would collect all or nothing: it is kAll
+    return absl::OkStatus();
+  }
+  for (size_t i : hw_metrics_) hw_hw_names_.push_back(metrics_[i].hw_name);
+  if (std::find(hw_hw_names_.begin(), hw_hw_names_.end(), kGpuTimeMetric) == hw_hw_names_.end()) {
+    hw_hw_names_.push_back(kGpuTimeMetric);
+  }
+  absl::StatusOr<std::vector<uint8_t>> config = host_->ConfigImage(hw_hw_names_);
+  if (!config.ok()) return config.status();
+  hw_config_image_ = std::move(*config);
+  absl::StatusOr<int> passes = CuptiMetricHost::NumPasses(hw_config_image_);
+  if (!passes.ok()) return passes.status();
+  hw_passes_needed_ = *passes;
+  return absl::OkStatus();
+}
+
+bool IsInstrumentedMetric(const std::string& hw_name) {
+  return hw_name.find("__sass_") != std::string::npos;
 }
 
 RangeProfiler::~RangeProfiler() {
   Disable();
+  if (pass_start_) cudaEventDestroy(static_cast<cudaEvent_t>(pass_start_));
+  if (pass_stop_) cudaEventDestroy(static_cast<cudaEvent_t>(pass_stop_));
   host_.reset();
   if (!initialized_) return;
   CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
@@ -176,8 +207,10 @@ const char* ReplayName(Replay replay) { return replay == Replay::kKernel ? "kern
 
 absl::StatusOr<ProfileResult> RangeProfiler::Profile(
     const std::function<cudaError_t(cudaStream_t)>& launch,
-    const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay) {
-  absl::StatusOr<ProfileResult> result = ProfileEnabled(launch, before_pass, stream, replay);
+    const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay,
+    const std::function<absl::Status()>& after_pass, MetricScope scope) {
+  absl::StatusOr<ProfileResult> result =
+      ProfileEnabled(launch, before_pass, after_pass, stream, replay, scope);
   // A failed call can leave CUPTI mid-session (measured on an H200: the call after a launch that
   // enqueued no kernel crashed inside CUPTI): disable, and let the next call enable afresh.
   if (!result.ok()) Disable();
@@ -190,21 +223,30 @@ void RangeProfiler::Disable() {
   d.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
   cuptiRangeProfilerDisable(&d);  // recovery: the error being returned is the one that matters
   object_ = nullptr;
-  counter_data_.clear();
+  all_counter_data_.clear();
+  hw_counter_data_.clear();
 }
 
 absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
     const std::function<cudaError_t(cudaStream_t)>& launch,
-    const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay) {
+    const std::function<absl::Status()>& before_pass,
+    const std::function<absl::Status()>& after_pass, cudaStream_t stream, Replay replay,
+    MetricScope scope) {
   const auto t0 = std::chrono::steady_clock::now();
   // Everything queued before profiling must finish outside the profiled kernels.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   if (absl::Status s = EnsureEnabled(replay); !s.ok()) return s;
   ProfileResult result;
   result.replay = replay;
+  result.scope = scope == MetricScope::kHardware && has_hardware_subset() ? MetricScope::kHardware
+                                                                          : MetricScope::kAll;
+  for (const std::string& n : Hardware(result) ? hw_hw_names_ : hw_names_) {
+    result.instrumented = result.instrumented || IsInstrumentedMetric(n);
+  }
   absl::StatusOr<bool> user_range = Configure(replay, &result);
   if (!user_range.ok()) return user_range.status();
-  if (absl::Status s = RunPasses(launch, before_pass, stream, replay, *user_range, &result);
+  if (absl::Status s =
+          RunPasses(launch, before_pass, after_pass, stream, replay, *user_range, &result);
       !s.ok()) {
     return s;
   }
@@ -225,37 +267,44 @@ absl::Status RangeProfiler::EnsureEnabled(Replay replay) {
   enable.ctx = static_cast<CUcontext>(context_);
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
   object_ = enable.pRangeProfilerObject;
-  std::vector<const char*> names;
-  for (const auto& n : hw_names_) names.push_back(n.c_str());
-  CUpti_RangeProfiler_GetCounterDataSize_Params size = {
-      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-  size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
-  size.pMetricNames = names.data();
-  size.numMetrics = names.size();
-  size.maxNumOfRanges = kMaxKernelsPerLaunch;
-  size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
-  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
-                           "cuptiRangeProfilerGetCounterDataSize");
-  counter_data_.assign(size.counterDataSize, 0);
+  // A counter-data image per scope, each sized for the metrics its config collects.
+  for (const bool hw : {false, true}) {
+    const std::vector<std::string>& scope_names = hw ? hw_hw_names_ : hw_names_;
+    if (scope_names.empty()) continue;
+    std::vector<const char*> names;
+    for (const auto& n : scope_names) names.push_back(n.c_str());
+    CUpti_RangeProfiler_GetCounterDataSize_Params size = {
+        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+    size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
+    size.pMetricNames = names.data();
+    size.numMetrics = names.size();
+    size.maxNumOfRanges = kMaxKernelsPerLaunch;
+    size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
+                             "cuptiRangeProfilerGetCounterDataSize");
+    (hw ? hw_counter_data_ : all_counter_data_).assign(size.counterDataSize, 0);
+  }
   return absl::OkStatus();
 }
 
 absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* result) {
   CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
+  counter_data_ = Hardware(*result) ? &hw_counter_data_ : &all_counter_data_;
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = object;
-  init.counterDataSize = counter_data_.size();
-  init.pCounterData = counter_data_.data();
+  init.counterDataSize = counter_data_->size();
+  init.pCounterData = counter_data_->data();
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerCounterDataImageInitialize(&init),
                            "cuptiRangeProfilerCounterDataImageInitialize");
 
   CUpti_RangeProfiler_SetConfig_Params config = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   config.pRangeProfilerObject = object;
-  config.configSize = config_image_.size();
-  config.pConfig = config_image_.data();
-  config.counterDataImageSize = counter_data_.size();
-  config.pCounterDataImage = counter_data_.data();
+  const std::vector<uint8_t>& image = Hardware(*result) ? hw_config_image_ : config_image_;
+  config.configSize = image.size();
+  config.pConfig = image.data();
+  config.counterDataImageSize = counter_data_->size();
+  config.pCounterDataImage = counter_data_->data();
   config.range = CUPTI_AutoRange;
   config.replayMode = replay == Replay::kKernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
   config.maxRangesPerPass = kMaxKernelsPerLaunch;
@@ -283,14 +332,18 @@ absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* resu
 
 absl::Status RangeProfiler::RunPasses(const std::function<cudaError_t(cudaStream_t)>& launch,
                                       const std::function<absl::Status()>& before_pass,
+                                      const std::function<absl::Status()>& after_pass,
                                       cudaStream_t stream, Replay replay, bool user_range,
                                       ProfileResult* result) {
   CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
+  const int passes_needed = Hardware(*result) ? hw_passes_needed_ : passes_needed_;
+  const auto pass_start = static_cast<cudaEvent_t>(pass_start_);
+  const auto pass_stop = static_cast<cudaEvent_t>(pass_stop_);
   bool all_submitted = false;
   while (!all_submitted) {
-    if (result->passes >= passes_needed_ + kExtraPassGuard) {
+    if (result->passes >= passes_needed + kExtraPassGuard) {
       return absl::InternalError(absl::StrCat("CUPTI range profiler still wants passes after ",
-                                              result->passes, " (config said ", passes_needed_,
+                                              result->passes, " (config said ", passes_needed,
                                               "); giving up"));
     }
     if (before_pass) {
@@ -309,7 +362,10 @@ absl::Status RangeProfiler::RunPasses(const std::function<cudaError_t(cudaStream
       push.pRangeName = "flashscope_case";
       FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
     }
+    // Events are not kernels: no auto range is opened for them.
+    const cudaError_t start_error = cudaEventRecord(pass_start, stream);
     const cudaError_t launch_error = launch(stream);
+    const cudaError_t stop_error = cudaEventRecord(pass_stop, stream);
     const cudaError_t sync_error = cudaStreamSynchronize(stream);
     if (user_range) {
       CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
@@ -321,6 +377,15 @@ absl::Status RangeProfiler::RunPasses(const std::function<cudaError_t(cudaStream
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
     FS_CUDA_RETURN_IF_ERROR(launch_error, "kernel launch (profiling pass)");
     FS_CUDA_RETURN_IF_ERROR(sync_error, "kernel execution (profiling pass)");
+    FS_CUDA_RETURN_IF_ERROR(start_error, "cudaEventRecord (profiling pass start)");
+    FS_CUDA_RETURN_IF_ERROR(stop_error, "cudaEventRecord (profiling pass stop)");
+    float ms = 0;
+    FS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, pass_start, pass_stop),
+                            "cudaEventElapsedTime (profiling pass)");
+    result->pass_ms.push_back(ms);
+    if (after_pass) {
+      if (absl::Status s = after_pass(); !s.ok()) return s;
+    }
     ++result->passes;
     all_submitted = stop.isAllPassSubmitted != 0;
     if (replay == Replay::kKernel && !all_submitted) {
@@ -330,7 +395,7 @@ absl::Status RangeProfiler::RunPasses(const std::function<cudaError_t(cudaStream
     }
   }
   // Kernel replay ran every pass inside the one launch.
-  if (replay == Replay::kKernel) result->passes = std::max(result->passes, passes_needed_);
+  if (replay == Replay::kKernel) result->passes = std::max(result->passes, passes_needed);
   return absl::OkStatus();
 }
 
@@ -347,8 +412,8 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   }
   CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-  info.pCounterDataImage = counter_data_.data();
-  info.counterDataImageSize = counter_data_.size();
+  info.pCounterDataImage = counter_data_->data();
+  info.counterDataImageSize = counter_data_->size();
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataInfo(&info),
                            "cuptiRangeProfilerGetCounterDataInfo");
   if (info.numTotalRanges < 1) {
@@ -357,20 +422,34 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   }
   result->kernels = user_range ? 0 : static_cast<int>(info.numTotalRanges);
 
-  // per_kernel[k][i]: metric hw_names_[i] of kernel k.
+  // The metrics of this scope (indices into metrics_) and the names collected for them.
+  const bool hw = Hardware(*result);
+  const std::vector<std::string>& names = hw ? hw_hw_names_ : hw_names_;
+  std::vector<size_t> metric_index;
+  if (hw) {
+    metric_index = hw_metrics_;
+  } else {
+    for (size_t i = 0; i < metrics_.size(); ++i) metric_index.push_back(i);
+  }
+  const size_t time_index =
+      static_cast<size_t>(std::find(names.begin(), names.end(), kGpuTimeMetric) - names.begin());
+  // per_kernel[k][i]: metric names[i] of kernel k.
   std::vector<std::vector<double>> per_kernel;
   for (size_t k = 0; k < info.numTotalRanges; ++k) {
-    absl::StatusOr<std::vector<double>> values = host_->Evaluate(counter_data_, k, hw_names_);
+    absl::StatusOr<std::vector<double>> values = host_->Evaluate(*counter_data_, k, names);
     if (!values.ok()) return values.status();
     per_kernel.push_back(*std::move(values));
   }
   std::vector<double> weights;
-  for (const auto& v : per_kernel) weights.push_back(v[time_index_]);
-  for (size_t i = 0; i < metrics_.size(); ++i) {
+  for (const auto& v : per_kernel) {
+    weights.push_back(v[time_index]);
+    result->kernel_ms += v[time_index] * 1e-6;  // gpu__time_duration is in nanoseconds
+  }
+  for (size_t i = 0; i < metric_index.size(); ++i) {
     std::vector<double> column;
     for (const auto& v : per_kernel) column.push_back(v[i]);
-    result->values.emplace_back(metrics_[i],
-                                CombineKernelValues(CombineRuleFor(hw_names_[i]), column, weights));
+    result->values.emplace_back(metrics_[metric_index[i]],
+                                CombineKernelValues(CombineRuleFor(names[i]), column, weights));
   }
   return absl::OkStatus();
 }

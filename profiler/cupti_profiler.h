@@ -34,6 +34,16 @@ enum class Replay {
 
 const char* ReplayName(Replay replay);  // "user", "kernel"
 
+// Which of a profiler's metrics one Profile() collects.
+enum class MetricScope {
+  kAll,       // every metric given to Create()
+  kHardware,  // only those counted in hardware: SASS-instrumented metrics (names with "__sass_")
+              // left out, so that each pass runs the kernel as it is, at its own speed
+};
+
+// True for a metric CUPTI collects by instrumenting the kernel's SASS (slower passes).
+bool IsInstrumentedMetric(const std::string& hw_name);
+
 struct ProfileResult {
   std::vector<std::pair<MetricDef, double>> values;  // in the order of the metrics given
   int passes = 0;   // replay passes: launches by us (user replay), or CUPTI's count (kernel)
@@ -41,6 +51,12 @@ struct ProfileResult {
   Replay replay = Replay::kUser;
   std::string ranges = "one auto range per kernel";  // or why the whole launch was one range
   double wall_s = 0;  // host wall time of Profile(), all passes and decoding included
+  MetricScope scope = MetricScope::kAll;
+  bool instrumented = false;    // an instrumented metric was collected (passes ran slower)
+  std::vector<double> pass_ms;  // each pass's launch, start to stop event (user replay)
+  // GPU time of the launch's kernels as CUPTI measured it (gpu__time_duration.sum over the
+  // kernels): no host gaps, unlike pass_ms, which holds CUPTI's per-launch host work too.
+  double kernel_ms = 0;
 };
 
 class RangeProfiler {
@@ -59,9 +75,16 @@ class RangeProfiler {
   // kernels of one launch. `before_pass` may be empty; with kernel replay it runs once. A launch
   // error returns the CUDA error name; a launch of more than kMaxKernelsPerLaunch kernels is an
   // error naming the limit; a launch that enqueued no kernel is NotFound.
+  // `after_pass` (may be empty) runs after each pass, outside the profiled range: e.g. a check
+  // of the pass's output. With `scope` kHardware only the metrics counted in hardware are
+  // collected (fewer passes, none instrumented); the result then holds those alone.
   absl::StatusOr<ProfileResult> Profile(const std::function<cudaError_t(cudaStream_t)>& launch,
                                         const std::function<absl::Status()>& before_pass,
-                                        cudaStream_t stream, Replay replay = Replay::kUser);
+                                        cudaStream_t stream, Replay replay = Replay::kUser,
+                                        const std::function<absl::Status()>& after_pass = {},
+                                        MetricScope scope = MetricScope::kAll);
+  // True when some metric is instrumented and some is not: kHardware then collects less.
+  bool has_hardware_subset() const { return !hw_config_image_.empty(); }
 
   // Auto ranges one counter-data image holds: kernels one profiled launch may enqueue.
   static constexpr int kMaxKernelsPerLaunch = 64;
@@ -73,7 +96,9 @@ class RangeProfiler {
   RangeProfiler() = default;
   absl::StatusOr<ProfileResult> ProfileEnabled(
       const std::function<cudaError_t(cudaStream_t)>& launch,
-      const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay);
+      const std::function<absl::Status()>& before_pass,
+      const std::function<absl::Status()>& after_pass, cudaStream_t stream, Replay replay,
+      MetricScope scope);
   // ProfileEnabled's steps, in order: the range profiler object enabled for `replay` (kept
   // across calls) with its counter-data image sized; the image initialised and the config set
   // (true: CUPTI refused per-kernel auto ranges and one user range is measured, said in
@@ -81,28 +106,41 @@ class RangeProfiler {
   absl::Status EnsureEnabled(Replay replay);
   absl::StatusOr<bool> Configure(Replay replay, ProfileResult* result);
   absl::Status RunPasses(const std::function<cudaError_t(cudaStream_t)>& launch,
-                         const std::function<absl::Status()>& before_pass, cudaStream_t stream,
+                         const std::function<absl::Status()>& before_pass,
+                         const std::function<absl::Status()>& after_pass, cudaStream_t stream,
                          Replay replay, bool user_range, ProfileResult* result);
   absl::Status DecodeAndCombine(bool user_range, ProfileResult* result);
+  bool Hardware(const ProfileResult& r) const { return r.scope == MetricScope::kHardware; }
+  // Builds the kHardware config (hw_metrics_ ...) when some metric is instrumented.
+  absl::Status PrepareHardwareScope();
   void Disable();  // of the range profiler object, if enabled; the next Profile() enables again
 
   std::vector<MetricDef> metrics_;
   // What CUPTI collects: the requested metrics, then gpu__time_duration.sum when not requested
   // (the weights of kernel_combine.h).
   std::vector<std::string> hw_names_;
-  size_t time_index_ = 0;  // of gpu__time_duration.sum in hw_names_
   std::string chip_;
   int device_ = 0;
   void* context_ = nullptr;  // CUcontext (primary context of device_)
   std::unique_ptr<CuptiMetricHost> host_;
   std::vector<uint8_t> config_image_;
   int passes_needed_ = 0;
+  // MetricScope::kHardware: the hardware-counted metrics (indices into metrics_) and their own
+  // config image; empty when no metric is instrumented or every one is.
+  std::vector<size_t> hw_metrics_;
+  std::vector<std::string> hw_hw_names_;  // their names, then gpu__time_duration.sum
+  std::vector<uint8_t> hw_config_image_;
+  int hw_passes_needed_ = 0;
+  void* pass_start_ = nullptr;  // cudaEvent_t: each pass's own launch time
+  void* pass_stop_ = nullptr;
   bool initialized_ = false;  // cuptiProfilerInitialize succeeded
   // Enabled on the first Profile() and kept until destruction, with its counter-data image:
   // enabling and sizing per call cost ~0.13 s per case (measured on an H200, docs/profiler.md).
-  void* object_ = nullptr;                // CUpti_RangeProfiler_Object*
-  Replay object_replay_ = Replay::kUser;  // the mode object_ was configured for
-  std::vector<uint8_t> counter_data_;
+  void* object_ = nullptr;                 // CUpti_RangeProfiler_Object*
+  Replay object_replay_ = Replay::kUser;   // the mode object_ was configured for
+  std::vector<uint8_t> all_counter_data_;  // sized for every metric (MetricScope::kAll)
+  std::vector<uint8_t> hw_counter_data_;   // sized for hw_hw_names_ (kHardware)
+  std::vector<uint8_t>* counter_data_ = &all_counter_data_;  // the one the current call uses
 };
 
 }  // namespace flashscope::profiler

@@ -48,10 +48,16 @@ PairTimingResult Timer::TimePair(const Launch& a, const Launch& b, const PairPol
   // Warm-up, each launch synchronised on its own so that a fault is pinned on its side.
   for (int i = 0; i < p.warmup; ++i) {
     for (int s = 0; s < 2; ++s) {
+      if (hooks[s].before_warmup) {
+        if (absl::Status st = hooks[s].before_warmup(i); !st.ok()) return fail(s, st);
+      }
       on_launch(s);
       cudaError_t e = (*side[s])(stream_);
       if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
       if (e != cudaSuccess) return fail(s, CudaStatus(e, "kernel launch (warm-up)"));
+      if (hooks[s].after_warmup) {
+        if (absl::Status st = hooks[s].after_warmup(i); !st.ok()) return fail(s, st);
+      }
       ++(s == 0 ? r.a : r.b).warmup_runs;
     }
   }

@@ -139,8 +139,14 @@ absl::StatusOr<TimingResult> Timer::Time(const Launch& launch, const TimingPolic
   result.mode = policy.cold ? "cold" : "hot";
 
   for (int i = 0; i < policy.warmup; ++i) {
+    if (hooks.before_warmup) {
+      if (absl::Status s = hooks.before_warmup(i); !s.ok()) return s;
+    }
     if (absl::Status s = LaunchStatus(launch(stream_), "kernel launch (warm-up)"); !s.ok()) {
       return s;
+    }
+    if (hooks.after_warmup) {
+      if (absl::Status s = hooks.after_warmup(i); !s.ok()) return s;
     }
     ++result.warmup_runs;
   }

@@ -27,6 +27,10 @@ struct SampleHooks {
   std::function<absl::Status(int i)> before;
   // After launch i's stop event and clock probe: e.g. enqueue a check of what it wrote.
   std::function<absl::Status(int i)> after;
+  // Around warm-up launch w (untimed; warm-ups are not synchronised one by one): e.g. fresh
+  // inputs before it and a check of its output after it, so that a warm-up is no different.
+  std::function<absl::Status(int w)> before_warmup;
+  std::function<absl::Status(int w)> after_warmup;
 };
 
 // One sample taken as Time() takes them, under CUPTI activity tracing of all work

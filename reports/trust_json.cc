@@ -77,6 +77,11 @@ void ReadLaunch(const Json& j, const std::string& path, absl::Status* st, TimedL
   f.Get("bad", &l->bad);
   f.Get("never_written", &l->never_written);
   f.Get("max_abs", &l->max_abs);
+  f.Get("kind", &l->kind);
+  f.Get("rows", &l->rows);
+  f.Get("bad_rows", &l->bad_rows);
+  f.Get("lse_bad", &l->lse_bad);
+  f.Get("input_seed", &l->input_seed);
 }
 
 void ReadActivity(const Json& j, const std::string& path, absl::Status* st, ActivityRecord* a) {
@@ -102,7 +107,12 @@ Json TrustToJson(const TrustRecord& t) {
                         {"poisoned_before", l.poisoned_before},
                         {"bad", l.bad},
                         {"never_written", l.never_written},
-                        {"max_abs", Number(l.max_abs)}});
+                        {"max_abs", Number(l.max_abs)},
+                        {"kind", l.kind},
+                        {"rows", l.rows},
+                        {"bad_rows", l.bad_rows},
+                        {"lse_bad", l.lse_bad},
+                        {"input_seed", l.input_seed}});
   }
   Json activity = Json::array();
   for (const ActivityRecord& a : t.activity) activity.push_back(ActivityToJson(a));

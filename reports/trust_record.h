@@ -20,22 +20,28 @@ struct TrustValue {
 // One check of one case. A failed check makes the case `failed`; "off" says the check did not
 // run and `rule` says why; "info" is recorded and never decides (bitwise determinism).
 struct TrustCheckRecord {
-  std::string check;   // "plausibility", "work", "precision", "timed_outputs", "input_sets",
-                       // "streams", "determinism"
+  std::string check;   // "plausibility", "work", "precision", "timed_outputs", "streams",
+                       // "profiled_duration" (reports before fresh inputs: "input_sets",
+                       // "determinism")
   std::string status;  // "passed", "failed", "off", "info"
   std::string rule;    // the rule applied, with its numbers; or why the check is off
   std::vector<TrustValue> values;     // the evidence
   std::vector<std::string> findings;  // each violation, named ("kernel K ran on stream 17 ...")
 };
 
-// A timed launch whose output failed its check (only failing launches are kept, at most 16).
+// A launch whose output failed its sampled check (only failing launches are kept, at most 16).
 struct TimedLaunchRecord {
-  int launch = 0;  // 0-based over the timed launches, throttled ones included
-  int input_set = 0;
+  int launch = 0;                // index within its kind; timed launches count throttled ones too
+  int input_set = 0;             // reports before fresh inputs: the input set it read
   bool poisoned_before = false;  // else the output still held the previous launch's result
   int64_t bad = 0;               // elements past the verification bound, NaN/Inf or never written
   int64_t never_written = 0;     // still the poison pattern
   double max_abs = 0;            // over the finite, written elements
+  std::string kind = "timed";    // "verified", "warm-up", "timed", "traced", "profiled"
+  int64_t rows = 0;              // rows (attention) or entries (gemm) sampled
+  int64_t bad_rows = 0;          // of them, with any bad element or a bad lse
+  int64_t lse_bad = 0;           // of them, with a bad log-sum-exp
+  uint64_t input_seed = 0;       // the harness's seed of the inputs it read
 };
 
 // GPU work and synchronisation the traced launch caused, from CUPTI activity records; times in
@@ -52,7 +58,8 @@ struct ActivityRecord {
 
 struct TrustRecord {
   std::vector<TrustCheckRecord> checks;
-  // How inputs varied: "2 input set(s) (seeds 1, 2); timed launch i reads set i mod 2; ...".
+  // How inputs varied: "fresh inputs for each of 23 launches (...)"; older reports: "2 input
+  // set(s) (seeds 1, 2); timed launch i reads set i mod 2; ...".
   std::string input_sets;
   std::vector<TimedLaunchRecord> failed_launches;
   int64_t launch_stream = -1;            // CUPTI id of the stream the traced launch was given

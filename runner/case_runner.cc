@@ -85,7 +85,6 @@ absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const suites::Sui
   s.device = *device;
   s.workspace_spec.options.input = *kind;
   s.workspace_spec.options.seed = suite.seed;
-  s.workspace_spec.options.input_sets = suite.trust.input_sets;
   s.trust.off.insert(suite.trust.off.begin(), suite.trust.off.end());
   s.workspace_spec.options.precision = suite.verify.reference == "fp64"
                                            ? verify::ReferencePrecision::kFp64
@@ -182,6 +181,9 @@ reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
   Enter(phase::kInputs);
   {
     profiler::NvtxRange range("inputs+reference");
+    // A new problem's inputs come from a seed the harness draws, not the suite's (runner/
+    // secret_seeds.h); later cases of the problem redraw them (runner/fresh_inputs.h).
+    if (s.trust.off.count("timed_outputs") == 0) s.workspace_spec.options.seed = s.seeds.Next();
     auto ws = s.workspaces.For(c.problem, s.workspace_spec, s.stream);
     if (!ws.ok()) {
       if (absl::IsResourceExhausted(ws.status())) {
@@ -206,12 +208,8 @@ void CaseRunner::Bind(Case& k, verify::Workspace& ws) {
   const CaseToRun& c = *k.c;
   k.ws = &ws;
   k.launch.emplace(*c.kernel, c.problem, ws);
-  std::vector<LaunchFn> launches = {k.launch->AsFunction()};
-  for (int set = 1; set < ws.num_input_sets(); ++set) {
-    launches.push_back(BoundLaunch(*c.kernel, c.problem, ws, set).AsFunction());
-  }
-  k.trust = std::make_unique<TrustCase>(s.trust, ws, std::move(launches), s.stream,
-                                        s.suite.seed ^ std::hash<std::string>()(c.key));
+  k.trust = std::make_unique<TrustCase>(s.trust, ws, k.launch->AsFunction(), s.stream,
+                                        s.suite.seed ^ std::hash<std::string>()(c.key), s.seeds);
   k.integrity = std::make_unique<BufferIntegrity>();
   WatchWorkspace(c.problem, ws, k.integrity.get());
 }
@@ -273,6 +271,8 @@ bool CaseRunner::Prepare(Case& k) {
   }
   k.r.prepare = reports::PrepareRecord{
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), note};
+  // prepare() could read the inputs: the verified launch then gets a fresh draw (fresh_inputs.h).
+  k.ws->MarkRead();
   return true;
 }
 
@@ -291,6 +291,10 @@ bool CaseRunner::Verify(Case& k) {
     if (context_lost_) absl::StrAppend(&msg, " (the CUDA context is lost; a fresh worker goes on)");
     return error(msg);
   };
+  if (absl::Status st = k.trust->BeforeVerifiedLaunch(); !st.ok()) {
+    context_lost_ = ContextIsLost();
+    return error(absl::StrCat("fresh inputs: ", st.message()));
+  }
   if (auto st = k.ws->PoisonOutputs(s.stream); !st.ok()) {
     return error(absl::StrCat("poison: ", st.message()));
   }
@@ -337,22 +341,10 @@ bool CaseRunner::Verify(Case& k) {
       k.r.verification->dump_dir = absl::StrCat("not written: ", st.message());
     }
   }
-  // The trust checks: the verified output's own GPU check, then the other input sets (after the
-  // dump, which writes set 0's output).
-  if (absl::Status st = k.trust->AfterVerifiedLaunch(0, *v); !st.ok()) {
+  // The trust checks: the verified output's sampled check (after the dump, which reads it).
+  if (absl::Status st = k.trust->AfterVerifiedLaunch(*v); !st.ok()) {
     context_lost_ = ContextIsLost();
     return error(absl::StrCat("output check: ", st.message()));
-  }
-  if (absl::Status st = k.trust->VerifyOtherSets(tolerance); !st.ok()) {
-    context_lost_ = ContextIsLost();
-    return error(absl::StrCat("input sets: ", st.message()));
-  }
-  // Guards only: the harness may write those sets' inputs itself (content: around the verified
-  // and the timed launches, whose Snapshot and Check pair up).
-  if (auto st = k.integrity->Check(s.stream, "the other input sets' verified launches",
-                                   /*compare_content=*/false);
-      !st.ok()) {
-    return error(absl::StrCat("integrity: ", st.message()));
   }
   return true;
 }
@@ -405,89 +397,6 @@ profiler::KernelTracer* CaseRunner::Tracer() {
     }
   }
   return s.tracer.get();
-}
-
-void CaseRunner::Profile(Case& k) {
-  State& s = *state_;
-  const std::string no_counters = absl::StrCat("no work counters known for sm_", s.device.cc);
-  if (s.profiled_defs.empty()) {
-    k.trust->SetWork({false, no_counters}, 0);
-    return;
-  }
-  // The FLOP and precision rules are off below kWorkRuleMinFlops: unless metrics were asked for,
-  // the ~0.1 s of counter passes (measured per smoke case on an H200) buys nothing there.
-  if (s.metric_defs.empty() &&
-      verify::MinimalWorkFlops(k.c->problem) < reports::kWorkRuleMinFlops) {
-    k.trust->SetWork(
-        {false, absl::StrFormat("the problem needs under %.0e FLOPs: no counters collected (a "
-                                "launch without kernels still fails the streams check)",
-                                reports::kWorkRuleMinFlops)},
-        0);
-    return;
-  }
-  Enter(phase::kProfiling);
-  profiler::NvtxRange range("profile");
-  const auto launch = k.trust->launch();
-  reports::ProfileRecord pr;
-  if (s.metrics_unavailable.empty() && !s.range_profiler) {
-    auto rp = profiler::RangeProfiler::Create(s.profiled_defs, 0);
-    if (rp.ok()) {
-      s.range_profiler = *std::move(rp);
-    } else {
-      s.metrics_unavailable = std::string(rp.status().message());
-    }
-  }
-  reports::WorkInput work{
-      false, s.work_counters == nullptr
-                 ? no_counters
-                 : absl::StrCat("hardware counters unavailable: ", s.metrics_unavailable)};
-  double profile_s = 0;
-  if (s.range_profiler) {
-    // A launch that is not idempotent cannot be relaunched per pass: CUPTI replays each of its
-    // kernels and restores the memory they touch instead.
-    const profiler::Replay replay =
-        k.c->kernel->info().idempotent ? profiler::Replay::kUser : profiler::Replay::kKernel;
-    auto result = s.range_profiler->Profile(
-        launch, [&]() { return s.timer->FlushL2(); }, s.stream, replay);
-    if (result.ok()) {
-      profile_s = result->wall_s;
-      pr = ToProfileRecord(*result);
-      std::map<std::string, double> by_hw;
-      std::vector<reports::MetricRecord> asked;
-      for (const reports::MetricRecord& m : pr.metrics) {
-        by_hw[m.hw_name] = m.value;
-        if (std::any_of(s.metric_defs.begin(), s.metric_defs.end(),
-                        [&](const profiler::MetricDef& d) { return d.hw_name == m.hw_name; })) {
-          asked.push_back(m);
-        }
-      }
-      pr.metrics = std::move(asked);
-      if (s.work_counters != nullptr) {
-        work = WorkInputFrom(*s.work_counters, by_hw, result->kernels,
-                             replay == profiler::Replay::kUser, k.c->problem);
-      }
-    } else if (absl::IsNotFound(result.status()) && s.work_counters != nullptr) {
-      // The launch enqueued no kernel: evidence, not a profiler failure.
-      work = WorkInputFrom(*s.work_counters, {}, 0, true, k.c->problem);
-      pr.unavailable_reason = std::string(result.status().message());
-    } else {
-      pr.unavailable_reason = std::string(result.status().message());
-      work.unavailable_reason = absl::StrCat("hardware counters: ", pr.unavailable_reason);
-    }
-  } else {
-    pr.unavailable_reason = s.metrics_unavailable;
-  }
-  k.trust->SetWork(std::move(work), profile_s);
-  if (s.metric_defs.empty()) return;
-  // One more launch under CUPTI's activity records: the exact duration of every kernel the
-  // implementation launches (several for the unfused peer), after an L2 flush like a sample.
-  if (profiler::KernelTracer* tracer = Tracer(); tracer != nullptr && s.timer->FlushL2().ok()) {
-    auto records = tracer->Trace(launch, s.stream);
-    if (records.ok()) {
-      for (const auto& r : *records) pr.kernel_durations_ms.emplace_back(r.name, r.ms);
-    }
-  }
-  k.r.profile = pr;
 }
 
 }  // namespace flashscope::runner

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "analysis/trust_checks.h"
 #include "plugins/kernel.h"
 #include "profiler/kernel_tracer.h"
 #include "profiler/timing_policy.h"
@@ -117,6 +118,12 @@ class CaseRunner {
   // Hardware counters of one launch: the metrics asked for (the case's profile) and the trust
   // checks' work counters, in the same passes.
   void Profile(Case& k);
+  // Profile's counter passes (case_profile.cc): hardware-counted first, everything when the
+  // tensor paths fall short; each pass wrapped by `before_pass`/`after_pass`. Fills `pr` and
+  // `work`; returns the profiles' wall time.
+  double CollectCounters(Case& k, const std::function<absl::Status()>& before_pass,
+                         const std::function<absl::Status()>& after_pass,
+                         reports::ProfileRecord* pr, reports::WorkInput* work);
   // The trust checks decide (docs/trust.md); the case's status and reason follow.
   reports::CaseResult Conclude(Case& k);
   // The integrity and isolation checks into the case's trust record (runner/harness_checks.h).

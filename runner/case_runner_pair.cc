@@ -80,6 +80,7 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
     return result();
   }
   Enter(phase::kInputs);
+  if (s.trust.off.count("timed_outputs") == 0) s.workspace_spec.options.seed = s.seeds.Next();
   auto ws = s.workspaces.For(pair.base.problem, s.workspace_spec, s.stream);
   if (!ws.ok()) {
     const bool too_big = absl::IsResourceExhausted(ws.status());
@@ -97,7 +98,7 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
     if (live[i]) Bind(k[i], **ws);
   }
   // Each side as a single case goes: its prepare(), then its launch on poisoned outputs verified,
-  // with the trust checks' GPU check of every input set.
+  // with the trust checks' sampled check (each side reads inputs no launch has read).
   for (int i = 0; i < 2 && !context_lost_; ++i) {
     if (!live[i]) continue;
     side(i);
@@ -155,7 +156,8 @@ bool CaseRunner::TimeInterleaved(Case (&k)[2], const PairToRun& pair,
   policy.log_ratio_noise_target = pair.log_ratio_noise_target;
   policy.seed = pair.seed;
   int announced = -1;  // tell only changes of side: a line per launch would be a line per sample
-  // The trust checks' launches (the current input set) and sample hooks, as Time() uses them.
+  // The trust checks. launches and sample hooks (fresh inputs, sampled checks), as Time() uses
+  // them.
   const profiler::SampleHooks hooks[2] = {k[0].trust->Hooks(), k[1].trust->Hooks()};
   profiler::PairTimingResult t =
       s.timer->TimePair(k[0].trust->launch(), k[1].trust->launch(), policy, hooks, [&](int side) {

@@ -20,6 +20,7 @@
 #include "runner/case_binding.h"
 #include "runner/case_isolation.h"
 #include "runner/case_runner.h"
+#include "runner/secret_seeds.h"
 #include "runner/trust_case.h"
 
 namespace flashscope::runner {
@@ -39,6 +40,10 @@ struct CaseRunner::State {
   std::vector<profiler::MetricDef> profiled_defs;           // metric_defs, then work counters
   const profiler::WorkCounterSet* work_counters = nullptr;  // null: none for this GPU, or off
   TrustSettings trust;
+  SecretSeeds seeds;  // fresh inputs' and sampled rows' seeds, keyed from the OS at start
+  // False once a hardware-only profile (profiler::MetricScope::kHardware) failed here: every
+  // later profile collects all counters at once (runner/case_profile.cc).
+  bool hardware_scope_usable = true;
   std::unique_ptr<profiler::RangeProfiler> range_profiler;
   std::string metrics_unavailable;  // set once the profiler cannot work in this process
   std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)

@@ -4,24 +4,14 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "verify/problem_costs.h"
+#include "verify/sampled_check_counts.h"
 
 namespace flashscope::runner {
 namespace {
 
-// Output checks held on the device before their results are copied back in one go.
-constexpr int kSlots = 64;
-
 double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-uint64_t Mix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
 }
 
 std::string DTypeOf(const Problem& p) {
@@ -38,6 +28,10 @@ reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
   w.kernels = kernels;
   for (const profiler::WorkCounter& c : set.paths) {
     auto it = values.find(c.hw_name);
+    // A counter not collected (the hardware-only stage leaves the instrumented scalar counters
+    // out when the tensor paths alone reach the work floor) is no evidence either way; with no
+    // values at all (a launch without kernels) every path shows its zero.
+    if (it == values.end() && !values.empty()) continue;
     const double count = it == values.end() ? 0 : it->second;
     w.paths.push_back(
         {c.path, c.inputs, c.accumulate, count * c.flops_per_count, c.precision_evidence});
@@ -80,138 +74,88 @@ reports::TracedLaunch ToTracedLaunch(const profiler::TracedSample& t) {
   return out;
 }
 
-TrustCase::TrustCase(const TrustSettings& settings, verify::Workspace& ws,
-                     std::vector<LaunchFn> launches, cudaStream_t stream, uint64_t seed)
-    : settings_(settings), ws_(ws), launches_(std::move(launches)), stream_(stream), seed_(seed) {
-  bounds_.resize(launches_.size());
-  verdicts_.resize(launches_.size());
+TrustCase::TrustCase(const TrustSettings& settings, verify::Workspace& ws, LaunchFn launch,
+                     cudaStream_t stream, uint64_t seed, SecretSeeds& seeds)
+    : settings_(settings),
+      ws_(ws),
+      launch_(std::move(launch)),
+      stream_(stream),
+      seed_(seed),
+      fresh_(ws, seeds, stream,
+             std::holds_alternative<AttentionProblem>(ws.problem())
+                 ? reports::kSampledRowsPerLaunch
+                 : reports::kSampledEntriesPerLaunch) {
   traced_.unavailable_reason =
       On("streams") ? "no traced launch (timing failed)" : settings_.off_reason;
   work_.unavailable_reason = On("work") ? "no profile of the launch" : settings_.off_reason;
-}
-
-LaunchFn TrustCase::launch() {
-  return [this](cudaStream_t s) { return launches_[current_set_](s); };
+  durations_.not_comparable_reason =
+      On("work") ? "no profiled launch" : settings_.off_reason + " (with work)";
 }
 
 bool TrustCase::PoisonBefore(int launch) const {
-  return (Mix(seed_ ^ (0xD6E8FEB86659FD93ull * static_cast<uint64_t>(launch + 1))) & 1) != 0;
+  return (verify::SampleMix(seed_ ^ (0xD6E8FEB86659FD93ull * static_cast<uint64_t>(launch + 1))) &
+          1) != 0;
 }
 
-absl::Status TrustCase::AfterVerifiedLaunch(int set, const verify::VerificationResult& v) {
-  bounds_[set] = verify::BoundFor(v.has_baseline ? &v.baseline : nullptr, v.policy);
-  reports::InputSetVerdict& verdict = verdicts_[set];
-  verdict.set = set;
-  verdict.seed = ws_.seed_of(set);
-  verdict.passed = v.verdict.passed;
-  verdict.rule = v.verdict.rule;
-  verdict.max_abs = v.stats.max_abs;
-  verdict.ratio_to_baseline = v.ratio_to_baseline;
-  return EnqueueCheck(-1 - set, set, /*poisoned=*/true);
-}
-
-absl::Status TrustCase::VerifyOtherSets(const verify::TolerancePolicy& policy) {
+absl::Status TrustCase::FreshBefore(const char* kind, int index, bool poison) {
+  if (!Fresh()) return absl::OkStatus();
   const auto t0 = std::chrono::steady_clock::now();
-  const verify::Tolerance tol{policy.atol, policy.rtol};
-  for (int set = 1; set < static_cast<int>(launches_.size()); ++set) {
-    // The first launch on the set, on a poisoned output, judged by the verification rule on the
-    // GPU (the host copy and comparison of a full verification cost ~0.9 s per large case).
-    if (absl::Status s = ws_.PoisonOutputs(stream_); !s.ok()) return s;
-    if (cudaError_t e = launches_[set](stream_); e != cudaSuccess) {
-      return verify::CudaStatus(e, absl::StrCat("launch on input set ", set));
-    }
-    const verify::ErrorStats& baseline = ws_.BaselineStats(set, tol);
-    bounds_[set] = verify::BoundFor(&baseline, policy);
-    if (absl::Status s = EnqueueCheck(-1 - set, set, /*poisoned=*/true); !s.ok()) return s;
-    if (absl::Status s = CollectChecks(); !s.ok()) return s;
-    const verify::ErrorStats& stats = verified_stats_[set];
-    const verify::Verdict verdict = verify::Decide(stats, &baseline, policy);
-    reports::InputSetVerdict& v = verdicts_[set];
-    v.set = set;
-    v.seed = ws_.seed_of(set);
-    v.passed = verdict.passed;
-    v.rule = absl::StrCat(verdict.rule, " (output checked on the GPU)");
-    v.max_abs = stats.max_abs;
-    v.ratio_to_baseline = baseline.max_abs > 0 ? stats.max_abs / baseline.max_abs : 0;
-  }
-  current_set_ = 0;
-  cost_s_["input_sets"] += Since(t0);
-  return absl::OkStatus();
+  absl::Status s = fresh_.Before(kind, index, poison);
+  cost_s_["timed_outputs"] += Since(t0);
+  return s;
 }
 
-absl::Status TrustCase::EnqueueCheck(int launch, int set, bool poisoned) {
-  if (slots_.get() == nullptr) {
-    if (absl::Status s =
-            slots_.Allocate(kSlots * sizeof(verify::OutputCheckCounts), "output check results");
-        !s.ok()) {
-      return s;
-    }
-  }
-  if (static_cast<int>(pending_.size()) == kSlots) {
-    if (absl::Status s = CollectChecks(); !s.ok()) return s;
-  }
-  auto* slot = static_cast<verify::OutputCheckCounts*>(slots_.get()) + pending_.size();
-  if (absl::Status s = ws_.EnqueueOutputCheck(set, bounds_[set], slot, stream_); !s.ok()) return s;
-  pending_.push_back({launch, set, poisoned});
-  return absl::OkStatus();
+absl::Status TrustCase::FreshAfter() {
+  if (!Fresh()) return absl::OkStatus();
+  const auto t0 = std::chrono::steady_clock::now();
+  absl::Status s = fresh_.After();
+  cost_s_["timed_outputs"] += Since(t0);
+  return s;
 }
 
-absl::Status TrustCase::CollectChecks() {
-  if (pending_.empty()) return absl::OkStatus();
-  std::vector<verify::OutputCheckCounts> host(pending_.size());
-  if (absl::Status s = verify::CudaStatus(
-          cudaMemcpyAsync(host.data(), slots_.get(), host.size() * sizeof(host[0]),
-                          cudaMemcpyDeviceToHost, stream_),
-          "copying output checks to the host");
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = verify::CudaStatus(cudaStreamSynchronize(stream_), "output checks");
-      !s.ok()) {
-    return s;
-  }
-  for (size_t i = 0; i < host.size(); ++i) {
-    reports::LaunchOutputCheck c;
-    c.launch = pending_[i].launch;
-    c.input_set = pending_[i].set;
-    c.poisoned_before = pending_[i].poisoned;
-    c.bad = static_cast<int64_t>(host[i].bad);
-    c.never_written = static_cast<int64_t>(host[i].never_written);
-    c.nonfinite = static_cast<int64_t>(host[i].nonfinite);
-    const verify::ErrorStats stats = verify::StatsFromCheck(host[i], ws_.output_elements());
-    c.max_abs = stats.max_abs;
-    c.hash = host[i].hash;
-    if (c.launch < 0) verified_stats_[c.input_set] = stats;
-    checks_.push_back(c);
-  }
-  pending_.clear();
-  return absl::OkStatus();
+absl::Status TrustCase::BeforeVerifiedLaunch() {
+  if (!Fresh()) return absl::OkStatus();
+  const auto t0 = std::chrono::steady_clock::now();
+  absl::Status s = fresh_.BeforeVerified();
+  cost_s_["timed_outputs"] += Since(t0);
+  return s;
+}
+
+absl::Status TrustCase::AfterVerifiedLaunch(const verify::VerificationResult& v) {
+  if (!Fresh()) return absl::OkStatus();
+  const verify::ElementBound e = verify::BoundFor(v.has_baseline ? &v.baseline : nullptr, v.policy);
+  fresh_.SetBound(
+      {e.absolute ? 1 : 0, e.max_abs, e.atol, e.rtol, v.policy.lse_atol, v.policy.lse_rtol},
+      verify::SampledRuleFor(v.has_baseline ? &v.baseline : nullptr, v.policy));
+  return FreshAfter();
 }
 
 profiler::SampleHooks TrustCase::Hooks() {
   profiler::SampleHooks hooks;
-  const bool check_outputs = On("timed_outputs");
-  hooks.before = [this, check_outputs](int i) -> absl::Status {
-    const auto t0 = std::chrono::steady_clock::now();
+  hooks.before = [this](int i) -> absl::Status {
+    if (tracing_) return FreshBefore("traced", 0, Fresh() && PoisonBefore(i));
     timed_launches_ = std::max(timed_launches_, i + 1);
-    current_set_ = i % static_cast<int>(launches_.size());
-    current_ = {i, current_set_, check_outputs && PoisonBefore(i)};
-    absl::Status s = absl::OkStatus();
-    if (current_.poisoned) {
-      ++poisoned_launches_;
-      s = ws_.PoisonOutputs(stream_);
-    }
-    cost_s_["timed_outputs"] += Since(t0);
-    return s;
+    return FreshBefore("timed", i, Fresh() && PoisonBefore(i));
   };
-  hooks.after = [this, check_outputs](int) -> absl::Status {
-    if (!check_outputs) return absl::OkStatus();
-    const auto t0 = std::chrono::steady_clock::now();
-    absl::Status s = EnqueueCheck(current_.launch, current_.set, current_.poisoned);
-    cost_s_["timed_outputs"] += Since(t0);
-    return s;
-  };
+  hooks.after = [this](int) { return FreshAfter(); };
+  hooks.before_warmup = [this](int w) { return FreshBefore("warm-up", w, false); };
+  hooks.after_warmup = [this](int) { return FreshAfter(); };
   return hooks;
+}
+
+TrustCase::PassHooks TrustCase::ProfileHooks(std::function<absl::Status()> flush) {
+  PassHooks h;
+  h.before = [this, flush = std::move(flush)]() -> absl::Status {
+    const int pass = profiled_launches_++;
+    // The coin of a launch number no timed launch uses: a profiled pass looks like a timed one.
+    if (absl::Status s = FreshBefore("profiled", pass, Fresh() && PoisonBefore(1000000 + pass));
+        !s.ok()) {
+      return s;
+    }
+    return flush();  // after the generation: the launch starts from a cold L2 like a timed one
+  };
+  h.after = [this]() { return FreshAfter(); };
+  return h;
 }
 
 void TrustCase::Trace(profiler::Timer& timer, profiler::KernelTracer* tracer,
@@ -223,8 +167,10 @@ void TrustCase::Trace(profiler::Timer& timer, profiler::KernelTracer* tracer,
     return;
   }
   const auto t0 = std::chrono::steady_clock::now();
+  tracing_ = true;
   absl::StatusOr<profiler::TracedSample> t =
       timer.TraceSample(launch(), *tracer, Hooks(), timed_launches_, cold);
+  tracing_ = false;
   if (t.ok()) {
     traced_ = ToTracedLaunch(*t);
   } else {
@@ -239,12 +185,21 @@ void TrustCase::SetWork(reports::WorkInput work, double cost_s) {
   cost_s_["work"] += cost_s;
 }
 
+void TrustCase::SetProfiledDurations(std::vector<double> pass_ms, double kernel_ms,
+                                     std::string not_comparable_reason) {
+  if (!On("work")) return;
+  durations_.kernel_ms = kernel_ms;
+  durations_.comparable = not_comparable_reason.empty();
+  durations_.not_comparable_reason = std::move(not_comparable_reason);
+  durations_.pass_ms = std::move(pass_ms);
+}
+
 absl::StatusOr<reports::TrustRecord> TrustCase::Finish(const Problem& problem,
                                                        const reports::Environment& env,
                                                        const reports::TimingRecord* timing,
                                                        bool cold) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (absl::Status s = CollectChecks(); !s.ok()) return s;
+  if (absl::Status s = fresh_.Collect(); !s.ok()) return s;
   reports::TrustRecord r;
   const std::string& off = settings_.off_reason;
   if (On("plausibility")) {
@@ -257,21 +212,33 @@ absl::StatusOr<reports::TrustRecord> TrustCase::Finish(const Problem& problem,
   }
   r.checks.push_back(reports::CheckWork(work_));
   r.checks.push_back(reports::CheckPrecision(work_));
-  if (On("timed_outputs")) {
-    r.checks.push_back(reports::CheckTimedOutputs(checks_, timed_launches_, &r.failed_launches));
+  if (Fresh()) {
+    // The warm-up and timed launches as timing counted them, not as the hooks saw them: a launch
+    // whose hooks did not run (a wrapper that dropped them) is then an unchecked launch.
+    reports::LaunchCounts made = fresh_.launches();
+    if (timing != nullptr) {
+      made.warmup = timing->warmup_runs;
+      made.timed = static_cast<int>(timing->samples_ms.size()) + timing->samples_rejected_throttled;
+    }
+    r.checks.push_back(
+        reports::CheckLaunchOutputs(fresh_.checks(), made, fresh_.samples(), &r.failed_launches));
+    r.input_sets = fresh_.Describe();
   } else {
     r.checks.push_back(reports::CheckOff("timed_outputs", off));
+    r.input_sets = absl::StrCat("one input set (seed ", ws_.seed_of(0),
+                                ") read by every launch: fresh inputs are off with timed_outputs");
   }
-  r.checks.push_back(reports::CheckInputSets(verdicts_));
   r.checks.push_back(reports::CheckStreams(traced_, &r.activity));
-  r.checks.push_back(reports::CheckDeterminism(checks_));
+  reports::ProfiledDurationInput durations = durations_;
+  durations.timed_median_ms = timing ? timing->median_ms : 0;
+  if (!cold && durations.comparable) {
+    durations.comparable = false;
+    durations.not_comparable_reason =
+        "hot timing: the timed launches find their inputs in L2, the profiled ones (L2 flushed "
+        "for the DRAM rule) do not";
+  }
+  r.checks.push_back(reports::CheckProfiledDuration(durations));
   r.launch_stream = traced_.launch_stream;
-  std::vector<std::string> seeds;
-  for (int s = 0; s < ws_.num_input_sets(); ++s) seeds.push_back(absl::StrCat(ws_.seed_of(s)));
-  r.input_sets = absl::StrCat(
-      ws_.num_input_sets(), " input set(s) (seeds ", absl::StrJoin(seeds, ", "),
-      "); timed launch i reads set i mod ", ws_.num_input_sets(), "; output re-poisoned before ",
-      poisoned_launches_, " of ", timed_launches_, " timed launches, left stale before the rest");
   cost_s_["timed_outputs"] += Since(t0);
   double total = 0;
   for (reports::TrustCheckRecord& c : r.checks) {

@@ -1,13 +1,12 @@
 // The trust checks' part of running one case (docs/trust.md), between the runner's phases:
-//   verify   the first launch on every input set is poisoned and verified (set 0 by the runner's
-//            own verification, the others by VerifyOtherSets), each followed by a GPU check of
-//            its output, whose hash feeds the determinism record;
-//   time     the Timer's sample hooks: timed launch i reads input set i mod S, and before it the
-//            output is re-poisoned or left holding the previous launch's result (a seeded coin,
-//            so that a kernel cannot tell a checked launch from another: every one is checked);
-//            after it, its output is checked on the GPU against its set's reference; then one
-//            more launch is taken under CUPTI activity tracing (stream accounting);
-//   profile  the work counters (profiler/work_counters.h) are collected beside any metrics;
+//   verify   the verified launch reads inputs no launch has read (runner/fresh_inputs.h) and is
+//            fully verified by the runner; its sampled check follows;
+//   time     the Timer's hooks: before every warm-up and timed launch fresh inputs are generated
+//            on the GPU from a seed drawn then, and the output is re-poisoned or left stale (a
+//            seeded coin); after it, its output is checked on rows drawn then; one more launch is
+//            taken under CUPTI activity tracing (stream accounting), fresh and checked alike;
+//   profile  every counter pass reads fresh inputs and is checked (ProfileHooks); the work
+//            counters (profiler/work_counters.h) and each pass's duration are kept;
 //   finish   every check is decided (analysis/trust_checks.h) into the case's TrustRecord.
 #pragma once
 
@@ -22,13 +21,14 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "analysis/trust_checks.h"
 #include "common/problem.h"
 #include "profiler/kernel_tracer.h"
 #include "profiler/timing.h"
 #include "profiler/work_counters.h"
 #include "reports/report.h"
-#include "analysis/trust_checks.h"
-#include "verify/device_buffer.h"
+#include "runner/fresh_inputs.h"
+#include "runner/secret_seeds.h"
 #include "verify/workspace.h"
 
 namespace flashscope::runner {
@@ -52,24 +52,32 @@ reports::TracedLaunch ToTracedLaunch(const profiler::TracedSample& t);
 
 class TrustCase {
  public:
-  // `launches[s]` launches the kernel on input set s of `ws` (one per set).
-  TrustCase(const TrustSettings& settings, verify::Workspace& ws, std::vector<LaunchFn> launches,
-            cudaStream_t stream, uint64_t seed);
+  // `launch` launches the kernel on `ws`'s buffers; `seed` keys the poison coin; `seeds` draws
+  // the fresh inputs' and sampled rows' seeds.
+  TrustCase(const TrustSettings& settings, verify::Workspace& ws, LaunchFn launch,
+            cudaStream_t stream, uint64_t seed, SecretSeeds& seeds);
 
   bool On(const std::string& check) const { return settings_.off.count(check) == 0; }
+  // Fresh inputs and sampled checks: on with timed_outputs (the check that judges them).
+  bool Fresh() const { return On("timed_outputs"); }
 
-  // The launch every phase calls: that of the current input set.
-  LaunchFn launch();
+  // The launch every phase calls.
+  LaunchFn launch() { return launch_; }
 
-  // After the runner's verification of input set `set` (its first launch, on poisoned outputs):
-  // keeps the set's verdict and element bound, and checks the output on the GPU for its hash.
-  absl::Status AfterVerifiedLaunch(int set, const verify::VerificationResult& v);
-  // Poisons and launches every other input set, and judges its output by the verification rule
-  // on the GPU (synchronises `stream`); set 0 has the runner's full verification.
-  absl::Status VerifyOtherSets(const verify::TolerancePolicy& policy);
+  // Before the runner's verified launch (and its poison): inputs no launch has read.
+  absl::Status BeforeVerifiedLaunch();
+  // After the runner's verification of that launch: keeps its element bound for every later
+  // check, and checks its own output on sampled rows.
+  absl::Status AfterVerifiedLaunch(const verify::VerificationResult& v);
 
-  // The hooks of every timed launch (Timer::Time, and the traced sample).
+  // The hooks of every warm-up and timed launch (Timer::Time, and the traced sample).
   profiler::SampleHooks Hooks();
+  // Around each counter-collection pass: fresh inputs, the poison coin and `flush` (the L2
+  // flush, last) before it; its sampled check after it.
+  struct PassHooks {
+    std::function<absl::Status()> before, after;
+  };
+  PassHooks ProfileHooks(std::function<absl::Status()> flush);
 
   // One more timed launch under CUPTI activity tracing; `tracer` may be null, with the reason.
   void Trace(profiler::Timer& timer, profiler::KernelTracer* tracer,
@@ -77,6 +85,10 @@ class TrustCase {
 
   // The work counters' evidence, or why there is none; `cost_s` the profile's wall time.
   void SetWork(reports::WorkInput work, double cost_s);
+  // The profiled launches' own durations (profiler::ProfileResult::pass_ms), or why they cannot
+  // be compared with the timed ones.
+  void SetProfiledDurations(std::vector<double> pass_ms, double kernel_ms,
+                            std::string not_comparable_reason);
 
   // Decides every check. `timing` may be null (timing failed).
   absl::StatusOr<reports::TrustRecord> Finish(const Problem& problem,
@@ -84,34 +96,24 @@ class TrustCase {
                                               const reports::TimingRecord* timing, bool cold);
 
  private:
-  struct Pending {
-    int launch;
-    int set;
-    bool poisoned;
-  };
   bool PoisonBefore(int launch) const;
-  absl::Status EnqueueCheck(int launch, int set, bool poisoned);
-  absl::Status CollectChecks();
+  // Before/after a launch of `kind` when fresh inputs are on; host time goes to timed_outputs.
+  absl::Status FreshBefore(const char* kind, int index, bool poison);
+  absl::Status FreshAfter();
 
   TrustSettings settings_;
   verify::Workspace& ws_;
-  std::vector<LaunchFn> launches_;
+  LaunchFn launch_;
   cudaStream_t stream_;
   uint64_t seed_;
-  int current_set_ = 0;
-
-  std::vector<verify::ElementBound> bounds_;  // per input set
-  std::vector<reports::InputSetVerdict> verdicts_;
-  std::map<int, verify::ErrorStats> verified_stats_;  // GPU check of each set's first launch
-  verify::DeviceBuffer slots_;                        // kSlots OutputCheckCounts
-  std::vector<Pending> pending_;
-  std::vector<reports::LaunchOutputCheck> checks_;
+  FreshLaunches fresh_;
   int timed_launches_ = 0;
-  int poisoned_launches_ = 0;
-  Pending current_{0, 0, false};
+  int profiled_launches_ = 0;
+  bool tracing_ = false;  // the hooks are those of the traced launch
 
   reports::TracedLaunch traced_;
   reports::WorkInput work_;
+  reports::ProfiledDurationInput durations_;
   std::map<std::string, double> cost_s_;  // per check: host time it added
 };
 

@@ -274,14 +274,16 @@ absl::Status ExpandGroup(const Json& group, const std::string& path, const std::
   }
 }
 
-// "trust": {"input_sets": 2, "off": ["work", ...]}.
+// "trust": {"off": ["work", ...]}.
 absl::Status ParseTrust(const Json& t, const std::string& path, TrustSpec* out) {
   if (!t.is_object()) return Bad(path, "suite.trust", "expected an object");
-  if (auto s = CheckKeys(t, {"input_sets", "off"}, path, "suite.trust"); !s.ok()) return s;
-  if (auto s = Read(t, "input_sets", &out->input_sets, path, "suite.trust"); !s.ok()) return s;
-  if (out->input_sets < 1 || out->input_sets > 8) {
-    return Bad(path, "suite.trust.input_sets", "must be between 1 and 8");
+  if (t.contains("input_sets")) {
+    return Bad(path, "suite.trust.input_sets",
+               "no longer read: every launch now reads inputs generated fresh on the GPU "
+               "(docs/trust.md); remove the key (\"off\": [\"timed_outputs\"] turns fresh inputs "
+               "off)");
   }
+  if (auto s = CheckKeys(t, {"off"}, path, "suite.trust"); !s.ok()) return s;
   if (!t.contains("off")) return absl::OkStatus();
   const Json& off = t["off"];
   if (!off.is_array()) return Bad(path, "suite.trust.off", "expected a list of check names");

@@ -36,7 +36,6 @@ struct VerifySpec {
 
 // The trust checks (docs/trust.md): all on unless switched off here.
 struct TrustSpec {
-  int input_sets = 2;            // input sets drawn per problem, 1..8 (1 turns input_sets off)
   std::vector<std::string> off;  // checks switched off, from SwitchableTrustChecks()
 };
 

@@ -142,10 +142,18 @@ absl::Status Workspace::InitialiseSet(InputSet& set, cudaStream_t stream) {
       return st;
     }
   }
+  if (absl::Status st = set.reference_device.Allocate(4 * s.output_elements, "reference output");
+      !st.ok()) {
+    return st;
+  }
+  return DrawSet(set, stream);
+}
+
+absl::Status Workspace::DrawSet(InputSet& set, cudaStream_t stream) {
+  const Sizes s = SizesOf(problem_);
+  const bool attn = std::holds_alternative<AttentionProblem>(problem_);
   DeviceBuffer& ref = set.reference_device;
   DeviceBuffer ref_lse, base;
-  if (absl::Status st = ref.Allocate(4 * s.output_elements, "reference output"); !st.ok())
-    return st;
   if (absl::Status st = ref_lse.Allocate(4 * s.lse_elements, "reference lse"); !st.ok()) return st;
   if (absl::Status st = base.Allocate(4 * s.output_elements, "baseline output"); !st.ok())
     return st;

@@ -7,10 +7,13 @@
 //   launch(kernel, ws->input(0), ws->input(1), ws->input(2), ws->output(), ws->lse());
 //   auto result = ws->Verify(DefaultTolerance(family, dtype), {}, stream);
 //
+// The trust checks give every launch inputs no launch has read (docs/trust.md): Redraw draws set
+// 0 again with its full reference (the verified launch of each later kernel), GenerateInputs
+// regenerates the inputs alone before every other launch, and EnqueueSampledCheck checks that
+// launch's output on sampled rows against a reference computed for them (workspace_fresh.cc).
 // With `input_sets` > 1 the workspace holds several input sets (seeds seed, seed + 1, ...), each
-// with its own reference, while the kernel writes into one output buffer: the trust checks vary
-// the inputs between timed launches so that an answer keyed on buffers or contents cannot be
-// replayed, and check each launch's output on the GPU against the reference of the set it read.
+// with its own reference, sharing one output buffer (the runner no longer uses them: fresh
+// inputs replaced the rotation of sets).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -29,6 +32,7 @@
 #include "verify/heatmap.h"
 #include "verify/input_kind.h"
 #include "verify/output_check.h"
+#include "verify/sampled_check_counts.h"
 #include "verify/tolerance.h"
 
 namespace flashscope::verify {
@@ -122,6 +126,23 @@ class Workspace {
   absl::Status EnqueueOutputCheck(int set, const ElementBound& bound, OutputCheckCounts* counts,
                                   cudaStream_t stream);
 
+  // ---- fresh inputs (docs/trust.md): every launch reads inputs no earlier launch read ----
+  // (workspace_fresh.cc; input set 0.)
+  // Draws input set 0 again from `seed`: new inputs, reference and baseline, in the same device
+  // buffers (a bound launch keeps its pointers; synchronises).
+  absl::Status Redraw(uint64_t seed, cudaStream_t stream);
+  // Regenerates set 0's inputs from `seed` on the GPU (enqueued on `stream`, nothing else): the
+  // full reference no longer describes them until the next Redraw.
+  absl::Status GenerateInputs(uint64_t seed, cudaStream_t stream);
+  // True until a launch read the inputs drawn last (MarkRead) or GenerateInputs replaced them.
+  bool unread() const { return unread_; }
+  void MarkRead() { unread_ = false; }
+  // Enqueues the sampled check (sampled_rows.h) of the output against the inputs now in set 0:
+  // `samples` rows (attention) or entries (gemm) drawn from `seed`, counts into `counts`
+  // (device memory).
+  absl::Status EnqueueSampledCheck(int samples, uint64_t seed, const SampledBound& bound,
+                                   SampledCheckCounts* counts, cudaStream_t stream);
+
   // Writes output, reference, baseline, inputs (and lse) of input set `set` as float32 .npy
   // files into `dir` (created if missing) with problem.json describing them.
   absl::Status DumpNpy(const std::string& dir, cudaStream_t stream, int set = 0);
@@ -142,6 +163,9 @@ class Workspace {
   Workspace(const Problem& p, const WorkspaceOptions& o) : problem_(p), options_(o) {}
   absl::Status Initialise(cudaStream_t stream);
   absl::Status InitialiseSet(InputSet& set, cudaStream_t stream);
+  // Generates the set's inputs from its seed and computes its reference and baseline, into the
+  // buffers InitialiseSet allocated (whose addresses a bound launch holds).
+  absl::Status DrawSet(InputSet& set, cudaStream_t stream);
   // Device buffer `buf` of `n` elements of `t`, copied to the host as floats.
   static absl::StatusOr<std::vector<float>> ToHostFloat(const void* buf, DType t, int64_t n,
                                                         cudaStream_t stream);
@@ -151,6 +175,7 @@ class Workspace {
   std::vector<InputSet> sets_;
   DeviceBuffer output_;
   DeviceBuffer lse_;
+  bool unread_ = true;
 };
 
 }  // namespace flashscope::verify

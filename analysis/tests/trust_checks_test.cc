@@ -8,6 +8,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace flashscope::reports {
 namespace {
 
@@ -201,70 +203,138 @@ TEST(Precision, ASmallShareOutsideTheContractIsTolerated) {
   EXPECT_EQ(CheckPrecision(w).status, "passed");
 }
 
-LaunchOutputCheck Launch(int launch, int set, bool poisoned, int64_t bad, uint64_t hash) {
+LaunchOutputCheck Launch(const std::string& kind, int launch, int64_t bad_rows) {
   LaunchOutputCheck c;
+  c.kind = kind;
   c.launch = launch;
-  c.input_set = set;
-  c.poisoned_before = poisoned;
-  c.bad = bad;
-  c.never_written = poisoned ? bad : 0;
-  c.hash = hash;
+  c.rows = kSampledRowsPerLaunch;
+  c.bad_rows = bad_rows;
+  c.bad = 64 * bad_rows;
+  c.input_seed = 1000 + launch;
   return c;
 }
 
-TEST(TimedOutputs, EveryLaunchCorrectPasses) {
-  std::vector<LaunchOutputCheck> checks;
-  for (int i = 0; i < 10; ++i) checks.push_back(Launch(i, i % 2, i % 3 == 0, 0, 100 + i % 2));
-  std::vector<TimedLaunchRecord> failed;
-  const TrustCheckRecord c = CheckTimedOutputs(checks, 10, &failed);
-  EXPECT_EQ(c.status, "passed");
-  EXPECT_TRUE(failed.empty());
-  EXPECT_EQ(Value(c, "poisoned_before")->value, 4);
+// The launches of a case as the runner makes them: one verified, 2 warm-up, `timed` timed, one
+// traced, 2 profiled.
+std::vector<LaunchOutputCheck> AllLaunches(int timed, int64_t bad_rows_when_timed) {
+  std::vector<LaunchOutputCheck> out = {Launch("verified", 0, 0), Launch("warm-up", 0, 0),
+                                        Launch("warm-up", 1, 0)};
+  for (int i = 0; i < timed; ++i) out.push_back(Launch("timed", i, bad_rows_when_timed));
+  out.push_back(Launch("traced", 0, 0));
+  out.push_back(Launch("profiled", 0, 0));
+  out.push_back(Launch("profiled", 1, 0));
+  return out;
 }
 
-TEST(TimedOutputs, AStaleOrUnwrittenLaunchFailsAndIsKept) {
-  std::vector<LaunchOutputCheck> checks;
-  for (int i = 0; i < 20; ++i) {
-    // A cache keyed on the output: right on input set 0, stale on set 1.
-    checks.push_back(Launch(i, i % 2, false, i % 2 == 1 ? 6144 : 0, 7));
-  }
+const LaunchCounts kCounts{1, 2, 10, 1, 2};
+
+TEST(LaunchOutputs, EveryLaunchRightPassesAndStatesItsDetectionPower) {
   std::vector<TimedLaunchRecord> failed;
-  const TrustCheckRecord c = CheckTimedOutputs(checks, 20, &failed);
+  const TrustCheckRecord c =
+      CheckLaunchOutputs(AllLaunches(10, 0), kCounts, kSampledRowsPerLaunch, &failed);
+  EXPECT_EQ(c.status, "passed");
+  EXPECT_TRUE(failed.empty());
+  EXPECT_EQ(Value(c, "launches")->value, 16);
+  EXPECT_EQ(Value(c, "rows_checked")->value, 16 * kSampledRowsPerLaunch);
+  EXPECT_EQ(Value(c, "profiled_launches")->value, 2);
+  // 64 rows x 16 launches: a kernel wrong on 1 % of rows escapes with 0.99^1024 = 3.4e-5.
+  EXPECT_THAT(c.rule, HasSubstr("1 % of rows escapes all 16 launches' checks with probability "
+                                "3.4e-05"));
+}
+
+TEST(LaunchOutputs, AWrongTimedLaunchFailsNamingItsKindAndRows) {
+  std::vector<TimedLaunchRecord> failed;
+  const TrustCheckRecord c =
+      CheckLaunchOutputs(AllLaunches(10, 3), kCounts, kSampledRowsPerLaunch, &failed);
   EXPECT_EQ(c.status, "failed");
-  EXPECT_EQ(failed.size(), 10u);
-  EXPECT_EQ(failed[0].launch, 1);
-  EXPECT_THAT(c.findings[0], HasSubstr("timed launch 1 (input set 1, output stale before it)"));
+  ASSERT_EQ(failed.size(), 10u);
+  EXPECT_EQ(failed[0].kind, "timed");
+  EXPECT_EQ(failed[0].bad_rows, 3);
+  EXPECT_EQ(failed[0].input_seed, 1000u);
+  EXPECT_THAT(c.findings[0], HasSubstr("timed launch 0 (output stale before it): 3 of 64 sampled "
+                                       "rows wrong"));
   EXPECT_THAT(c.findings.back(), HasSubstr("7 more failing launches"));
 }
 
-TEST(TimedOutputs, UncheckedLaunchesFail) {
+TEST(LaunchOutputs, ABadLseAloneFails) {
+  std::vector<LaunchOutputCheck> checks = AllLaunches(10, 0);
+  checks.back().lse_bad = 1;
   std::vector<TimedLaunchRecord> failed;
-  const TrustCheckRecord c = CheckTimedOutputs({Launch(0, 0, true, 0, 1)}, 3, &failed);
+  EXPECT_EQ(CheckLaunchOutputs(checks, kCounts, kSampledRowsPerLaunch, &failed).status, "failed");
+  EXPECT_EQ(failed.at(0).kind, "profiled");
+}
+
+TEST(LaunchOutputs, ALaunchOfAnyKindLeftUncheckedFails) {
+  std::vector<LaunchOutputCheck> checks = AllLaunches(10, 0);
+  checks.erase(checks.begin() + 1);  // one warm-up launch
+  std::vector<TimedLaunchRecord> failed;
+  const TrustCheckRecord c = CheckLaunchOutputs(checks, kCounts, kSampledRowsPerLaunch, &failed);
   EXPECT_EQ(c.status, "failed");
-  EXPECT_THAT(c.findings[0], HasSubstr("2 of 3 timed launches went unchecked"));
+  EXPECT_THAT(c.findings[0], HasSubstr("1 of 2 warm-up launches went unchecked"));
 }
 
-TEST(InputSets, EachSetMustVerify) {
-  EXPECT_EQ(CheckInputSets({{0, 1, true, "ok", 1e-4, 0.4}, {1, 2, true, "ok", 1e-4, 0.5}}).status,
-            "passed");
-  const TrustCheckRecord bad = CheckInputSets(
-      {{0, 1, true, "ok", 1e-4, 0.4}, {1, 2, false, "max|err| 9.4e-4 > 2 x ...", 9.4e-4, 2.8}});
-  EXPECT_EQ(bad.status, "failed");
-  EXPECT_THAT(bad.findings[0], HasSubstr("input set 1 (seed 2): max|err| 9.4e-4"));
-  EXPECT_EQ(CheckInputSets({{0, 1, true, "ok", 1e-4, 0.4}}).status, "off");
+TEST(LaunchOutputs, NoLaunchIsOff) {
+  std::vector<TimedLaunchRecord> failed;
+  EXPECT_EQ(CheckLaunchOutputs({}, LaunchCounts{}, 64, &failed).status, "off");
 }
 
-TEST(Determinism, InformativeOnly) {
-  const TrustCheckRecord same =
-      CheckDeterminism({Launch(-1, 0, true, 0, 5), Launch(0, 0, true, 0, 5), Launch(1, 1, 0, 0, 9),
-                        Launch(-2, 1, true, 0, 9)});
-  EXPECT_EQ(same.status, "info");
-  EXPECT_THAT(same.rule, HasSubstr("bitwise identical"));
-  const TrustCheckRecord differs =
-      CheckDeterminism({Launch(0, 0, true, 0, 5), Launch(2, 0, true, 0, 6)});
-  EXPECT_EQ(differs.status, "info");
-  EXPECT_THAT(differs.rule, HasSubstr("outputs differ bitwise"));
-  EXPECT_EQ(Value(differs, "set 0 distinct outputs")->value, 2);
+TEST(EscapeProbability, IsOneMinusFToTheDraws) {
+  EXPECT_DOUBLE_EQ(EscapeProbability(0, 64, 10), 1);
+  EXPECT_DOUBLE_EQ(EscapeProbability(1, 64, 10), 0);
+  EXPECT_NEAR(EscapeProbability(0.5, 1, 1), 0.5, 1e-15);
+  EXPECT_NEAR(EscapeProbability(0.1, 64, 1), std::pow(0.9, 64), 1e-15);
+  EXPECT_NEAR(EscapeProbability(0.01, 64, 20), std::pow(0.99, 1280), 1e-12);
+  // A kernel that skips one row of a million still escapes a long run.
+  EXPECT_GT(EscapeProbability(1e-6, 64, 100), 0.99);
+}
+
+ProfiledDurationInput Durations(double median, double kernel, std::vector<double> passes) {
+  ProfiledDurationInput in;
+  in.comparable = true;
+  in.timed_median_ms = median;
+  in.kernel_ms = kernel;
+  in.pass_ms = std::move(passes);
+  return in;
+}
+
+TEST(ProfiledDuration, WithinTheSlowdownPasses) {
+  // Events hold CUPTI's host work: a pass may take a while longer than its kernels.
+  const TrustCheckRecord c =
+      CheckProfiledDuration(Durations(1.0, 0.97, {1.1, 1.3, kProfiledPassSlowdownMax * 1.0}));
+  EXPECT_EQ(c.status, "passed");
+  EXPECT_NEAR(Value(c, "kernel_ratio")->value, 0.97, 1e-12);
+  EXPECT_NEAR(Value(c, "slowest_ratio")->value, kProfiledPassSlowdownMax, 1e-12);
+}
+
+TEST(ProfiledDuration, KernelsMuchSlowerWhenProfiledFailNamingBoth) {
+  // Full work when profiled, a quarter when timed: 4 x the GPU time.
+  const TrustCheckRecord c = CheckProfiledDuration(Durations(0.5, 2.0, {2.1}));
+  EXPECT_EQ(c.status, "failed");
+  EXPECT_THAT(c.findings[0], HasSubstr("the profiled launch's kernels ran 2.0000 ms on the GPU, "
+                                       "4.00 x the timed median of 0.5000 ms"));
+}
+
+TEST(ProfiledDuration, OnePassMuchSlowerFailsNamingBoth) {
+  const TrustCheckRecord c = CheckProfiledDuration(Durations(0.5, 0.5, {0.55, 9.0}));
+  EXPECT_EQ(c.status, "failed");
+  EXPECT_THAT(c.findings[0],
+              HasSubstr("profiled launch 1 took 9.0000 ms, 18.00 x the timed median of 0.5000 ms"));
+}
+
+TEST(ProfiledDuration, TinyLaunchesGetTheAbsoluteSlack) {
+  EXPECT_EQ(
+      CheckProfiledDuration(Durations(0.004, 0.004 * kProfiledSlowdownMax + 0.5 * kProfiledSlackMs,
+                                      {0.004 + 0.5 * kProfiledPassSlackMs}))
+          .status,
+      "passed");
+}
+
+TEST(ProfiledDuration, NotComparableIsOffWithTheReason) {
+  ProfiledDurationInput in;
+  in.not_comparable_reason = "CUPTI kernel replay: one launch holds every pass";
+  const TrustCheckRecord c = CheckProfiledDuration(in);
+  EXPECT_EQ(c.status, "off");
+  EXPECT_EQ(c.rule, in.not_comparable_reason);
 }
 
 // Records as the traced-sample test printed them on the H200 (microseconds from the window's

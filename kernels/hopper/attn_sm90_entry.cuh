@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/attention/attention_common.cuh"
+#include "kernels/hopper/attn_sm90_combine.cuh"
 #include "kernels/hopper/attn_sm90_host.h"
 #include "kernels/hopper/attn_sm90_kernel.cuh"
 #include "kernels/registry.h"
@@ -30,9 +31,19 @@ struct Instance {
            features + ">";
   }
 
-  static DeviceFunction Describe() {
-    return DeviceFunction{reinterpret_cast<const void*>(kKernel), Name(), C::kThreads,
-                          C::kSmemBytes};
+  // The kernels a launch of `pr` runs: this one, and split-KV's combine when it splits.
+  static std::vector<DeviceFunction> Describe(const AttentionProblem& pr) {
+    std::vector<DeviceFunction> out{
+        DeviceFunction{reinterpret_cast<const void*>(kKernel), Name(), C::kThreads, C::kSmemBytes}};
+    if constexpr (C::kSplit) {
+      if (Splits(pr) > 1) {
+        out.push_back(DeviceFunction{reinterpret_cast<const void*>(&SplitKvCombineKernel<T, D>),
+                                     std::string("SplitKvCombineKernel<") + ElementName<T>() +
+                                         ",D=" + std::to_string(D) + ">",
+                                     kCombineWarps * 32, 0});
+      }
+    }
+    return out;
   }
 
   static cudaError_t Launch(const AttentionProblem& pr, const AttentionArgs& a,
@@ -62,24 +73,74 @@ struct Instance {
     int64_t ctas = n_m * p.bh_count;
     if constexpr (C::kPersist) {
       // One CTA per SM (shared memory and registers allow no second), each walking its share of
-      // TileSchedule's units; fewer CTAs when there are fewer units.
-      const int64_t units = (pr.causal ? (n_m + 1) / 2 : n_m) * p.bh_count;
+      // the schedule's units; fewer CTAs when there are fewer units. The dynamic schedule's
+      // units are single query tiles, TileSchedule's causal units pairs of them.
+      const int64_t units = (pr.causal && !C::kDyn ? (n_m + 1) / 2 : n_m) * p.bh_count;
       const int sms = MultiprocessorCount();
       if (sms <= 0) return cudaErrorInvalidDevice;
       ctas = units < sms ? units : sms;
+      if constexpr (C::kDyn) {
+        const cudaError_t err = UnitCounters(&p.unit_counter);
+        if (err != cudaSuccess) return err;
+        p.sched_group = SchedGroup(n_m, sms);
+      }
+    }
+    if constexpr (C::kSplit) {
+      const cudaError_t err = PrepareSplits(pr, &p);
+      if (err != cudaSuccess) return err;
+      ctas *= p.n_splits;
     }
     const dim3 grid(static_cast<unsigned>(ctas));
     kKernel<<<grid, C::kThreads, C::kSmemBytes, stream>>>(maps.q, maps.k, maps.v, p);
+    if constexpr (C::kSplit) {
+      if (p.n_splits > 1) {
+        const cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess) return err;
+        const int64_t rows = p.bh_count * pr.seq_q;
+        const unsigned blocks = static_cast<unsigned>((rows + kCombineWarps - 1) / kCombineWarps);
+        SplitKvCombineKernel<T, D><<<blocks, kCombineWarps * 32, 0, stream>>>(
+            p.part_o, p.part_lse, static_cast<T*>(a.o), p.lse, rows, p.n_splits);
+      }
+    }
     return cudaGetLastError();
+  }
+
+  // Split-KV: how many CTAs share each query tile of `pr` on this device (1: no split).
+  static int Splits(const AttentionProblem& pr) {
+    const int64_t tiles = (pr.seq_q + C::kBM - 1) / C::kBM * pr.batch * pr.heads;
+    return SplitCount(tiles, (pr.seq_k + C::kBN - 1) / C::kBN, MultiprocessorCount());
+  }
+
+  // Split-KV: the share count and, when it is above 1, the workspace of the partial results.
+  static cudaError_t PrepareSplits(const AttentionProblem& pr, Params* p) {
+    p->n_splits = Splits(pr);
+    if (p->n_splits == 1) return cudaSuccess;
+    const size_t rows = static_cast<size_t>(p->bh_count * pr.seq_q);
+    const size_t o_floats = static_cast<size_t>(p->n_splits) * rows * D;
+    void* ws = nullptr;
+    const cudaError_t err =
+        SplitWorkspace((o_floats + static_cast<size_t>(p->n_splits) * rows) * sizeof(float), &ws);
+    if (err != cudaSuccess) return err;
+    p->part_o = static_cast<float*>(ws);
+    p->part_lse = p->part_o + o_floats;
+    return cudaSuccess;
   }
 };
 
 // Calls fn(Instance<...>{}) for the problem's dtype and head dim (checked by Supports first);
-// head dim 64 takes the feature set F64 (a rung may schedule it differently).
-template <unsigned F, unsigned F64, class Fn>
+// head dim 64 takes the feature set F64 (a rung may schedule it differently), or F64Split where
+// that (a split-KV set) would split the problem's key tiles (a20: the persistent grid for
+// problems with enough query tiles, split-KV for the others).
+template <unsigned F, unsigned F64, unsigned F64Split, class Fn>
 auto WithInstance(const AttentionProblem& p, Fn&& fn) {
   const bool bf16 = p.dtype == DType::kBF16;
   if (p.head_dim == 64) {
+    if constexpr (F64Split != F64) {
+      if (Instance<__half, 64, F64Split>::Splits(p) > 1) {
+        return bf16 ? fn(Instance<__nv_bfloat16, 64, F64Split>{})
+                    : fn(Instance<__half, 64, F64Split>{});
+      }
+    }
     return bf16 ? fn(Instance<__nv_bfloat16, 64, F64>{}) : fn(Instance<__half, 64, F64>{});
   }
   if (p.head_dim == 128) {
@@ -90,7 +151,7 @@ auto WithInstance(const AttentionProblem& p, Fn&& fn) {
 
 // The registry entry of a rung (feature set F; F64 at head dim 64). `required_sass`: the SASS
 // opcodes its technique must compile to (the static audit fails the rung when one is missing).
-template <unsigned F, unsigned F64 = F>
+template <unsigned F, unsigned F64 = F, unsigned F64Split = F64>
 KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   using C = Config<128, F>;
   KernelEntry e;
@@ -102,13 +163,13 @@ KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   e.info = std::move(info);
   e.attention_supports = [](const AttentionProblem& p) { return Supports(p, C::kBM); };
   e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    return WithInstance<F, F64>(p, [&](auto inst) { return inst.Launch(p, a, s); });
+    return WithInstance<F, F64, F64Split>(p, [&](auto inst) { return inst.Launch(p, a, s); });
   };
   e.device_functions = [](const Problem& pr) {
     std::vector<DeviceFunction> out;
     if (const auto* p = std::get_if<AttentionProblem>(&pr);
         p != nullptr && Supports(*p, C::kBM).empty()) {
-      out.push_back(WithInstance<F, F64>(*p, [](auto inst) { return inst.Describe(); }));
+      out = WithInstance<F, F64, F64Split>(*p, [&](auto inst) { return inst.Describe(*p); });
     }
     return out;
   };

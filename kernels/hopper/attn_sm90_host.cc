@@ -2,8 +2,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
+#include <mutex>
 
 #include "kernels/hopper/tensor_map.h"
 
@@ -83,6 +86,89 @@ int MultiprocessorCount() {
     cached_sms = sms;
   }
   return cached_sms;
+}
+
+int SplitCount(int64_t tiles, int64_t key_tiles, int sms) {
+  if (tiles <= 0 || sms <= 0) return 1;
+  // >= 4 key tiles a share: below that the fp32 partials cost about as much memory traffic as
+  // the share's arithmetic saves.
+  const int64_t most = std::min<int64_t>(16, std::max<int64_t>(1, key_tiles / 4));
+  auto efficiency = [&](int64_t s) {
+    const int64_t ctas = tiles * s;
+    const int64_t waves = (ctas + sms - 1) / sms;
+    return static_cast<double>(ctas) / static_cast<double>(waves * sms);
+  };
+  double best = 0.0;
+  for (int64_t s = 1; s <= most; ++s) best = std::max(best, efficiency(s));
+  for (int64_t s = 1; s <= most; ++s) {
+    if (efficiency(s) >= 0.85 * best) return static_cast<int>(s);
+  }
+  return 1;
+}
+
+cudaError_t SplitWorkspace(size_t bytes, void** out) {
+  struct Block {
+    int device = -1;
+    void* ptr = nullptr;
+    size_t bytes = 0;
+  };
+  static std::mutex mu;
+  static Block block;
+  std::lock_guard<std::mutex> lock(mu);
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  if (block.device != device) block = Block{device};  // another device's block is not usable
+  if (block.bytes < bytes) {
+    if (block.ptr != nullptr) {
+      err = cudaFree(block.ptr);  // synchronises: earlier launches using it have finished
+      block.ptr = nullptr;
+      block.bytes = 0;
+      if (err != cudaSuccess) return err;
+    }
+    // At least 48 MiB on the first allocation: split-KV runs at most ~2 waves of CTAs, whose
+    // partials take <= 2 x 132 x 128 rows x 257 floats = 35 MB (D = 256), so the block never
+    // grows again and no later launch synchronises to free the old one.
+    const size_t want = std::max(bytes, size_t{48} << 20);
+    err = cudaMalloc(&block.ptr, want);
+    bytes = want;
+    if (err != cudaSuccess) {
+      std::fprintf(stderr,
+                   "flashscope split-KV: cannot allocate the %zu-byte workspace of partial "
+                   "results (%s); free device memory or run smaller problems\n",
+                   bytes, cudaGetErrorString(err));
+      block.ptr = nullptr;
+      return err;
+    }
+    block.bytes = bytes;
+  }
+  *out = block.ptr;
+  return cudaSuccess;
+}
+
+int SchedGroup(int64_t n_m, int sms) {
+  if (n_m <= 0 || sms <= 0) return 1;
+  return static_cast<int>(std::max<int64_t>(1, (2 * int64_t{sms} + n_m - 1) / n_m));
+}
+
+cudaError_t UnitCounters(int** out) {
+  static std::mutex mu;
+  static int device_of = -1;
+  static int* counters = nullptr;
+  std::lock_guard<std::mutex> lock(mu);
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  if (device_of != device) {
+    void* p = nullptr;
+    err = cudaMalloc(&p, 2 * sizeof(int));
+    if (err == cudaSuccess) err = cudaMemset(p, 0, 2 * sizeof(int));  // synchronous: done once
+    if (err != cudaSuccess) return err;
+    counters = static_cast<int*>(p);
+    device_of = device;
+  }
+  *out = counters;
+  return cudaSuccess;
 }
 
 std::string MapsFor(const AttentionProblem& p, const AttentionArgs& a, int bm, int bn,

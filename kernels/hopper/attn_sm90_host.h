@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "common/problem.h"
@@ -17,6 +20,30 @@ std::string Supports(const AttentionProblem& p, int bm);
 // Multiprocessors of the current device (the persistent rung's grid size), read once per device
 // and thread; 0 when the runtime cannot say.
 int MultiprocessorCount();
+
+// Split-KV (a19): how many CTAs share each of `tiles` query tiles of `key_tiles` key tiles each
+// (the longest), so that the grid fills `sms` multiprocessors (one CTA each) in whole waves: the
+// fewest shares whose wave efficiency (CTAs / the slots of the waves they take) is within 15 %
+// of the best reachable with >= 4 key tiles a share and at most 16 shares. 1 when the tiles
+// alone come close enough (most 16k-token problems: many short tiles).
+int SplitCount(int64_t tiles, int64_t key_tiles, int sms);
+
+// Device scratch of at least `bytes` for split-KV's partial results, grown on demand and kept
+// for the process (one per device; growing frees the old block, which synchronises the device,
+// so it happens on the first, untimed launch of a larger shape). cudaSuccess and *out, or the
+// error (also printed, with the size).
+cudaError_t SplitWorkspace(size_t bytes, void** out);
+
+// The dynamic schedule (a20): heads per scheduling group for `n_m` query tiles per head, so that
+// a group holds at least two waves of tiles (the tail within a group is its lightest tiles) while
+// the K/V of the heads in flight stay few enough to share L2.
+int SchedGroup(int64_t n_m, int sms);
+
+// The dynamic schedule's two device counters (next unit, CTAs done), zero between launches: set
+// to zero when first allocated (one pair per device, kept for the process), then reset by the
+// last CTA of each launch. Launches that use them must not overlap (the runner launches one
+// case at a time on one stream).
+cudaError_t UnitCounters(int** out);
 
 struct TensorMaps {
   CUtensorMap q, k, v;

@@ -26,6 +26,8 @@ enum : unsigned {
   kIntraOverlap = 1u << 10,
   kThreeWarpgroups = 1u << 11,  // three consumer warpgroups, 192 query rows per CTA
   kPersistent = 1u << 12,       // one CTA per SM walks a static schedule of query tiles (a18)
+  kSplitKV = 1u << 13,          // a query tile's key tiles split over CTAs, then combined (a19)
+  kDynamicSchedule = 1u << 14,  // persistent CTAs take query tiles from an atomic counter (a20)
 };
 
 // Tile shape, roles and shared-memory layout of one instantiation.
@@ -40,6 +42,11 @@ struct Config {
                 "the batched schedule has no inline producer: it needs kWarpSpec");
   static constexpr bool kPersist = (F & kPersistent) != 0;
   static_assert(!kPersist || kWS, "the persistent loop keeps the producer warpgroup busy");
+  static constexpr bool kSplit = (F & kSplitKV) != 0;
+  static constexpr bool kDyn = (F & kDynamicSchedule) != 0;
+  static_assert(!kDyn || kPersist, "the dynamic schedule is the persistent grid's");
+  static_assert(!kSplit || (kWS && !kPersist),
+                "split-KV is written for the one-tile-per-CTA grid with a producer warpgroup");
   static constexpr int kConsumerWGs = (F & kThreeWarpgroups) ? 3 : 2;
   static_assert(!kPP || kConsumerWGs == 2, "the ping-pong turns are written for two warpgroups");
   static_assert(kConsumerWGs == 2 || kWS,
@@ -66,8 +73,10 @@ struct Config {
   static constexpr uint32_t kOffV = kOffK + kStages * kKVBytes;
   static constexpr uint32_t kOffBar = kOffV + kStages * kKVBytes;
   static constexpr uint32_t kNumBars = kQBars + 4 * kStages;  // q bars; k/v full; k/v empty
+  // Dynamic schedule: one int per Q buffer, the work unit whose Q it holds (-1: no more work).
+  static constexpr uint32_t kOffUnit = kOffBar + kNumBars * 8;
   // 1 KiB of slack: the swizzle atoms need a 1024-byte aligned base.
-  static constexpr size_t kSmemBytes = kOffBar + kNumBars * 8 + 1024;
+  static constexpr size_t kSmemBytes = kOffUnit + (kDyn ? 4 * kQBuffers : 0) + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory per block on sm_90");
 };
 
@@ -83,6 +92,16 @@ struct Params {
   int causal;
   int n_m_blocks;    // query tiles per (batch, head); blockIdx.x = bh · n_m_blocks + tile
   int64_t bh_count;  // batch · heads (the persistent schedule's extent)
+  // Split-KV (a19): each query tile's key tiles are dealt to n_splits CTAs (blockIdx.x = (bh ·
+  // n_m_blocks + tile) · n_splits + split); with n_splits > 1 each writes its normalised partial O
+  // [split][bh][seq_q][D] and log-sum-exp [split][bh][seq_q] (fp32) for the combine kernel.
+  int n_splits = 1;
+  float* part_o = nullptr;
+  float* part_lse = nullptr;
+  // Dynamic schedule (a20): [0] the next work unit past the first wave, [1] CTAs done fetching
+  // (the last one resets both to 0 for the next launch); heads per scheduling group.
+  int* unit_counter = nullptr;
+  int sched_group = 1;
 };
 
 // Shared-memory addresses of the mbarriers.
@@ -198,6 +217,36 @@ struct TileSchedule {
       fn(n_m - 1 - k, bh);
       if (k != n_m - 1 - k) fn(k, bh);
     }
+  }
+};
+
+// The dynamic schedule (a20): CTA c starts with unit c, then takes the next unit from a global
+// counter whenever its producer is ready to load another query tile, so no CTA idles while work
+// is left. Units are ordered for a short tail and shared K/V: heads in groups of sched_group
+// (a few waves of tiles, whose K/V fit in L2 together); within a group level by level, causal
+// heaviest first (level 0 is every head's last query tile), so the last units handed out are the
+// lightest ones.
+struct DynamicSchedule {
+  // 32-bit throughout (units <= 2^31 - 1, checked by Supports): the producer thread decodes units
+  // under setmaxnreg 24, where 64-bit divisions spilled.
+  int n_m, group, bh_count, units;
+  bool causal;
+
+  __device__ explicit DynamicSchedule(const Params& p)
+      : n_m(p.n_m_blocks),
+        group(p.sched_group),
+        bh_count(static_cast<int>(p.bh_count)),
+        units(static_cast<int>(p.bh_count) * p.n_m_blocks),
+        causal(p.causal != 0) {}
+
+  __device__ __forceinline__ void Decode(int u, int* m_block, int* bh) const {
+    const int per_group = group * n_m;
+    const int g0 = u / per_group * group;  // first head of u's group
+    const int in = u - g0 * n_m;
+    const int size = min(group, bh_count - g0);  // the last group may be smaller
+    const int level = in / size;
+    *bh = g0 + (in - level * size);
+    *m_block = causal ? n_m - 1 - level : level;
   }
 };
 

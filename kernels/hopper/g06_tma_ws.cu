@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "kernels/gemm/gemm_common.cuh"
+#include "kernels/hopper/g06_tma_ws_host.cuh"
 #include "kernels/hopper/g06_tma_ws_kernel.cuh"
 #include "kernels/hopper/tensor_map.h"
 #include "kernels/kernel_list.h"
@@ -52,17 +53,18 @@
 namespace flashscope::kernels {
 namespace {
 
+using g06::CeilDiv;
 using g06::G06TmaWsKernel;
 using g06::kBK;
 using g06::kBM;
 using g06::kThreads;
+using g06::LaunchTyped;
 using g06::Layout;
-using g06::Shape;
-using hopper::EncodeTensorMap;
-using hopper::MatrixTensor;
+using g06::Maps;
+using g06::MapsFor;
+using g06::SmCount;
+using g06::Tiles;
 using hopper::TmaAddressable;
-
-constexpr int kDefaultGroupM = 8;  // cluster-tile rows per scheduling group (g06::Schedule)
 
 // ---------------------------------------------------------------- host side
 
@@ -74,23 +76,6 @@ struct Plan {
   int bn = 128;
   int cluster = 1;
 };
-
-int SmCount() {
-  static const int sms = [] {
-    int dev = 0, n = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess || n < 1) {
-      cudaGetLastError();  // no GPU here (a CPU-only test): plan for an H100/H200
-      return 132;
-    }
-    return n;
-  }();
-  return sms;
-}
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-int64_t Tiles(const GemmProblem& p, int bn) { return CeilDiv(p.m, kBM) * CeilDiv(p.n, bn); }
 
 // 128x256 tiles, narrower only while the wider ones would leave more than half of the SMs idle.
 // (Narrow tiles read more operand bytes per FLOP: choosing by wave count alone picked 128x64 at
@@ -120,104 +105,6 @@ Plan PlanFor(const GemmProblem& p, const void* a, const void* b) {
     plan = Plan{};  // misaligned operands: the element-copy producer
   }
   return plan;
-}
-
-struct Maps {
-  CUtensorMap a{}, b{};
-};
-
-// Encoding costs host time on every launch; the runner relaunches one problem on the same buffers
-// many times, so the last pair of maps is kept.
-std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, Maps* out) {
-  struct Key {
-    const void* a;
-    const void* b;
-    int64_t m, n, k;
-    DType dtype;
-    int bn;
-    bool operator==(const Key& o) const {
-      return a == o.a && b == o.b && m == o.m && n == o.n && k == o.k && dtype == o.dtype &&
-             bn == o.bn;
-    }
-  };
-  static std::mutex mu;
-  static Key last{};
-  static Maps cached;
-  static bool valid = false;
-  const Key key{args.a, args.b, p.m, p.n, p.k, p.dtype, bn};
-  std::lock_guard<std::mutex> lock(mu);
-  if (!(valid && last == key)) {
-    const CUtensorMapDataType type = p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    valid = false;
-    // A: M rows of K, boxes of 128 rows x 64 k. B: K rows of N, boxes of 64 k-rows x 64 n.
-    std::string why = EncodeTensorMap(
-        MatrixTensor(args.a, type, uint64_t(p.m), uint64_t(p.k), uint64_t(p.k) * 2, kBM, kBK),
-        &cached.a);
-    if (why.empty()) {
-      why = EncodeTensorMap(
-          MatrixTensor(args.b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(p.n) * 2, kBK, 64),
-          &cached.b);
-    }
-    if (!why.empty()) return why;
-    last = key;
-    valid = true;
-  }
-  *out = cached;
-  return "";
-}
-
-// How many clusters of the kernel fit on the GPU at once: the persistent grid's size.
-template <typename T, int kBN, bool kTma, int kCluster>
-int ResidentClusters(cudaLaunchConfig_t cfg) {
-  static const int n = [&] {
-    if constexpr (kCluster == 1) return SmCount();
-    int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, G06TmaWsKernel<T, kBN, kTma, kCluster>, &cfg) !=
-            cudaSuccess ||
-        clusters < 1) {
-      cudaGetLastError();
-      return SmCount() / kCluster;
-    }
-    return clusters;
-  }();
-  return n;
-}
-
-template <typename T, int kBN, bool kTma, int kCluster>
-cudaError_t LaunchTyped(const GemmProblem& p, const GemmArgs& a, const Maps& maps,
-                        cudaStream_t stream, int group_m = kDefaultGroupM) {
-  using L = Layout<kBN>;
-  auto* const kernel = G06TmaWsKernel<T, kBN, kTma, kCluster>;
-  static const cudaError_t attr =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmemBytes));
-  if (attr != cudaSuccess) return attr;
-  const Shape s{int(p.m),
-                int(p.n),
-                int(p.k),
-                int(CeilDiv(p.m, kBM)),
-                int(CeilDiv(p.n, kBN)),
-                int(CeilDiv(p.k, kBK)),
-                group_m};
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim.x = kCluster;
-  cluster.val.clusterDim.y = 1;
-  cluster.val.clusterDim.z = 1;
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(unsigned(SmCount() / kCluster * kCluster));
-  cfg.blockDim = dim3(kThreads);
-  cfg.dynamicSmemBytes = L::kSmemBytes;
-  cfg.stream = stream;
-  cfg.attrs = &cluster;
-  cfg.numAttrs = 1;
-  const int64_t cluster_tiles = CeilDiv(s.tiles_m, kCluster) * s.tiles_n;
-  const int64_t resident = ResidentClusters<T, kBN, kTma, kCluster>(cfg);
-  cfg.gridDim = dim3(unsigned((cluster_tiles < resident ? cluster_tiles : resident) * kCluster));
-  const cudaError_t e =
-      cudaLaunchKernelEx(&cfg, kernel, maps.a, maps.b, static_cast<const uint16_t*>(a.a),
-                         static_cast<const uint16_t*>(a.b), a.c, s);
-  return e != cudaSuccess ? e : cudaGetLastError();
 }
 
 template <typename T, int kBN>

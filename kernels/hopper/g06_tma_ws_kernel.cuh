@@ -36,6 +36,17 @@ struct Layout {
 
 struct Shape {
   int m, n, k, tiles_m, tiles_n, k_tiles, group_m;
+  // g07 (split tail): the cluster tiles before full_units run whole; each later one is split
+  // along K into tail_splits units, whose partial sums reach C in split order through `chain`
+  // (one counter per tail tile, CTA of the cluster and consumer warpgroup; zero between launches).
+  int full_units = 0, tail_splits = 1;
+  int* chain = nullptr;
+};
+
+// One unit of a CTA's work: a tile (tm, tn) and its k-tiles [k0, k1); `split` -1 for a whole
+// tile, else the unit's place in its tail tile's split order, `slot` the tail tile's index.
+struct Work {
+  int tm, tn, k0, k1, split, slot;
 };
 
 // Persistent schedule over cluster tiles (kCluster tile rows x one tile column; the CTAs of a
@@ -44,15 +55,32 @@ struct Shape {
 // first, so the clusters running at once cover a compact block of C and share A rows and B
 // columns in L2. A CTA whose tile row falls past M (odd row count) computes zeros and stores
 // nothing, so that its peer still gets its half of B.
-template <int kCluster>
+// With kSplitTail (g07) the work units are the full_units whole cluster tiles, then every later
+// cluster tile once per split, dealt round-robin as tiles are.
+template <int kCluster, bool kSplitTail = false>
 struct Schedule {
-  int first, step, count, rows, rank;
+  int first, step, count, rows, rank, units;
   __device__ explicit Schedule(const Shape& s) {
     rank = kCluster > 1 ? int(ClusterCtaRank()) : 0;
     first = blockIdx.x / kCluster;
     step = gridDim.x / kCluster;
     rows = (s.tiles_m + kCluster - 1) / kCluster;
     count = rows * s.tiles_n;
+    units = kSplitTail ? s.full_units + (count - s.full_units) * s.tail_splits : count;
+  }
+  __device__ Work Unit(const Shape& s, int u) const {
+    Work w{0, 0, 0, s.k_tiles, -1, 0};
+    if (!kSplitTail || u < s.full_units) {
+      Coords(s, u, &w.tm, &w.tn);
+      return w;
+    }
+    const int v = u - s.full_units;
+    w.slot = v / s.tail_splits;
+    w.split = v % s.tail_splits;
+    Coords(s, s.full_units + w.slot, &w.tm, &w.tn);
+    w.k0 = int(int64_t(w.split) * s.k_tiles / s.tail_splits);
+    w.k1 = int(int64_t(w.split + 1) * s.k_tiles / s.tail_splits);
+    return w;
   }
   __device__ void Coords(const Shape& s, int t, int* tm, int* tn) const {
     const int per_group = s.group_m * s.tiles_n;
@@ -82,18 +110,18 @@ struct PipeState {
 // TMA producer, one thread: per stage the A box (64 k x 128 rows) and the kBN/64 B boxes (64 n x
 // 64 k, 8 KiB apart), all completing on the stage's full barrier. In a cluster of two, each CTA
 // loads half of the B boxes and multicasts them to both, so B crosses L2 once per pair.
-template <int kBN, int kCluster>
+template <int kBN, int kCluster, bool kSplitTail = false>
 __device__ void ProduceTma(const CUtensorMap* map_a, const CUtensorMap* map_b, const Shape& s,
                            unsigned char* stages, uint64_t* full, uint64_t* empty) {
   using L = Layout<kBN>;
   PrefetchTensorMap(map_a);
   PrefetchTensorMap(map_b);
-  const Schedule<kCluster> sched(s);
+  const Schedule<kCluster, kSplitTail> sched(s);
   PipeState<L::kStages> p;
-  for (int t = sched.first; t < sched.count; t += sched.step) {
-    int tm, tn;
-    sched.Coords(s, t, &tm, &tn);
-    for (int kt = 0; kt < s.k_tiles; ++kt) {
+  for (int u = sched.first; u < sched.units; u += sched.step) {
+    const Work w = sched.Unit(s, u);
+    const int tm = w.tm, tn = w.tn;
+    for (int kt = w.k0; kt < w.k1; ++kt) {
       MbarWait(&empty[p.stage], p.phase ^ 1);  // every consumer of the cluster released it
       unsigned char* const sa = stages + p.stage * L::kStageBytes;
       uint64_t* const bar = &full[p.stage];
@@ -168,16 +196,40 @@ __device__ void ProduceCopy(const uint16_t* A, const uint16_t* B, const Shape& s
   }
 }
 
+// g07: one split's partial sums of a tail tile into C, in split order: the warpgroup waits until
+// its counter says it is this split's turn (split 0 stores, the others add to what the earlier
+// splits left in C), then passes the turn on (the last split resets the counter to 0 for the next
+// launch). The wait cannot deadlock: the persistent grid is resident as a whole, and the split
+// before this one is an earlier unit of the round-robin order, which no later unit delays.
+template <int kBN>
+__device__ __forceinline__ void StoreInSplitOrder(const float (&d)[kBN / 2], float* C,
+                                                  const Shape& s, int row0, int col0, int* turn,
+                                                  int split, int wg) {
+  const bool leader = threadIdx.x % 128 == 0;
+  if (leader) {
+    while (LoadAcquireGpu(turn) != split) __nanosleep(64);
+  }
+  NamedBarrierSync(1 + wg, 128);  // the leader's acquire orders this warpgroup's loads of C
+  if (split == 0) {
+    StoreWgmmaAccumulators<kBN>(d, C, s.m, s.n, row0, col0);
+  } else {
+    StoreWgmmaAccumulators<kBN, true>(d, C, s.m, s.n, row0, col0);
+  }
+  __threadfence();
+  NamedBarrierSync(1 + wg, 128);
+  if (leader) StoreReleaseGpu(turn, split + 1 == s.tail_splits ? 0 : split + 1);
+}
+
 // A consumer warpgroup (`wg` 0 or 1): rows 64·wg..64·wg+63 of every tile this CTA owns. Each
 // stage's four k16 wgmmas are committed as one group; the group before it is then retired
 // (wait_group 1) and its stage handed back to every producer that writes it (this CTA's, and in
 // a cluster the peer's, whose multicast fills this stage too).
-template <typename T, int kBN, int kCluster>
+template <typename T, int kBN, int kCluster, bool kSplitTail = false>
 __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_t* full,
                         uint64_t* empty, int wg) {
   using L = Layout<kBN>;
   const bool releaser = threadIdx.x % 32 == 0;  // one arrival per consumer warp and CTA
-  const Schedule<kCluster> sched(s);
+  const Schedule<kCluster, kSplitTail> sched(s);
   auto release = [&](int stage) {
     if (!releaser) return;
     MbarArrive(&empty[stage]);
@@ -187,11 +239,11 @@ __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_
   float d[kBN / 2];
 #pragma unroll
   for (int i = 0; i < kBN / 2; ++i) d[i] = 0.f;  // the first wgmma of a tile overwrites (scale-d 0)
-  for (int t = sched.first; t < sched.count; t += sched.step) {
-    int tm, tn;
-    sched.Coords(s, t, &tm, &tn);
+  for (int u = sched.first; u < sched.units; u += sched.step) {
+    const Work w = sched.Unit(s, u);
+    const int tm = w.tm, tn = w.tn;
     int previous = -1;
-    for (int kt = 0; kt < s.k_tiles; ++kt) {
+    for (int kt = w.k0; kt < w.k1; ++kt) {
       MbarWait(&full[p.stage], p.phase);
       const unsigned char* const sa = stages + p.stage * L::kStageBytes;
       WgmmaFence();
@@ -201,7 +253,7 @@ __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_
         // bytes along each row. B: two 8-k atom rows per slice (2 KiB); 64-n boxes 8 KiB apart.
         const uint64_t da = SmemDescriptorSw128(sa + wg * 64 * 128 + kk * 32, 16, 1024);
         const uint64_t db = SmemDescriptorSw128(sa + L::kABytes + kk * 2048, kBoxBytes, 1024);
-        Wgmma<kBN>::template SS<T, false, true>(d, da, db, kt > 0 || kk > 0);
+        Wgmma<kBN>::template SS<T, false, true>(d, da, db, kt > w.k0 || kk > 0);
       }
       WgmmaCommit();
       WgmmaWait<1>();
@@ -211,18 +263,23 @@ __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_
     }
     WgmmaWait<0>();
     release(previous);
-    StoreWgmmaAccumulators<kBN>(d, C, s.m, s.n, tm * kBM + wg * 64 + (threadIdx.x / 32 % 4) * 16,
-                                tn * kBN);
+    const int row0 = tm * kBM + wg * 64 + (threadIdx.x / 32 % 4) * 16;
+    if (kSplitTail && w.split >= 0) {
+      int* const turn = s.chain + (w.slot * kCluster + sched.rank) * kConsumers + wg;
+      StoreInSplitOrder<kBN>(d, C, s, row0, tn * kBN, turn, w.split, wg);
+    } else {
+      StoreWgmmaAccumulators<kBN>(d, C, s.m, s.n, row0, tn * kBN);
+    }
   }
 }
 
-// kTma false: the element-copy producer (kCluster must be 1).
-template <typename T, int kBN, bool kTma, int kCluster>
-__global__ void __launch_bounds__(kThreads, 1)
-    G06TmaWsKernel(const __grid_constant__ CUtensorMap map_a,
-                   const __grid_constant__ CUtensorMap map_b, const uint16_t* A, const uint16_t* B,
-                   float* C, Shape s) {
+// The kernel body. kTma false: the element-copy producer (kCluster must be 1, no split tail).
+template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail>
+__device__ __forceinline__ void GemmTmaWsBody(const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                              const uint16_t* A, const uint16_t* B, float* C,
+                                              const Shape& s) {
   static_assert(kCluster == 1 || (kTma && kCluster == 2), "clusters of two, TMA path only");
+  static_assert(!kSplitTail || kTma, "the split tail is the TMA path's");
   using L = Layout<kBN>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // Swizzle atoms start on 1 KiB boundaries; the same offset in every CTA, as multicast needs.
@@ -246,16 +303,36 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (warpgroup == 0) {
     SetMaxNRegDec<kProducerRegs>();
     if constexpr (kTma) {
-      if (threadIdx.x == 0) ProduceTma<kBN, kCluster>(&map_a, &map_b, s, stages, full, empty);
+      if (threadIdx.x == 0) {
+        ProduceTma<kBN, kCluster, kSplitTail>(&map_a, &map_b, s, stages, full, empty);
+      }
     } else {
       ProduceCopy<kBN>(A, B, s, stages, full, empty);
     }
   } else {
     SetMaxNRegInc<kConsumerRegs>();
-    Consume<T, kBN, kCluster>(C, s, stages, full, empty, warpgroup - 1);
+    Consume<T, kBN, kCluster, kSplitTail>(C, s, stages, full, empty, warpgroup - 1);
   }
   // No CTA may leave while its peer can still arrive on its barriers.
   if constexpr (kCluster > 1) ClusterSync();
+}
+
+// g06: every tile whole.
+template <typename T, int kBN, bool kTma, int kCluster>
+__global__ void __launch_bounds__(kThreads, 1)
+    G06TmaWsKernel(const __grid_constant__ CUtensorMap map_a,
+                   const __grid_constant__ CUtensorMap map_b, const uint16_t* A, const uint16_t* B,
+                   float* C, Shape s) {
+  GemmTmaWsBody<T, kBN, kTma, kCluster, false>(map_a, map_b, A, B, C, s);
+}
+
+// g07: the last, partial wave of tiles split along K over the whole grid (TMA path only).
+template <typename T, int kBN, int kCluster>
+__global__ void __launch_bounds__(kThreads, 1)
+    G07SplitTailKernel(const __grid_constant__ CUtensorMap map_a,
+                       const __grid_constant__ CUtensorMap map_b, const uint16_t* A,
+                       const uint16_t* B, float* C, Shape s) {
+  GemmTmaWsBody<T, kBN, true, kCluster, true>(map_a, map_b, A, B, C, s);
 }
 
 }  // namespace flashscope::kernels::g06

@@ -131,6 +131,17 @@ __device__ __forceinline__ void ClusterSync() {
           : "memory");
 }
 
+// A global int read with acquire / written with release semantics at GPU scope: a flag that
+// orders one CTA's global writes before another CTA's reads (g07's split order).
+__device__ __forceinline__ int LoadAcquireGpu(const int* p) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void StoreReleaseGpu(int* p, int v) {
+  asm volatile("st.release.gpu.global.b32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+
 // Named barriers 1..15 (0 is __syncthreads): `count` threads (a multiple of 32) take part; sync
 // waits for all, arrive counts itself and goes on.
 __device__ __forceinline__ void NamedBarrierSync(uint32_t id, uint32_t count) {

@@ -1,5 +1,6 @@
-// The epilogue of the Hopper GEMM rungs (g05, g06): one warpgroup's fp32 wgmma accumulators
-// straight from registers to a row-major fp32 C. Device-only, header-only.
+// The epilogue of the Hopper GEMM rungs (g05-g07): one warpgroup's fp32 wgmma accumulators
+// straight from registers to a row-major fp32 C (g07's split tail: added to it). Device-only,
+// header-only.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,9 @@ namespace flashscope::kernels::hopper {
 // caller's C may start anywhere; cudaMalloc'd ones are 256-byte aligned).
 // The caller computes warp_row0: computed in here from the warpgroup's row, ptxas serialised
 // g05's wgmmas (C7515, "non wgmma instructions defining accumulator registers"), -7 %.
-template <int kN>
+// kAccumulate (g07's split tail): C += the accumulators, C read through L2 (__ldcg: another SM
+// wrote it last).
+template <int kN, bool kAccumulate = false>
 __device__ __forceinline__ void StoreWgmmaAccumulators(const float (&d)[kN / 2], float* C, int M,
                                                        int N, int warp_row0, int col0) {
   const int lane = threadIdx.x % 32;
@@ -31,10 +34,16 @@ __device__ __forceinline__ void StoreWgmmaAccumulators(const float (&d)[kN / 2],
       float* dst = C + int64_t(row) * N + col;
       const float x = d[4 * j + 2 * h], y = d[4 * j + 2 * h + 1];
       if (pairs && col + 1 < N) {
-        *reinterpret_cast<float2*>(dst) = make_float2(x, y);
+        float2 v = make_float2(x, y);
+        if constexpr (kAccumulate) {
+          const float2 old = __ldcg(reinterpret_cast<const float2*>(dst));
+          v.x += old.x;
+          v.y += old.y;
+        }
+        *reinterpret_cast<float2*>(dst) = v;
       } else {
-        if (col < N) dst[0] = x;
-        if (col + 1 < N) dst[1] = y;
+        if (col < N) dst[0] = kAccumulate ? __ldcg(dst) + x : x;
+        if (col + 1 < N) dst[1] = kAccumulate ? __ldcg(dst + 1) + y : y;
       }
     }
   }

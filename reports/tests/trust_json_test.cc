@@ -3,9 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "analysis/trust_checks.h"
 #include "reports/report_json.h"
 #include "reports/tests/sample_reports.h"
-#include "analysis/trust_checks.h"
 
 namespace flashscope::reports {
 namespace {
@@ -24,7 +24,16 @@ TrustRecord SideStreamCheat() {
   t.checks.push_back(streams);
   t.checks.push_back(CheckOff("work", "no work-counter set for sm_86"));
   t.input_sets = "2 input sets (seeds 1, 2); timed launch i reads set i mod 2";
-  t.failed_launches.push_back({3, 1, false, 6144, 0, 0.25});
+  TimedLaunchRecord failed;
+  failed.launch = 3;
+  failed.bad = 6144;
+  failed.max_abs = 0.25;
+  failed.kind = "profiled";
+  failed.rows = 64;
+  failed.bad_rows = 48;
+  failed.lse_bad = 2;
+  failed.input_seed = 0xFEDCBA9876543210ull;  // above 2^63: seeds use every bit
+  t.failed_launches.push_back(failed);
   t.launch_stream = 13;
   ActivityRecord a;
   a.kind = "kernel";
@@ -56,6 +65,11 @@ void ExpectSame(const TrustRecord& a, const TrustRecord& b) {
   EXPECT_EQ(a.failed_launches[0].launch, b.failed_launches[0].launch);
   EXPECT_EQ(a.failed_launches[0].bad, b.failed_launches[0].bad);
   EXPECT_DOUBLE_EQ(a.failed_launches[0].max_abs, b.failed_launches[0].max_abs);
+  EXPECT_EQ(a.failed_launches[0].kind, b.failed_launches[0].kind);
+  EXPECT_EQ(a.failed_launches[0].rows, b.failed_launches[0].rows);
+  EXPECT_EQ(a.failed_launches[0].bad_rows, b.failed_launches[0].bad_rows);
+  EXPECT_EQ(a.failed_launches[0].lse_bad, b.failed_launches[0].lse_bad);
+  EXPECT_EQ(a.failed_launches[0].input_seed, b.failed_launches[0].input_seed);
   EXPECT_EQ(a.launch_stream, b.launch_stream);
   ASSERT_EQ(a.activity.size(), b.activity.size());
   EXPECT_EQ(a.activity[0].name, b.activity[0].name);

@@ -66,7 +66,8 @@ def honest(report):
                                             c["reason"][:300]))
 
 
-# The checks that report their own cost (cost_s), in table order.
+# The checks that report their own cost (cost_s), in table order (reports before fresh inputs
+# had input_sets instead of profiled_duration, whose cost is part of work's).
 COSTED = ["plausibility", "work", "timed_outputs", "input_sets", "streams", "integrity",
           "isolation"]
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
+#include <string>
 
 #include "suites/closest_names.h"
 
@@ -63,6 +65,29 @@ TEST(SuiteTest, CommittedSuitesParseWithExpectedGrids) {
   EXPECT_EQ(ladder->metrics, "full");
   EXPECT_EQ(ladder->verify.heatmaps, "all");
   EXPECT_EQ(smoke->verify.heatmaps, "failed");
+}
+
+// suites/shapes.json is issue 27's target, exactly: per dtype, D 64/128/256 x S 512..8192 x causal
+// (16k tokens), D x Sq 128/256/512 x Sk 4096/16384 x causal, and the seven GEMM shapes.
+TEST(SuiteTest, ShapesSuiteHoldsIssue27sTargetExactly) {
+  auto shapes = LoadSuiteFile(std::string(FLASHSCOPE_TEST_SOURCE_DIR) + "/suites/shapes.json");
+  ASSERT_TRUE(shapes.ok()) << shapes.status();
+  std::set<std::string> keys;
+  for (const Problem& p : shapes->problems) keys.insert(ProblemKey(p));
+  EXPECT_EQ(keys.size(), shapes->problems.size()) << "a problem is listed twice";
+  EXPECT_EQ(shapes->problems.size(), 2u * (3 * 5 * 2 + 3 * 3 * 2 * 2 + 7));
+  for (const char* dtype : {"bf16", "fp16"}) {
+    const std::string t = dtype;
+    for (const char* g : {"M=4096,N=4096,K=4096", "M=8192,N=8192,K=8192", "M=3000,N=3000,K=3000",
+                          "M=5000,N=5000,K=5000", "M=6000,N=6000,K=6000", "M=16384,N=1024,K=4096",
+                          "M=8192,N=8192,K=1024"}) {
+      EXPECT_TRUE(keys.count("gemm{" + std::string(g) + "," + t + "}")) << g << " " << t;
+    }
+    EXPECT_TRUE(keys.count("attention_fwd{B=32,H=16,S=512,D=128," + t + ",causal}")) << t;
+    EXPECT_TRUE(keys.count("attention_fwd{B=2,H=8,S=8192,D=256," + t + "}")) << t;
+    EXPECT_TRUE(keys.count("attention_fwd{B=2,H=32,Sq=128,Sk=16384,D=64," + t + ",causal}")) << t;
+    EXPECT_TRUE(keys.count("attention_fwd{B=2,H=8,Sq=512,Sk=4096,D=256," + t + "}")) << t;
+  }
 }
 
 TEST(SuiteTest, DemoSuiteHoldsTheBugsBesideA10OnTwoCausalProblems) {
@@ -167,19 +192,18 @@ TEST(SuiteTest, ErrorsNameThePathAndTheFix) {
 TEST(SuiteTest, TrustChecksAreOnUnlessSwitchedOff) {
   auto plain = ParseSuite(Minimal(""), "x.json");
   ASSERT_TRUE(plain.ok()) << plain.status();
-  EXPECT_EQ(plain->trust.input_sets, 2);
   EXPECT_TRUE(plain->trust.off.empty());
-  auto off =
-      ParseSuite(Minimal(R"(, "trust": {"input_sets": 1, "off": ["work", "streams"]})"), "x.json");
+  auto off = ParseSuite(Minimal(R"(, "trust": {"off": ["work", "streams"]})"), "x.json");
   ASSERT_TRUE(off.ok()) << off.status();
-  EXPECT_EQ(off->trust.input_sets, 1);
   EXPECT_EQ(off->trust.off, (std::vector<std::string>{"work", "streams"}));
   EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"off": ["verification"]})"))
                 .find("suite.trust.off[0]: unknown check 'verification' (known: plausibility, "
                       "work, timed_outputs, streams)"),
             std::string::npos);
-  EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"input_sets": 0})"))
-                .find("suite.trust.input_sets: must be between 1 and 8"),
+  // Input sets gave way to fresh inputs for every launch: the old key is refused, with the fix.
+  EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"input_sets": 2})"))
+                .find("suite.trust.input_sets: no longer read: every launch now reads inputs "
+                      "generated fresh on the GPU"),
             std::string::npos);
   EXPECT_NE(ErrorOf(Minimal(R"(, "trust": {"sets": 2})")).find("suite.trust: unknown key 'sets'"),
             std::string::npos);

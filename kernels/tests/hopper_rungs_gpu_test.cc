@@ -1,0 +1,196 @@
+// The Hopper rungs of issue 27 (a19+) against the CPU double reference on the problems that take
+// their new paths, on the device (ctest label gpu): a short query side against many key tiles
+// (split-KV's shares), causal Sq > Sk with many tiles (rows that see no key in any share, and
+// shares that see no key at all), odd lengths at every head dim, B·H past 65,535, and a20's
+// dynamic schedule launch after launch. O and LSE are
+// poisoned before each launch (kernel_gpu_run.h), so a row no share wrote fails.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/registry.h"
+#include "kernels/tests/kernel_gpu_run.h"
+
+namespace flashscope::kernels {
+namespace {
+
+using testing::AttentionCase;
+using testing::AttentionOutput;
+using testing::CompareAttention;
+using testing::CompareGemm;
+using testing::GemmCase;
+using testing::MakeAttentionCase;
+using testing::MakeGemmCase;
+using testing::RunAttention;
+using testing::RunGemm;
+
+// The rungs this test covers; each must be registered (a build without sm_90a has none of them).
+const char* const kRungs[] = {"attn.a19_split_kv", "attn.a20_dynamic_schedule"};
+
+bool OnHopper() {
+  int n = 0, dev = 0, major = 0, minor = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return false;
+  if (cudaGetDevice(&dev) != cudaSuccess) return false;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  return major == 9 && minor == 0;
+}
+
+AttentionProblem Shape(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
+                       bool causal) {
+  AttentionProblem p;
+  p.batch = b;
+  p.heads = h;
+  p.seq_q = sq;
+  p.seq_k = sk;
+  p.head_dim = d;
+  p.dtype = t;
+  p.causal = causal;
+  p.want_lse = true;
+  return p;
+}
+
+// Short query sides against long key sides: few query tiles, many key tiles, so that split-KV
+// deals each tile's keys to several CTAs (odd lengths: partial first/last tiles on both sides).
+std::vector<AttentionProblem> SplitProblems() {
+  std::vector<AttentionProblem> v;
+  int n = 0;
+  for (int64_t d : {64, 128, 256}) {
+    for (bool causal : {false, true}) {
+      const DType t = (n++ % 2) == 0 ? DType::kBF16 : DType::kF16;
+      v.push_back(Shape(1, 2, 1, 3001, d, t, causal));     // one decode row
+      v.push_back(Shape(1, 3, 77, 4099, d, t, causal));    // a chunk, Sk off the tile grid
+      v.push_back(Shape(2, 1, 200, 2048, d, t, causal));   // two query tiles at BM = 128
+      v.push_back(Shape(1, 1, 2100, 1500, d, t, causal));  // causal: rows 0..599 see no key
+    }
+  }
+  return v;
+}
+
+class HopperRungsGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!OnHopper()) GTEST_SKIP() << "these rungs run on compute capability 9.0 only";
+  }
+};
+
+TEST_F(HopperRungsGpu, EveryRungIsRegistered) {
+  for (const char* id : kRungs) EXPECT_NE(FindKernel(id), nullptr) << id;
+}
+
+TEST_F(HopperRungsGpu, ShortQueriesAgainstLongKeysMatchTheReference) {
+  uint32_t seed = 2700;
+  for (const AttentionProblem& p : SplitProblems()) {
+    const AttentionCase c = MakeAttentionCase(p, seed++);
+    for (const char* id : kRungs) {
+      const KernelEntry* e = FindKernel(id);
+      ASSERT_NE(e, nullptr) << id;
+      ASSERT_EQ(e->Supports(Problem{p}, 90), "") << id << " on " << ProblemKey(p);
+      SCOPED_TRACE(std::string(id) + " on " + ProblemKey(p));
+      AttentionOutput out;
+      RunAttention(*e, c, &out);
+      if (HasFatalFailure()) return;
+      EXPECT_TRUE(CompareAttention(c, out)) << id << " on " << ProblemKey(p);
+    }
+  }
+}
+
+// The problems above must take the split path, or the test above proves nothing new: a split
+// launch runs two kernels (the shares, then the combine), which the entry reports.
+TEST_F(HopperRungsGpu, ShortQueryProblemsAreSplit) {
+  for (const char* id : kRungs) {
+    const KernelEntry* e = FindKernel(id);
+    ASSERT_NE(e, nullptr) << id;
+    for (const AttentionProblem& p : SplitProblems()) {
+      EXPECT_EQ(e->device_functions(Problem{p}).size(), 2u)
+          << id << ": " << ProblemKey(p) << " was not split";
+    }
+    // 16k tokens at D = 128 fill many waves: one kernel, no split.
+    const AttentionProblem big = Shape(4, 16, 4096, 4096, 128, DType::kBF16, false);
+    EXPECT_EQ(e->device_functions(Problem{big}).size(), 1u) << id;
+  }
+}
+
+// a20's dynamic schedule at D = 64 (problems with enough query tiles not to split): more tiles
+// than SMs, a last head group smaller than the others, causal rows that see no key; launched
+// twice on the same buffers, so a work counter the first launch left dirty fails the second.
+TEST_F(HopperRungsGpu, DynamicScheduleMatchesTheReferenceLaunchAfterLaunch) {
+  const KernelEntry* e = FindKernel("attn.a20_dynamic_schedule");
+  ASSERT_NE(e, nullptr);
+  uint32_t seed = 2750;
+  for (const AttentionProblem& p : {Shape(1, 140, 300, 300, 64, DType::kBF16, true),
+                                    Shape(1, 140, 300, 300, 64, DType::kF16, false),
+                                    Shape(1, 70, 700, 450, 64, DType::kBF16, true)}) {
+    EXPECT_EQ(e->device_functions(Problem{p}).size(), 1u) << ProblemKey(p) << " was split";
+    const AttentionCase c = MakeAttentionCase(p, seed++);
+    for (int launch = 0; launch < 2; ++launch) {
+      SCOPED_TRACE(ProblemKey(p) + " launch " + std::to_string(launch));
+      AttentionOutput out;
+      RunAttention(*e, c, &out);
+      if (HasFatalFailure()) return;
+      EXPECT_TRUE(CompareAttention(c, out)) << ProblemKey(p) << " launch " << launch;
+    }
+  }
+}
+
+TEST_F(HopperRungsGpu, ManyHeadsPastTheGridYLimit) {
+  uint32_t seed = 2800;
+  for (int64_t d : {64, 128, 256}) {
+    const AttentionProblem p = Shape(2, 32769, 17, 33, d, DType::kBF16, d == 128);
+    const AttentionCase c = MakeAttentionCase(p, seed++);
+    for (const char* id : kRungs) {
+      SCOPED_TRACE(std::string(id) + " on " + ProblemKey(p));
+      AttentionOutput out;
+      RunAttention(*FindKernel(id), c, &out);
+      if (HasFatalFailure()) return;
+      EXPECT_TRUE(CompareAttention(c, out)) << id << " on " << ProblemKey(p);
+    }
+  }
+}
+
+// Relaunching on the same buffers (the timing loop) gives the same output: the workspace of the
+// partial results carries nothing from one launch to the next.
+TEST_F(HopperRungsGpu, RelaunchGivesTheSameResult) {
+  const AttentionProblem p = Shape(1, 2, 100, 5000, 128, DType::kBF16, true);
+  const AttentionCase c = MakeAttentionCase(p, 2900);
+  for (const char* id : kRungs) {
+    AttentionOutput first, second;
+    RunAttention(*FindKernel(id), c, &first);
+    if (HasFatalFailure()) return;
+    RunAttention(*FindKernel(id), c, &second);
+    if (HasFatalFailure()) return;
+    EXPECT_TRUE(CompareAttention(c, first)) << id;
+    EXPECT_EQ(first.o, second.o) << id;
+    EXPECT_EQ(first.lse, second.lse) << id;
+  }
+}
+
+// g07's split tail: shapes whose last wave of tiles is partial, so that its tiles are split along
+// K and their partial sums added in split order: single CTAs (1000^3: 64 tiles of 128x128, two
+// splits) and clusters of two with an odd tile-row count (2100 x 4000 x 520: 144 cluster tiles
+// over 66 clusters, the last 12 in two splits; the CTA whose row is past M still takes its turns).
+// Launched twice: the split-order counters must be back at zero, and the order makes the result
+// the same bit for bit.
+TEST_F(HopperRungsGpu, SplitTailGemmMatchesTheReferenceLaunchAfterLaunch) {
+  const KernelEntry* e = FindKernel("gemm.g07_split_tail");
+  ASSERT_NE(e, nullptr);
+  uint32_t seed = 3000;
+  for (const GemmProblem& g :
+       {GemmProblem{1000, 1000, 1000, DType::kBF16}, GemmProblem{2100, 4000, 520, DType::kF16}}) {
+    ASSERT_EQ(e->Supports(Problem{g}, 90), "");
+    const GemmCase gc = MakeGemmCase(g, seed++);
+    std::vector<float> first, second;
+    RunGemm(*e, g, gc.ab, gc.bb, &first);
+    if (HasFatalFailure()) return;
+    EXPECT_TRUE(CompareGemm(first, gc.ref, gc.abs_sum)) << ProblemKey(g);
+    RunGemm(*e, g, gc.ab, gc.bb, &second);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(first, second) << ProblemKey(g) << ": the second launch differs";
+  }
+}
+
+}  // namespace
+}  // namespace flashscope::kernels

@@ -1,0 +1,122 @@
+// The range profiler's metric scopes and per-pass evidence on the device: a hardware-only profile
+// leaves the SASS-instrumented counters out and runs the kernel at its own speed (its CUPTI kernel
+// time and each pass's event time next to a timed launch's: the premise of the trust checks'
+// profiled_duration, analysis/trust_checks.h), `after_pass` runs once per pass, and the profiler
+// switches between the scopes. Label gpu.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "profiler/calibration_kernels.h"
+#include "profiler/cupti_profiler.h"
+#include "profiler/device_info.h"
+#include "profiler/timing.h"
+#include "profiler/work_counters.h"
+
+namespace flashscope::profiler {
+namespace {
+
+class MetricScopeGpuTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(CountDevices().ok()) << "GPU test run without a usable CUDA device";
+    auto info = QueryDevice(0);
+    ASSERT_TRUE(info.ok()) << info.status();
+    blocks_ = info->sm_count * 4;
+    const WorkCounterSet* set = WorkCountersFor(info->cc);
+    ASSERT_NE(set, nullptr) << "no work counters for sm_" << info->cc;
+    // The tensor path the mma loop uses, the instrumented FFMA count, and DRAM reads.
+    metrics_ = {{"tensor", set->paths[0].hw_name, "", "", 0},
+                {"ffma", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "", "", 0},
+                {"dram_read", set->dram_read, "", "", 0}};
+    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out_), size_t{1} << 20), cudaSuccess);
+    auto timer = Timer::Create(stream_);
+    ASSERT_TRUE(timer.ok()) << timer.status();
+    timer_ = *std::move(timer);
+  }
+  void TearDown() override {
+    timer_.reset();
+    if (out_) cudaFree(out_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  cudaError_t Launch(cudaStream_t s) { return LaunchMmaLoop(out_, blocks_, 256, s); }
+
+  std::vector<MetricDef> metrics_;
+  int blocks_ = 0;
+  cudaStream_t stream_ = nullptr;
+  float* out_ = nullptr;
+  std::unique_ptr<Timer> timer_;
+};
+
+TEST_F(MetricScopeGpuTest, HardwareScopeLeavesInstrumentedCountersOutAndKeepsTheKernelsSpeed) {
+  auto rp = RangeProfiler::Create(metrics_, 0);
+  ASSERT_TRUE(rp.ok()) << rp.status();
+  ASSERT_TRUE((*rp)->has_hardware_subset());
+  EXPECT_TRUE(IsInstrumentedMetric(metrics_[1].hw_name));
+  EXPECT_FALSE(IsInstrumentedMetric(metrics_[0].hw_name));
+
+  TimingPolicy policy;
+  policy.min_samples = 10;
+  policy.max_samples = 50;
+  auto timed = timer_->Time([&](cudaStream_t s) { return Launch(s); }, policy);
+  ASSERT_TRUE(timed.ok()) << timed.status();
+  const double median = timed->summary.median;
+
+  int after = 0;
+  auto launch = [&](cudaStream_t s) { return Launch(s); };
+  auto flush = [&] { return timer_->FlushL2(); };
+  auto count = [&] {
+    ++after;
+    return absl::OkStatus();
+  };
+  auto hw = (*rp)->Profile(launch, flush, stream_, Replay::kUser, count, MetricScope::kHardware);
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_EQ(hw->scope, MetricScope::kHardware);
+  EXPECT_FALSE(hw->instrumented);
+  ASSERT_EQ(hw->values.size(), 2u);  // tensor and DRAM, not FFMA
+  EXPECT_EQ(hw->values[0].first.name, "tensor");
+  EXPECT_EQ(hw->values[1].first.name, "dram_read");
+  EXPECT_GT(hw->values[0].second, 0);
+  EXPECT_EQ(after, hw->passes);
+  ASSERT_EQ(static_cast<int>(hw->pass_ms.size()), hw->passes);
+  std::printf("hardware scope: %d passes, kernel %.4f ms (CUPTI), passes", hw->passes,
+              hw->kernel_ms);
+  for (double ms : hw->pass_ms) std::printf(" %.4f", ms);
+  std::printf(" ms; timed median %.4f ms\n", median);
+  // The premise of profiled_duration: counted in hardware, the kernel runs at its own speed.
+  EXPECT_GT(hw->kernel_ms, 0.5 * median);
+  EXPECT_LT(hw->kernel_ms, 1.5 * median);
+  for (double ms : hw->pass_ms) EXPECT_LT(ms, 2.0 * median + 0.5);
+
+  after = 0;
+  auto all = (*rp)->Profile(launch, flush, stream_, Replay::kUser, count, MetricScope::kAll);
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->scope, MetricScope::kAll);
+  EXPECT_TRUE(all->instrumented);
+  ASSERT_EQ(all->values.size(), 3u);
+  EXPECT_EQ(after, all->passes);
+  std::printf("all metrics: %d passes, kernel %.4f ms\n", all->passes, all->kernel_ms);
+  EXPECT_GE(all->passes, hw->passes);
+  // And back: the scopes alternate on one enabled profiler.
+  auto again = (*rp)->Profile(launch, flush, stream_, Replay::kUser, {}, MetricScope::kHardware);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->values.size(), 2u);
+}
+
+TEST_F(MetricScopeGpuTest, WithoutInstrumentedMetricsHardwareIsAll) {
+  auto rp = RangeProfiler::Create({metrics_[0], metrics_[2]}, 0);
+  ASSERT_TRUE(rp.ok()) << rp.status();
+  EXPECT_FALSE((*rp)->has_hardware_subset());
+  auto r = (*rp)->Profile([&](cudaStream_t s) { return Launch(s); }, nullptr, stream_,
+                          Replay::kUser, {}, MetricScope::kHardware);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->scope, MetricScope::kAll);
+  EXPECT_FALSE(r->instrumented);
+  EXPECT_EQ(r->values.size(), 2u);
+}
+
+}  // namespace
+}  // namespace flashscope::profiler

@@ -1,0 +1,193 @@
+// The profile phase of a case (CaseRunner::Profile, case_runner.h): the hardware counters of the
+// metrics asked for and of the trust checks' work evidence, collected over passes that read fresh
+// inputs and are checked like every other launch (runner/trust_case.h, ProfileHooks).
+//
+// Two stages keep the cost down (docs/trust.md, "cost"): first only the counters the hardware
+// counts (tensor FLOPs by path, DRAM bytes, metrics asked for that are not instrumented), whose
+// passes run the kernel at its own speed and so are also the profiled launches whose durations
+// the profiled_duration check compares with the timed ones; then, only when the tensor paths fall
+// short of the work floor (scalar kernels) or an instrumented metric was asked for, everything,
+// SASS-instrumented scalar counters included.
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "analysis/trust_checks.h"
+#include "profiler/nvtx_ranges.h"
+#include "protocol/worker_protocol.h"
+#include "runner/case_runner.h"
+#include "runner/case_runner_state.h"
+#include "runner/record_conversions.h"
+#include "runner/trust_case.h"
+#include "verify/problem_costs.h"
+
+namespace flashscope::runner {
+namespace {
+
+namespace phase = suites::protocol::phase;
+
+std::map<std::string, double> ByHwName(const profiler::ProfileResult& r) {
+  std::map<std::string, double> out;
+  for (const auto& [def, value] : r.values) out[def.hw_name] = value;
+  return out;
+}
+
+bool AnyInstrumented(const std::vector<profiler::MetricDef>& defs) {
+  return std::any_of(defs.begin(), defs.end(), [](const profiler::MetricDef& d) {
+    return profiler::IsInstrumentedMetric(d.hw_name);
+  });
+}
+
+// Why a profile's passes cannot be compared with timed launches, or "" when they can.
+std::string NotComparable(const profiler::ProfileResult& r) {
+  if (r.replay == profiler::Replay::kKernel) {
+    return "CUPTI kernel replay (a launch that is not idempotent): one launch holds every pass";
+  }
+  if (r.instrumented) {
+    return "every counter pass collected SASS-instrumented counters, which slow the kernel";
+  }
+  return "";
+}
+
+}  // namespace
+
+void CaseRunner::Profile(Case& k) {
+  State& s = *state_;
+  const std::string no_counters = absl::StrCat("no work counters known for sm_", s.device.cc);
+  if (s.profiled_defs.empty()) {
+    k.trust->SetWork({false, no_counters}, 0);
+    return;
+  }
+  // The FLOP and precision rules are off below kWorkRuleMinFlops: unless metrics were asked for,
+  // the counter passes buy nothing there.
+  if (s.metric_defs.empty() &&
+      verify::MinimalWorkFlops(k.c->problem) < reports::kWorkRuleMinFlops) {
+    k.trust->SetWork(
+        {false, absl::StrFormat("the problem needs under %.0e FLOPs: no counters collected (a "
+                                "launch without kernels still fails the streams check)",
+                                reports::kWorkRuleMinFlops)},
+        0);
+    k.trust->SetProfiledDurations({}, 0,
+                                  "no counters collected (problem under the work rule's size)");
+    return;
+  }
+  Enter(phase::kProfiling);
+  profiler::NvtxRange range("profile");
+  if (s.metrics_unavailable.empty() && !s.range_profiler) {
+    auto rp = profiler::RangeProfiler::Create(s.profiled_defs, 0);
+    if (rp.ok()) {
+      s.range_profiler = *std::move(rp);
+    } else {
+      s.metrics_unavailable = std::string(rp.status().message());
+    }
+  }
+  reports::ProfileRecord pr;
+  reports::WorkInput work{
+      false, s.work_counters == nullptr
+                 ? no_counters
+                 : absl::StrCat("hardware counters unavailable: ", s.metrics_unavailable)};
+  const TrustCase::PassHooks hooks = k.trust->ProfileHooks([&]() { return s.timer->FlushL2(); });
+  double profile_s = 0;
+  if (s.range_profiler) {
+    profile_s = CollectCounters(k, hooks.before, hooks.after, &pr, &work);
+  } else {
+    pr.unavailable_reason = s.metrics_unavailable;
+  }
+  k.trust->SetWork(std::move(work), profile_s);
+  if (s.metric_defs.empty()) return;
+  // One more launch under CUPTI's activity records: the exact duration of every kernel the
+  // implementation launches (several for the unfused peer); fresh inputs, L2 flushed and checked
+  // like a counter pass.
+  if (profiler::KernelTracer* tracer = Tracer(); tracer != nullptr && hooks.before().ok()) {
+    auto records = tracer->Trace(k.trust->launch(), s.stream);
+    if (records.ok()) {
+      for (const auto& r : *records) pr.kernel_durations_ms.emplace_back(r.name, r.ms);
+    }
+    if (absl::Status st = hooks.after(); !st.ok()) {
+      pr.kernel_durations_ms.clear();
+      pr.unavailable_reason = absl::StrCat("traced launch's output check: ", st.message());
+    }
+  }
+  k.r.profile = pr;
+}
+
+double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>& before_pass,
+                                   const std::function<absl::Status()>& after_pass,
+                                   reports::ProfileRecord* pr, reports::WorkInput* work) {
+  State& s = *state_;
+  // A launch that is not idempotent cannot be relaunched per pass: CUPTI replays each of its
+  // kernels and restores the memory they touch instead.
+  const profiler::Replay replay =
+      k.c->kernel->info().idempotent ? profiler::Replay::kUser : profiler::Replay::kKernel;
+  const bool user = replay == profiler::Replay::kUser;
+  auto profile = [&](profiler::MetricScope scope) {
+    return s.range_profiler->Profile(k.trust->launch(), before_pass, s.stream, replay, after_pass,
+                                     scope);
+  };
+  const bool staged = s.hardware_scope_usable && s.range_profiler->has_hardware_subset();
+  auto result = profile(staged ? profiler::MetricScope::kHardware : profiler::MetricScope::kAll);
+  if (staged && !result.ok() && !absl::IsNotFound(result.status())) {
+    result = profile(profiler::MetricScope::kAll);
+    // The full config worked where the smaller one did not: CUPTI refused the smaller config
+    // here, so collect everything at once from now on (a kernel's own failure fails both).
+    if (result.ok()) s.hardware_scope_usable = false;
+  }
+  double profile_s = 0;
+  int passes = 0;
+  std::map<std::string, double> by_hw;
+  if (result.ok()) {
+    profile_s = result->wall_s;
+    passes = result->passes;
+    k.trust->SetProfiledDurations(result->pass_ms, result->kernel_ms, NotComparable(*result));
+    by_hw = ByHwName(*result);
+    bool need_all =
+        result->scope == profiler::MetricScope::kHardware && AnyInstrumented(s.metric_defs);
+    if (result->scope == profiler::MetricScope::kHardware && s.work_counters != nullptr) {
+      const reports::WorkInput hw =
+          WorkInputFrom(*s.work_counters, by_hw, result->kernels, user, k.c->problem);
+      const double flops =
+          std::accumulate(hw.paths.begin(), hw.paths.end(), 0.0,
+                          [](double sum, const reports::WorkPath& p) { return sum + p.flops; });
+      need_all = need_all || flops < reports::kWorkFloor * hw.minimal_flops;
+    }
+    if (need_all) {
+      // The scalar (instrumented) counters: their passes are checked too, not compared.
+      auto all = profile(profiler::MetricScope::kAll);
+      if (all.ok()) {
+        profile_s += all->wall_s;
+        passes += all->passes;
+        by_hw = ByHwName(*all);
+      }
+      result = std::move(all);
+    }
+  }
+  if (!result.ok()) {
+    if (absl::IsNotFound(result.status()) && s.work_counters != nullptr) {
+      // The launch enqueued no kernel: evidence, not a profiler failure.
+      *work = WorkInputFrom(*s.work_counters, {}, 0, true, k.c->problem);
+    } else {
+      work->unavailable_reason = absl::StrCat("hardware counters: ", result.status().message());
+    }
+    pr->unavailable_reason = std::string(result.status().message());
+    return profile_s;
+  }
+  *pr = ToProfileRecord(*result);
+  pr->passes = passes;
+  pr->wall_s = profile_s;
+  std::vector<reports::MetricRecord> asked;
+  for (const reports::MetricRecord& m : pr->metrics) {
+    if (std::any_of(s.metric_defs.begin(), s.metric_defs.end(),
+                    [&](const profiler::MetricDef& d) { return d.hw_name == m.hw_name; })) {
+      asked.push_back(m);
+    }
+  }
+  pr->metrics = std::move(asked);
+  if (s.work_counters != nullptr) {
+    *work = WorkInputFrom(*s.work_counters, by_hw, result->kernels, user, k.c->problem);
+  }
+  return profile_s;
+}
+
+}  // namespace flashscope::runner

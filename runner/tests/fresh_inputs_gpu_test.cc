@@ -1,0 +1,122 @@
+// Fresh inputs and sampled checks around real launches (runner/fresh_inputs.h), with the GPU
+// gemm reference as the "kernel": computed every launch it passes every check; computed on the
+// first launch only and replayed after (a cache keyed on the buffers) it fails every later
+// launch, whatever the kind; every launch reads inputs drawn from its own seed. Label gpu.
+#include "runner/fresh_inputs.h"
+
+#include <cuda_runtime_api.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "verify/gpu_reference.h"
+
+namespace flashscope::runner {
+namespace {
+
+class FreshInputsGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int n = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess) << "GPU test run without a usable CUDA device";
+    ASSERT_GT(n, 0);
+    problem_.m = 64;
+    problem_.n = 96;
+    problem_.k = 128;
+    problem_.dtype = DType::kF16;
+    auto ws = verify::Workspace::Create(problem_, {verify::InputKind::kNormal, 3}, nullptr);
+    ASSERT_TRUE(ws.ok()) << ws.status();
+    ws_ = *std::move(ws);
+  }
+
+  // The reference product of the inputs now in the workspace, written as the kernel's C.
+  cudaError_t Honest() {
+    return verify::GemmReferenceGpu(problem_, ws_->input(0), ws_->input(1),
+                                    verify::ReferencePrecision::kFp64,
+                                    static_cast<float*>(ws_->output()), nullptr);
+  }
+
+  // One case: the verified launch, 2 warm-up, 6 timed, 1 traced, 2 profiled; `cached` computes
+  // on the verified launch only.
+  std::vector<reports::LaunchOutputCheck> RunCase(bool cached, SecretSeeds& seeds) {
+    FreshLaunches fresh(*ws_, seeds, nullptr, reports::kSampledEntriesPerLaunch);
+    EXPECT_TRUE(fresh.BeforeVerified().ok());
+    EXPECT_TRUE(ws_->PoisonOutputs(nullptr).ok());
+    EXPECT_EQ(Honest(), cudaSuccess);
+    const verify::TolerancePolicy policy = verify::DefaultTolerance(Family::kGemm, DType::kF16);
+    const verify::ErrorStats& base = ws_->BaselineStats(0, {policy.atol, policy.rtol});
+    const verify::ElementBound e = verify::BoundFor(&base, policy);
+    fresh.SetBound({e.absolute ? 1 : 0, e.max_abs, e.atol, e.rtol, 0, 0},
+                   verify::SampledRuleFor(&base, policy));
+    EXPECT_TRUE(fresh.After().ok());
+    const std::pair<const char*, int> kinds[] = {
+        {"warm-up", 2}, {"timed", 6}, {"traced", 1}, {"profiled", 2}};
+    for (const auto& [kind, count] : kinds) {
+      for (int i = 0; i < count; ++i) {
+        EXPECT_TRUE(fresh.Before(kind, i, /*poison=*/i % 2 == 1).ok());
+        if (!cached) EXPECT_EQ(Honest(), cudaSuccess);
+        EXPECT_TRUE(fresh.After().ok());
+      }
+    }
+    EXPECT_TRUE(fresh.Collect().ok());
+    const reports::LaunchCounts& n = fresh.launches();
+    EXPECT_EQ(n.total(), 12);
+    EXPECT_EQ(n.timed, 6);
+    return fresh.checks();
+  }
+
+  GemmProblem problem_;
+  std::unique_ptr<verify::Workspace> ws_;
+};
+
+TEST_F(FreshInputsGpu, AnHonestKernelPassesEveryLaunchOnInputsOfItsOwn) {
+  SecretSeeds seeds(11);
+  const std::vector<reports::LaunchOutputCheck> checks = RunCase(false, seeds);
+  ASSERT_EQ(checks.size(), 12u);
+  std::set<uint64_t> input_seeds;
+  for (const reports::LaunchOutputCheck& c : checks) {
+    SCOPED_TRACE(c.kind + " " + std::to_string(c.launch));
+    EXPECT_EQ(c.rows, reports::kSampledEntriesPerLaunch);
+    EXPECT_EQ(c.bad, 0);
+    EXPECT_EQ(c.bad_rows, 0);
+    input_seeds.insert(c.input_seed);
+  }
+  EXPECT_EQ(input_seeds.size(), 12u) << "every launch read inputs from a seed of its own";
+  std::vector<reports::TimedLaunchRecord> failed;
+  const reports::LaunchCounts counts{1, 2, 6, 1, 2};
+  EXPECT_EQ(reports::CheckLaunchOutputs(checks, counts, reports::kSampledEntriesPerLaunch, &failed)
+                .status,
+            "passed");
+}
+
+TEST_F(FreshInputsGpu, ACacheKeyedOnTheBuffersFailsEveryLaterLaunch) {
+  SecretSeeds seeds(12);
+  const std::vector<reports::LaunchOutputCheck> checks = RunCase(true, seeds);
+  ASSERT_EQ(checks.size(), 12u);
+  EXPECT_EQ(checks[0].kind, "verified");
+  EXPECT_EQ(checks[0].bad_rows, 0);
+  for (size_t i = 1; i < checks.size(); ++i) {
+    SCOPED_TRACE(checks[i].kind + " " + std::to_string(checks[i].launch));
+    // Stale (the verified launch's answer to other inputs) or never written (poisoned): every
+    // sampled entry is wrong.
+    EXPECT_EQ(checks[i].bad_rows, reports::kSampledEntriesPerLaunch);
+  }
+}
+
+TEST_F(FreshInputsGpu, TheNextCaseRedrawsTheVerifiedInputs) {
+  SecretSeeds seeds(13);
+  const uint64_t first = ws_->seed_of(0);
+  RunCase(false, seeds);
+  // The first case read the inputs: the next one's verified launch gets a new draw and a new
+  // full reference, in the same buffers.
+  const void* a = ws_->input(0);
+  FreshLaunches next(*ws_, seeds, nullptr, reports::kSampledEntriesPerLaunch);
+  ASSERT_TRUE(next.BeforeVerified().ok());
+  EXPECT_NE(ws_->seed_of(0), first);
+  EXPECT_EQ(ws_->input(0), a);
+  EXPECT_THAT(next.Describe(), ::testing::HasSubstr("1 redraw(s)"));
+}
+
+}  // namespace
+}  // namespace flashscope::runner

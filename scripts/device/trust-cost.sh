@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The trust checks' cost (docs/trust.md, "Cost"): the smoke suite with every check on and with
+# every check off, one after the other in one device call on one GPU, and the table of the two
+# (scripts/device/trust_cost_table.py). Runs on the lent GPU machine in a copy of the repo with
+# .carry/bins.tar.xz (scripts/device/stage.sh BUILD).
+#
+# Usage: scripts/device/trust-cost.sh BUILD [SUITE]     (SUITE defaults to suites/smoke.json)
+# Writes $OUT/trust-cost.md (the table), $OUT/cost-on.json.xz, $OUT/cost-off.json.xz and the
+# progress logs. DEADLINE_S (default 560) bounds the whole call; each run gets half of what is
+# left when it starts, so a run cut short says so in the table (its case count).
+# What it must show: "on / off" of the suite's wall time <= 1.5, every honest case passed with
+# the checks on, and the profiled/timed duration ratios of honest kernels (the threshold's
+# evidence: kProfiledSlowdownMax in analysis/trust_checks.h).
+set -uo pipefail
+build=$1
+suite=${2:-suites/smoke.json}
+root=$PWD
+out=${OUT:-/tmp/out}
+work=$(mktemp -d)
+mkdir -p "$out"
+if [[ -f .carry/bins.tar.xz ]]; then tar -C "$root" -xJf .carry/bins.tar.xz; fi
+# The binaries carry absolute paths of the machine that built them (/work/main): mirror it.
+if [[ "$root" != /work/main && ! -e /work/main ]]; then mkdir -p /work && ln -sfn "$root" /work/main; fi
+fs="$root/$build/cli/flashscope"
+start=$(date +%s)
+left() { echo $((${DEADLINE_S:-560} - ($(date +%s) - start))); }
+
+# The same suite with every switchable check off: what the run costs without them.
+python3 - "$suite" "$work/suite-off.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["name"] = s.get("name", "suite") + "-checks-off"
+s["trust"] = {"off": ["plausibility", "work", "timed_outputs", "streams"]}
+json.dump(s, open(sys.argv[2], "w"), indent=1)
+PY
+
+# run NAME SUITE: the report NAME.json, its wall time in NAME.wall_s.
+run() {
+  local name=$1 file=$2 budget t0
+  budget=$(($(left) / 2))
+  [[ $name == on ]] && budget=$(left)
+  t0=$(date +%s.%N)
+  "$fs" run "$file" --out "$work/cost-$name.json" --deadline_s "$budget" --color=never \
+    2>"$out/cost-$name.progress.log" | tail -n 4
+  python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$t0" "$(date +%s.%N)" \
+    >"$work/cost-$name.wall_s"
+}
+# Off first: the on run then gets the rest of the call, which it needs more.
+run off "$work/suite-off.json"
+run on "$suite"
+python3 scripts/device/trust_cost_table.py "$work/cost-on.json" "$(cat "$work/cost-on.wall_s")" \
+  "$work/cost-off.json" "$(cat "$work/cost-off.wall_s")" | tee "$out/trust-cost.md"
+for n in on off; do xz -T0 -c "$work/cost-$n.json" >"$out/cost-$n.json.xz"; done
