@@ -211,6 +211,14 @@ AbResult JudgeAb(const AbComparison& c) {
           {p.key, "correctness",
            absl::StrCat("the new side was skipped where the base side passed: ", n.reason)});
     }
+    if (p.verdict == Verdict::kNotTimed && b.status == CaseStatus::kPassed &&
+        n.status == CaseStatus::kPassed) {
+      // Both sides passed but no pair of samples was taken: nothing was judged, so it cannot
+      // pass as "same" (the gate's not_judged rule; ab has no policy to allow it by name).
+      r.failures.push_back({p.key, "not_judged",
+                            absl::StrCat("passed on both sides but not compared: ",
+                                         p.note.empty() ? "no pairs of samples" : p.note)});
+    }
     if (p.verdict != Verdict::kSlower) continue;
     const double change = p.judged_by_effect ? p.evidence.min_pair_change : p.evidence.effect;
     if (change > o.allowed_slowdown) {

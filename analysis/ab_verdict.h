@@ -90,7 +90,8 @@ AbComparison CompareAb(const Report& base, const Report& next, const AbOptions& 
 
 // Pass or regression. Failure rules: "slowdown" (slower by more than allowed_slowdown),
 // "correctness" (the new side failed, errored or timed out where the base side did not, or was
-// skipped where the base passed), "missing" (a case of the base side absent from the new side).
+// skipped where the base passed), "missing" (a case of the base side absent from the new side),
+// "not_judged" (passed on both sides, but no pair of samples to compare).
 struct AbResult {
   std::vector<GateFailure> failures;
   bool passed() const { return failures.empty(); }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "reports/report_checks.h"
 
 namespace flashscope::reports {
 namespace {
@@ -28,6 +29,14 @@ std::string TimingProblem(const char* side, const CaseResult& c) {
     if (!(std::isfinite(x) && x > 0)) {
       return absl::StrFormat("%s samples hold a value that is not a positive time (%g)", side, x);
     }
+  }
+  // Without raw samples nothing can be tested and the fastest sample is unknown: the median alone
+  // is a claim, not evidence (a report stripped of samples_ms must not pass a 10x slowdown).
+  if (c.timing->samples_ms.empty()) {
+    return absl::StrCat(side, " has no raw samples (timing.samples_ms is empty)");
+  }
+  if (std::string why = TimingContradiction(*c.timing); !why.empty()) {
+    return absl::StrCat(side, " ", why);
   }
   return "";
 }

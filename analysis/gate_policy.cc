@@ -5,10 +5,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "reports/file_util.h"
 #include "analysis/gate.h"
+#include "reports/file_util.h"
+#include "reports/input_file.h"
 #include "reports/json_fields.h"
-#include "reports/json_text.h"
+#include "reports/json_strict.h"
 
 namespace flashscope::reports {
 namespace {
@@ -72,6 +73,7 @@ KernelOverride ReadOverride(const Json& e, const std::string& at, absl::Status* 
     return o;
   }
   jsonio::Fields g(e, at, status);
+  g.RefuseNonFinite();
   g.Get("kernels", &o.kernels, jsonio::Need::kRequired);
   g.Get("ignore", &o.ignore);
   if (e.contains("allowed_slowdown")) {
@@ -97,10 +99,15 @@ MetricFloor ReadMetricFloor(const Json& e, const std::string& at, absl::Status* 
     return m;
   }
   jsonio::Fields g(e, at, status);
+  g.RefuseNonFinite();
   g.Get("kernels", &m.kernels);
   g.Get("metric", &m.metric, jsonio::Need::kRequired);
   g.Get("min", &m.min, jsonio::Need::kRequired);
   g.Get("fail_when_missing", &m.fail_when_missing);
+  // A floor beyond any double (1e999 is refused by the parser) or absurdly large is a typo.
+  if (status->ok() && !(std::fabs(m.min) <= 1e15)) {
+    g.Fail(g.PathOf("min"), absl::StrCat(m.min, " is out of range [-1e15, 1e15] (a metric floor)"));
+  }
   return m;
 }
 
@@ -148,6 +155,7 @@ absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& 
   }
   absl::Status status;
   jsonio::Fields f(j, "", &status);
+  f.RefuseNonFinite();
   std::string schema;
   double min_samples = p.min_samples;  // read as a number so that 2.5 is named, not truncated
   f.Get("schema", &schema);
@@ -176,14 +184,11 @@ absl::StatusOr<GatePolicy> GatePolicyFromJson(const Json& j, const std::string& 
 }
 
 absl::StatusOr<GatePolicy> ReadGatePolicyFile(const std::string& path) {
-  auto text = ReadWholeFile(path);
+  absl::StatusOr<std::string> text = ReadInputFile(path);
   if (!text.ok()) return text.status();
-  if (absl::Status deep = jsonio::CheckJsonDepth(*text, path); !deep.ok()) return deep;
-  Json j = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not valid JSON (a gate policy file, see docs/gating.md)"));
-  }
-  return GatePolicyFromJson(j, path);
+  absl::StatusOr<Json> j =
+      jsonio::ParseStrict(*text, path, "a gate policy file, see docs/gating.md");
+  if (!j.ok()) return j.status();
+  return GatePolicyFromJson(*j, path);
 }
 }  // namespace flashscope::reports

@@ -11,10 +11,13 @@
 // FLASHSCOPE_PLUGINS) are benchmarked like the built-in ones; the plugins' provenance goes into
 // the JSON context. Each iteration is one launch timed with a CUDA event pair and reported with
 // SetIterationTime (UseManualTime); with the suite's cold policy L2 is flushed before each
-// iteration, outside the timed span, as `flashscope run` does. Before timing, a case is launched
-// once on a poisoned output and verified against the reference; a case that fails is skipped with
-// the verification rule as its error. Counters (per iteration, from the event times, not CPU time):
-// TFLOPS and bytes_per_second (minimal bytes: each input read once, each output written once).
+// iteration, outside the timed span, as `flashscope run` does. A case goes through the phases of
+// every case path (runner/case_phases.h): before timing, the kernel's prepare() runs and the case
+// is launched once on a poisoned output and verified against the reference with the suite's
+// tolerance, as `flashscope run` applies it (bench/bench_case.h); a case that fails is skipped
+// with the verification rule as its error. Counters (per iteration, from the event times, not CPU
+// time): TFLOPS and bytes_per_second (minimal bytes: each input read once, each output written
+// once).
 //
 // Built only with CUDA. It links Google Benchmark from Debian (libbenchmark.so.1debian, a shared
 // library): the GPU machine's image does not have that soname, so a run there needs the .so carried
@@ -26,24 +29,26 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_replace.h"
 #include "bench/bench_args.h"
+#include "bench/bench_case.h"
 #include "common/install_layout.h"
 #include "plugins/sha256.h"
 #include "profiler/device_info.h"
 #include "profiler/timing.h"
+#include "protocol/worker_process.h"
 #include "runner/case_binding.h"
+#include "runner/case_phases.h"
 #include "runner/kernel_loading.h"
 #include "runner/planner.h"
 #include "suites/plugin_paths.h"
 #include "suites/suite.h"
-#include "protocol/worker_process.h"
 #include "verify/input_kind.h"
 #include "verify/problem_costs.h"
-#include "verify/tolerance.h"
 
 namespace flashscope::bench {
 namespace {
@@ -56,74 +61,102 @@ struct Context {
   cudaEvent_t start = nullptr, stop = nullptr;
   runner::ProblemWorkspaces workspaces;
   runner::WorkspaceSpec spec;
+  int cc = 0;  // the GPU's compute capability, for supports()
 };
 Context* g_ctx = nullptr;
 
-void RunCase(benchmark::State& state, const runner::BoundCase& bc) {
-  Context& c = *g_ctx;
-  const Problem& problem = bc.planned->problem;
-  auto ws = c.workspaces.For(problem, c.spec, c.stream);
-  if (!ws.ok()) {
-    state.SkipWithError(("inputs/reference: " + std::string(ws.status().message())).c_str());
-    return;
+// One benchmark's case through the phases every case path shares (runner/case_phases.h): the
+// kernel's supports(), the problem's workspace, the kernel's prepare(), one launch on poisoned
+// outputs verified against the suite's tolerance (a fast wrong kernel must not produce a
+// benchmark number), then Google Benchmark's iterations as the measurement. A phase that ends the
+// case skips the benchmark with its reason.
+class BenchPhases : public runner::CasePhases {
+ public:
+  BenchPhases(benchmark::State& state, const runner::BoundCase& bc)
+      : state_(state), c_(*g_ctx), bc_(bc), problem_(bc.planned->problem) {}
+
+  bool Supports() override {
+    std::string why = bc_.kernel->Supports(problem_, c_.cc);
+    return why.empty() || Skip("not supported: " + why);
   }
-  const runner::BoundLaunch launch(*bc.kernel, problem, **ws);
-  // Verify once before timing: a fast wrong kernel must not produce a benchmark number.
-  if (auto s = (*ws)->PoisonOutputs(c.stream); !s.ok()) {
-    state.SkipWithError(std::string(s.message()).c_str());
-    return;
+  bool Inputs() override {
+    auto ws = c_.workspaces.For(problem_, c_.spec, c_.stream);
+    if (!ws.ok()) return Skip(runner::InputsEnding(ws.status()).reason);
+    ws_ = *ws;
+    launch_.emplace(*bc_.kernel, problem_, *ws_);
+    return true;
   }
-  cudaError_t e = launch(c.stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(c.stream);
-  if (e != cudaSuccess) {
-    state.SkipWithError(("launch: " + launch.Describe(e)).c_str());
-    return;
+  bool Prepare() override {
+    if (!launch_->prepares()) return true;
+    std::string note;
+    cudaError_t e = launch_->Prepare(c_.stream, &note);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c_.stream);
+    return e == cudaSuccess || Skip("prepare: " + launch_->Describe(e));
   }
-  DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
-  verify::HeatmapOptions no_heatmaps;
-  no_heatmaps.enabled = false;
-  auto verdict =
-      (*ws)->Verify(verify::DefaultTolerance(FamilyOf(problem), dtype), no_heatmaps, c.stream);
-  if (!verdict.ok() || !verdict->verdict.passed) {
-    state.SkipWithError(
-        ("verification failed: " +
-         (verdict.ok() ? verdict->verdict.rule : std::string(verdict.status().message())))
-            .c_str());
-    return;
+  bool Verify() override {
+    if (auto s = ws_->PoisonOutputs(c_.stream); !s.ok()) return Skip(std::string(s.message()));
+    cudaError_t e = (*launch_)(c_.stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(c_.stream);
+    if (e != cudaSuccess) return Skip("launch: " + launch_->Describe(e));
+    verify::HeatmapOptions no_heatmaps;
+    no_heatmaps.enabled = false;
+    auto verdict = ws_->Verify(BenchTolerance(c_.suite, problem_), no_heatmaps, c_.stream);
+    if (!verdict.ok()) return Skip("verification: " + std::string(verdict.status().message()));
+    return verdict->verdict.passed || Skip("verification failed: " + verdict->verdict.rule);
   }
-  double total_s = 0;
-  std::vector<double> iteration_ms;  // Google Benchmark reports the mean; the median is ours
-  for (auto _ : state) {
-    if (c.suite.timing.cold) (void)c.timer->FlushL2();
-    cudaEventRecord(c.start, c.stream);
-    cudaError_t e = launch(c.stream);
-    cudaEventRecord(c.stop, c.stream);
-    if (e == cudaSuccess) e = cudaEventSynchronize(c.stop);
-    float ms = 0;
-    if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, c.start, c.stop);
-    if (e != cudaSuccess) {
-      state.SkipWithError(("timing: " + launch.Describe(e)).c_str());
-      return;
+  bool Measure() override {
+    for (auto _ : state_) {
+      if (c_.suite.timing.cold) (void)c_.timer->FlushL2();
+      cudaEventRecord(c_.start, c_.stream);
+      cudaError_t e = (*launch_)(c_.stream);
+      cudaEventRecord(c_.stop, c_.stream);
+      if (e == cudaSuccess) e = cudaEventSynchronize(c_.stop);
+      float ms = 0;
+      if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, c_.start, c_.stop);
+      if (e != cudaSuccess) return Skip("timing: " + launch_->Describe(e));
+      state_.SetIterationTime(ms * 1e-3);
+      total_s_ += ms * 1e-3;
+      iteration_ms_.push_back(ms);
     }
-    state.SetIterationTime(ms * 1e-3);
-    total_s += ms * 1e-3;
-    iteration_ms.push_back(ms);
+    return true;
   }
-  if (total_s > 0) {
-    const double iters = static_cast<double>(state.iterations());
-    state.counters["TFLOPS"] = verify::Flops(problem) * iters / total_s * 1e-12;
-    state.counters["bytes_per_second"] = verify::MinimalBytes(problem) * iters / total_s;
+  void Complete() override {
+    if (total_s_ <= 0) return;
+    const double iters = static_cast<double>(state_.iterations());
+    state_.counters["TFLOPS"] = verify::Flops(problem_) * iters / total_s_ * 1e-12;
+    state_.counters["bytes_per_second"] = verify::MinimalBytes(problem_) * iters / total_s_;
     // `Time` is the mean of the iterations; `flashscope run` reports medians, so a mean pulled up
     // by a few slow iterations would not compare. Both are given.
-    std::sort(iteration_ms.begin(), iteration_ms.end());
-    state.counters["median_ms"] = iteration_ms[iteration_ms.size() / 2];
-    state.counters["max_ms"] = iteration_ms.back();
+    std::sort(iteration_ms_.begin(), iteration_ms_.end());
+    state_.counters["median_ms"] = iteration_ms_[iteration_ms_.size() / 2];
+    state_.counters["max_ms"] = iteration_ms_.back();
     // The SM clock right after the last iteration (the timer's %globaltimer/clock64 probe): a
     // long benchmark at full tensor load may run the GPU into its power limit, which the
     // samples of `flashscope run` (throttle-checked one by one) do not see.
-    if (auto mhz = c.timer->MeasureSmClockMhz(); mhz.ok())
-      state.counters["sm_clock_mhz_after"] = *mhz;
+    if (auto mhz = c_.timer->MeasureSmClockMhz(); mhz.ok()) {
+      state_.counters["sm_clock_mhz_after"] = *mhz;
+    }
   }
+
+ private:
+  bool Skip(const std::string& why) {
+    state_.SkipWithError(why.c_str());
+    return false;
+  }
+
+  benchmark::State& state_;
+  Context& c_;
+  const runner::BoundCase& bc_;
+  const Problem& problem_;
+  verify::Workspace* ws_ = nullptr;
+  std::optional<runner::BoundLaunch> launch_;
+  double total_s_ = 0;
+  std::vector<double> iteration_ms_;  // Google Benchmark reports the mean; the median is ours
+};
+
+void RunCase(benchmark::State& state, const runner::BoundCase& bc) {
+  BenchPhases phases(state, bc);
+  runner::RunCasePhases(phases);
 }
 
 int Fail(const std::string& message) {
@@ -190,6 +223,7 @@ int main(int argc, char** argv) {
   static bench::Context ctx;
   bench::g_ctx = &ctx;
   ctx.suite = *suite;
+  ctx.cc = device->cc;
   ctx.spec.options.input =
       verify::ParseInputKind(suite->input_kind).value_or(verify::InputKind::kNormal);
   ctx.spec.options.seed = suite->seed;

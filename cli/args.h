@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "suites/closest_names.h"
+#include "common/closest_names.h"
 
 namespace flashscope::cli {
 
@@ -153,7 +153,5 @@ struct ParseOutcome {
 ParseOutcome ParseCommandArgs(const Command& command, const std::vector<std::string>& words,
                               const std::vector<Command>& all_commands,
                               const std::string& command_line);
-
-using suites::DidYouMean;  // suites/closest_names.h: the one "did you mean" rule
 
 }  // namespace flashscope::cli

@@ -88,20 +88,11 @@ int Ab(const Args& a) {
   if (!worker.ok()) return Fail(std::string(worker.status().message()));
   suites::AbArgs args;
   if (!Seed(a, &args.seed)) return Fail("--seed: expected an unsigned 64-bit integer");
-  args.suite_path = *path;
+  FillWorkerRunArgs(a, *path, *worker, &args);
   args.base_plugin = a.String("base");
   args.new_plugin = a.String("new");
-  args.kernels_filter = a.String("kernels");
   args.out_dir = a.String("out_dir");
-  args.metrics = a.String("metrics");
   args.options = {a.Double("alpha"), a.Double("min_effect"), a.Double("allowed_slowdown")};
-  args.case_timeout_s = a.Double("case_timeout_s");
-  args.devices = a.String("devices");
-  args.force = a.Bool("force");
-  args.worker_exe = *worker;
-  args.command_line = a.command_line();
-  args.quiet = a.Bool("quiet");
-  args.dry_run = a.Bool("dry_run");
   const suites::AbOutcome o = suites::SuperviseAb(args);
   if (args.dry_run || o.base_path.empty() || o.exit_code >= 128) return o.exit_code;
   return Judge(a, o, args.options);
@@ -158,6 +149,7 @@ Command AbCommand() {
       .Add(ForceFlag("with --devices: run on GPUs of different models (refused otherwise)"))
       .Add(Flag::Bool("dry_run", "print both sides and the cases, and stop: needs no GPU"))
       .Add(SuitesDirFlag())
+      .Add(MaxInputFlag())
       .Add(ColorFlag())
       .Add(Flag::Bool("quiet", "no per-case progress lines"));
   return c;

@@ -35,7 +35,7 @@ int Emit(const char* command, const Args& a, const std::string& text) {
       !s.ok()) {
     return Fail(command, std::string(s.message()));
   }
-  if (absl::Status s = reports::WriteFileAtomic(out, text, WriteOptionsOf(a)); !s.ok()) {
+  if (absl::Status s = reports::WriteOutputFile(out, text, WriteOptionsOf(a)); !s.ok()) {
     return Fail(command, std::string(s.message()));
   }
   PrintError(command, absl::StrCat("wrote ", out));
@@ -184,6 +184,7 @@ void AddComparisonFlags(Command* c, const std::string& out_help) {
       .Add(ForceFlag(c->name + " reports of different GPUs or drivers (every output says so)"))
       .Add(FormatFlag(/*with_baseline=*/false))
       .Add(OutFlag(out_help))
+      .Add(MaxInputFlag())
       .Add(ColorFlag());
 }
 
@@ -192,6 +193,9 @@ void AddComparisonFlags(Command* c, const std::string& out_help) {
 Command CompareCommand() {
   Command c("compare", "BASE NEW",
             "median deltas, Mann-Whitney U on raw samples, a verdict per case", 2, 2, Compare);
+  c.details =
+      "A report may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by "
+      "content); --out X.xz (.gz, .zst) writes compressed.";
   AddComparisonFlags(&c, "write the rendering here (atomically) instead of stdout");
   return c;
 }
@@ -199,7 +203,9 @@ Command CompareCommand() {
 Command GateCommand() {
   Command c("gate", "BASE NEW", "compare + policy: exit 0 pass, 1 regression, 2 bad input or usage",
             2, 2, Gate);
-  c.details = "The rules and the policy file: docs/gating.md.";
+  c.details =
+      "The rules and the policy file: docs/gating.md. A report may be \"-\" (standard input) and "
+      "may be compressed (xz, gzip, zstd: recognised by content).";
   c.Add(Flag::String("policy", "FILE", "gate policy JSON (docs/gating.md); default: built-in"))
       .Add(Flag::String("json", "FILE", "also write the machine-readable verdict here"));
   AddComparisonFlags(&c, "write the rendering here (atomically); the verdict still goes to stdout");
@@ -211,10 +217,13 @@ Command RenderCommand() {
             "one report as markdown, JUnit XML, CSV, HTML, a terminal table, or a baseline", 1, 1,
             Render);
   c.details =
-      "--format baseline writes the report without heatmaps, to commit under results/baselines/.";
+      "--format baseline writes the report without heatmaps, to commit under results/baselines/.\n"
+      "REPORT may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by\n"
+      "content); --out X.json.xz (.gz, .zst) writes compressed.";
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
       .Add(FileForceFlag())
+      .Add(MaxInputFlag())
       .Add(ColorFlag());
   return c;
 }

@@ -166,6 +166,7 @@ Command HistoryAddCommand() {
       "with the reason, and then nothing is added. Exit codes: 0 added (or already there),\n"
       "2 bad input (unreadable report, bad --db, server unreachable). docs/history.md.";
   c.Add(DbFlag())
+      .Add(MaxInputFlag())
       .Add(Flag::String("revision", "REV",
                         "the revision every case goes to (in CI: the commit, $(git rev-parse "
                         "HEAD)); default: per case, its plugin version or flashscope revision"))

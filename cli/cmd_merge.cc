@@ -76,7 +76,8 @@ Command MergeCommand() {
       "when shards are missing). docs/robustness.md, \"Files and runs\".";
   c.Add(OutFlag("the merged report (required)"))
       .Add(ForceFlag("merge reports of different GPUs, drivers, suite files or peaks, or an "
-                     "incomplete set of shards (the output says so; complete: false)"));
+                     "incomplete set of shards (the output says so; complete: false)"))
+      .Add(MaxInputFlag());
   return c;
 }
 

@@ -63,22 +63,23 @@ int Show(const Args& a) {
     return 2;
   }
   const bool color = UseColor(a);
-  // The summary counts the whole report; the table holds what the filter keeps.
-  std::string text = reports::RenderSummary(*report, color) + "\n";
-  const size_t total = report->cases.size();
-  std::vector<reports::CaseResult> kept;
-  for (reports::CaseResult& c : report->cases) {
-    if (filter.Keeps(c)) kept.push_back(std::move(c));
+  // One summary model: its counts are the whole report's, its table rows what the filter keeps.
+  reports::ReportSummary summary = reports::SummarizeReport(*report);
+  std::string text = reports::RenderSummary(summary, color) + "\n";
+  const size_t total = summary.cases.size();
+  std::vector<reports::CaseSummary> kept;
+  for (reports::CaseSummary& c : summary.cases) {
+    if (filter.Keeps(*c.source)) kept.push_back(std::move(c));
   }
-  report->cases = std::move(kept);
+  summary.cases = std::move(kept);
   const bool filtered = !filter.statuses.empty() || !filter.globs.empty();
-  if (filtered && report->cases.empty()) {
+  if (filtered && summary.cases.empty()) {
     absl::StrAppend(&text, "no case of ", total, " matches the filter\n");
   } else {
-    text += reports::RenderCaseTable(*report, color);
+    text += reports::RenderCaseTable(summary, color);
   }
-  if (filtered && !report->cases.empty()) {
-    absl::StrAppend(&text, "(", report->cases.size(), " of ", total, " cases shown)\n");
+  if (filtered && !summary.cases.empty()) {
+    absl::StrAppend(&text, "(", summary.cases.size(), " of ", total, " cases shown)\n");
   }
   Print(text);
   return 0;
@@ -101,10 +102,14 @@ std::string ComputeCapabilityProblem(double v) {
 Command ShowCommand() {
   Command c("show", "REPORT", "summary and case table of a report (or of a run's .journal.jsonl)",
             1, 1, Show);
+  c.details =
+      "REPORT may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by "
+      "content, whatever its name).";
   c.Add(Flag::String("status", "LIST",
                      "only cases of these statuses, a comma list (passed, failed, skipped, "
                      "error, timeout), e.g. failed,error"))
       .Add(Flag::String("kernels", "GLOB", "only cases of these kernels (comma list of globs)"))
+      .Add(MaxInputFlag())
       .Add(ColorFlag());
   return c;
 }

@@ -8,11 +8,11 @@
 #include "cli/common_flags.h"
 #include "cli/output.h"
 #include "cli/worker_command.h"
-#include "reports/file_util.h"
+#include "protocol/worker_process.h"
 #include "render/render_terminal.h"
+#include "reports/file_util.h"
 #include "suites/suite.h"
 #include "supervisor/supervisor.h"
-#include "protocol/worker_process.h"
 
 namespace flashscope::cli {
 namespace {
@@ -40,29 +40,19 @@ int Run(const Args& a) {
     return 2;
   }
   suites::SuperviseArgs sa;
-  sa.suite_path = *path;
-  sa.kernels_filter = a.String("kernels");
+  FillWorkerRunArgs(a, *path, *worker, &sa);
   sa.plugins = a.List("plugin");
   sa.out_path = a.String("out");
   sa.resume_journal = a.String("resume");
-  sa.metrics = a.String("metrics");
   sa.dump_dir = a.String("dump");
-  sa.case_timeout_s = a.Double("case_timeout_s");
   sa.deadline_s = a.Double("deadline_s");
   sa.shard = a.String("shard");
-  sa.devices = a.String("devices");
-  sa.force = a.Bool("force");
   sa.sanitize_tool = a.String("sanitize");
-  sa.worker_exe = *worker;
-  sa.command_line = a.command_line();
-  sa.quiet = a.Bool("quiet");
-  sa.dry_run = a.Bool("dry_run");
   suites::SuperviseResult r = suites::Supervise(sa);
   if (r.report_path.empty()) return r.exit_code;
   const bool color = UseColor(a);
-  const std::string text = reports::RenderSummary(r.report, color) + "\n" +
-                           reports::RenderCaseTable(r.report, color) +
-                           "\nreport: " + r.report_path + "\n";
+  const std::string text =
+      reports::RenderReportTerminal(r.report, color) + "\nreport: " + r.report_path + "\n";
   Print(text);
   return r.exit_code;
 }
@@ -85,6 +75,7 @@ Command RunCommand() {
                       "print the plan (its cases, and where each kernel comes from) and stop: "
                       "needs no GPU, writes no journal"))
       .Add(OutFlag("report path (default results/runs/<utc time>-<suite>.json)"))
+      .Add(MaxInputFlag())
       .Add(Flag::String("dump", "DIR",
                         "write output, reference and inputs of every verified case as .npy"))
       .Add(Flag::String("metrics", "SET",

@@ -9,15 +9,16 @@
 
 namespace flashscope::cli {
 
-Command ListCommand();     // cmd_list.cc
-Command RunCommand();      // cmd_run.cc
-Command MergeCommand();    // cmd_merge.cc
-Command ShowCommand();     // cmd_reports.cc
-Command MetricsCommand();  // cmd_reports.cc
-Command CompareCommand();  // cmd_gate.cc
-Command GateCommand();     // cmd_gate.cc
-Command RenderCommand();   // cmd_gate.cc
-Command AbCommand();       // cmd_ab.cc
+Command ListCommand();       // cmd_list.cc
+Command RunCommand();        // cmd_run.cc
+Command MergeCommand();      // cmd_merge.cc
+Command ShowCommand();       // cmd_reports.cc
+Command MetricsCommand();    // cmd_reports.cc
+Command CompareCommand();    // cmd_gate.cc
+Command GateCommand();       // cmd_gate.cc
+Command RenderCommand();     // cmd_gate.cc
+Command AbCommand();         // cmd_ab.cc
+Command NewPluginCommand();  // cmd_new_plugin.cc
 // `flashscope history SUB`: the group's help and its subcommands, named "history add", ...
 Command HistoryGroupCommand();    // cmd_history_changes.cc
 Command HistoryAddCommand();      // cmd_history.cc

@@ -7,6 +7,7 @@
 #include "common/install_layout.h"
 #include "protocol/worker_process.h"
 #include "render/render_terminal.h"
+#include "reports/input_file.h"
 
 namespace flashscope::cli {
 
@@ -81,6 +82,14 @@ Flag DevicesFlag() {
                       "device 0)");
 }
 
+Flag MaxInputFlag() {
+  return Flag::Int("max_input_mb", "N",
+                   "refuse an input file (report, journal, policy, suite) larger than N MiB once "
+                   "decompressed; 0 = no cap",
+                   static_cast<int>(reports::kDefaultMaxInputBytes >> 20))
+      .Check(AtLeast(0));
+}
+
 bool UseColor(const Args& args) {
   const std::string& when = args.String("color");
   if (when == "always") return true;
@@ -93,6 +102,20 @@ std::string SuitesDir(const Args& args) {
   if (!flag.empty()) return flag;
   if (std::filesystem::is_directory("suites")) return "suites";
   return InstalledDataDir(suites::ThisProgram()) + "/suites";  // <prefix>/share/flashscope/suites
+}
+
+void FillWorkerRunArgs(const Args& args, const std::string& suite_path,
+                       const std::string& worker_exe, suites::WorkerRunArgs* out) {
+  out->suite_path = suite_path;
+  out->kernels_filter = args.String("kernels");
+  out->metrics = args.String("metrics");
+  out->case_timeout_s = args.Double("case_timeout_s");
+  out->devices = args.String("devices");
+  out->force = args.Bool("force");
+  out->worker_exe = worker_exe;
+  out->command_line = args.command_line();
+  out->quiet = args.Bool("quiet");
+  out->dry_run = args.Bool("dry_run");
 }
 
 }  // namespace flashscope::cli

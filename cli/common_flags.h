@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "reports/output_target.h"
+#include "supervisor/supervisor.h"
 
 namespace flashscope::cli {
 
@@ -31,11 +32,20 @@ Flag SuitesDirFlag();
 // --devices all|0,2,3: the GPUs a run uses, one worker each (docs/devices.md); run and ab.
 Flag DevicesFlag();
 
+// --max-input-mb N: the cap on the bytes of any file the command reads (after decompression),
+// default 256; 0 lifts it (reports/input_file.h). Every command that reads a file takes it.
+Flag MaxInputFlag();
+
 // Colour for stdout: --color=always/never decide; auto colours a terminal unless NO_COLOR is set
 // or TERM is "dumb".
 bool UseColor(const Args& args);
 
 // The folder holding suite files: --suites_dir, else ./suites, else the source tree's.
 std::string SuitesDir(const Args& args);
+
+// What run and ab take alike, from their flags (--kernels, --metrics, --case_timeout_s,
+// --devices, --force, --quiet, --dry_run) and the command line; the suite and the worker as found.
+void FillWorkerRunArgs(const Args& args, const std::string& suite_path,
+                       const std::string& worker_exe, suites::WorkerRunArgs* out);
 
 }  // namespace flashscope::cli

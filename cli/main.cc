@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -12,14 +13,16 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
+#include "reports/input_file.h"
 #include "reports/text_safety.h"
 
 namespace flashscope::cli {
 
 std::vector<Command> AllCommands() {
-  std::vector<Command> all = {
-      ListCommand(),    RunCommand(),  AbCommand(),     MergeCommand(),   ShowCommand(),
-      CompareCommand(), GateCommand(), RenderCommand(), MetricsCommand(), HistoryGroupCommand()};
+  std::vector<Command> all = {ListCommand(),         RunCommand(),      AbCommand(),
+                              MergeCommand(),        ShowCommand(),     CompareCommand(),
+                              GateCommand(),         RenderCommand(),   MetricsCommand(),
+                              HistoryGroupCommand(), NewPluginCommand()};
   // The subcommands are reached as "history SUB" (JoinSubcommand); the group lists them.
   for (Command c : {HistoryAddCommand(), HistoryShowCommand(), HistoryChangesCommand(),
                     HistoryBisectCommand()}) {
@@ -39,7 +42,7 @@ std::string GlobalHelp(const std::vector<Command>& commands) {
       "       flashscope --version\n\ncommands:\n";
   for (const Command& c : commands) {
     if (c.hidden) continue;
-    absl::StrAppend(&out, absl::StrFormat("  %-8s %s\n", c.name, c.summary));
+    absl::StrAppend(&out, absl::StrFormat("  %-10s %s\n", c.name, c.summary));
   }
   out +=
       "\nexit codes: 0 success; 1 a case failed, errored or timed out (run), or a regression\n"
@@ -76,6 +79,23 @@ int UnknownCommand(const std::vector<Command>& commands, const std::string& name
                    "; `flashscope --help` lists them (", absl::StrJoin(names, ", "), ")\n");
   std::fputs(line.c_str(), stderr);
   return 2;
+}
+
+// Runs the command; running out of memory anywhere (an input too large for this machine even
+// under the cap) becomes a message naming the inputs and exit 2, never an abort.
+int RunGuarded(const Command& command, const Args& args) {
+  try {
+    return command.run(args);
+  } catch (const std::bad_alloc&) {
+    const std::string inputs = args.positional().empty() ? std::string("its inputs")
+                                                         : absl::StrJoin(args.positional(), ", ");
+    PrintError(command.name,
+               absl::StrCat("out of memory while handling ", reports::text::TerminalSafe(inputs),
+                            " (input cap ", reports::MaxInputText(),
+                            "): lower --max-input-mb to refuse such inputs early, or run where "
+                            "more memory is available"));
+    return 2;
+  }
 }
 
 // "history add ..." -> "history add" as one command word, when a command of that name exists.
@@ -140,7 +160,10 @@ int Main(int argc, char** argv) {
     PrintError(command->name, parsed.error);
     return command->usage_exit_code;
   }
-  return command->run(parsed.args);
+  if (command->FindFlag("max_input_mb") != nullptr) {
+    reports::SetMaxInputBytes(static_cast<uint64_t>(parsed.args.Int("max_input_mb")) << 20);
+  }
+  return RunGuarded(*command, parsed.args);
 }
 
 }  // namespace

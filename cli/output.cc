@@ -23,7 +23,7 @@ void Print(absl::string_view text) {
 
 void PrintError(absl::string_view command, absl::string_view message) {
   const std::string line = std::string("flashscope ") + std::string(command) + ": " +
-                           reports::text::TerminalSafe(message) + "\n";
+                           reports::text::TerminalSafeLines(message) + "\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 

@@ -6,8 +6,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "cli/output.h"
-#include "suites/plugin_paths.h"
 #include "protocol/worker_process.h"
+#include "suites/plugin_paths.h"
 
 namespace flashscope::cli {
 
@@ -15,7 +15,7 @@ namespace protocol = suites::protocol;
 
 Flag PluginFlag() {
   return Flag::List("plugin", "FILE",
-                    "load this plugin's kernels too (repeatable; overrides FLASHSCOPE_PLUGINS; "
+                    "load this plugin's kernels too (overrides FLASHSCOPE_PLUGINS; "
                     "docs/plugins.md)");
 }
 
@@ -30,7 +30,8 @@ std::vector<std::string> ResolvedPlugins(const Args& args, const char* command, 
   return *plugins;
 }
 
-int RunWorkerCommand(const char* command, protocol::WorkerRequest request) {
+int RunWorkerCommand(const char* command, protocol::WorkerRequest request,
+                     LoadCrash* crashed_loading) {
   auto worker_exe = suites::FindWorker();
   if (!worker_exe.ok()) {
     PrintError(command, worker_exe.status().message());
@@ -54,6 +55,10 @@ int RunWorkerCommand(const char* command, protocol::WorkerRequest request) {
   const int status = worker->Wait();
   if (suites::DiedOfSignal(status)) {
     const std::string cause = suites::CauseOfDeath(status);
+    if (!loading.empty() && crashed_loading != nullptr) {
+      *crashed_loading = {loading, absl::StrCat("crashed while loading: ", cause)};
+      return 1;
+    }
     PrintError(command, loading.empty()
                             ? absl::StrCat("flashscope-worker crashed (", cause, ")",
                                            phase.empty() ? "" : " in ", phase)

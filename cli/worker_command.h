@@ -19,7 +19,14 @@ std::vector<std::string> ResolvedPlugins(const Args& args, const char* command, 
 
 // Runs the worker's `request`; what it prints goes to our stdout. Exit code: 0; 2 for a refused
 // plugin or bad input (the worker's message is printed); 1 when the worker crashed, with the
-// plugin it was loading or the call it was making.
-int RunWorkerCommand(const char* command, suites::protocol::WorkerRequest request);
+// plugin it was loading or the call it was making. With `crashed_loading`, a crash while loading
+// a plugin file is not printed: that file's path and how it died are stored there instead (the
+// worker prints nothing before its plugins are loaded, so the caller may run it again without).
+struct LoadCrash {
+  std::string path;
+  std::string reason;
+};
+int RunWorkerCommand(const char* command, suites::protocol::WorkerRequest request,
+                     LoadCrash* crashed_loading = nullptr);
 
 }  // namespace flashscope::cli

@@ -2,6 +2,8 @@
 
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Threads REQUIRED)
+# Compressed reports: liblzma (xz), zlib (gzip), libzstd (zstd), Debian's -dev packages.
+include(FlashscopeCompression)
 # The history store (history/, docs/history.md): an SQLite file by default (libsqlite3-dev, linked
 # statically), PostgreSQL for a team (libpq-dev: its header; libpq is loaded at run time).
 find_package(SQLite3 REQUIRED)

@@ -14,6 +14,14 @@ foreach(command flashscope flashscope-worker flashscope-bench flashscope-view)
   endif()
 endforeach()
 
+# The demo plugin (kernels/demo/, built with CUDA): the kernels of the installed demo suite, in
+# the plugin folder where its bare name "flashscope_demo_kernels" is looked up
+# (suites/plugin_paths.h), so that `flashscope run demo` works from an installed prefix.
+if(TARGET flashscope_demo_kernels)
+  install(TARGETS flashscope_demo_kernels LIBRARY DESTINATION lib/flashscope/plugins
+          COMPONENT commands)
+endif()
+
 # The suites that come with flashscope, as data: the commands' default suites folder is
 # <their folder>/../share/flashscope/suites (common/install_layout.h). The build tree mirrors it
 # with a link, so a command finds the suites the same way built or installed.
@@ -63,6 +71,7 @@ install(FILES ${PROJECT_BINARY_DIR}/package/flashscopeConfig.cmake
               ${PROJECT_SOURCE_DIR}/cmake/flashscope_plugin.map
               ${PROJECT_SOURCE_DIR}/cmake/GitRevision.cmake
               ${PROJECT_SOURCE_DIR}/cmake/FlashscopeAbseil.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/FlashscopeCompression.cmake
         DESTINATION ${FLASHSCOPE_INSTALL_CMAKEDIR} COMPONENT sdk)
 
 # The examples, to copy from the installed tree as from the source tree.

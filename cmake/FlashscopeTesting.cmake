@@ -38,3 +38,21 @@ function(flashscope_write_gpu_test_list)
   list(JOIN tests "\n" text)
   file(WRITE ${PROJECT_BINARY_DIR}/gpu_tests.txt "${text}\n")
 endfunction()
+
+# flashscope_add_report_tests(PREFIX name... [LIBS lib...]): the tests of a folder that builds on
+# reports (reports/, analysis/, render/): PREFIX_<name>_test from tests/<name>_test.cc with the
+# sample reports (FS_REPORTS_SAMPLES), linking the outputs (every one of those tests may print what
+# it checks) and LIBS, told where the committed test data (FS_REPORTS_TESTDATA) and runs
+# (results/runs) are.
+function(flashscope_add_report_tests prefix)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "LIBS")
+  foreach(t ${arg_UNPARSED_ARGUMENTS})
+    flashscope_add_test(${prefix}_${t}_test SOURCES tests/${t}_test.cc ${FS_REPORTS_SAMPLES}
+                        LIBS fs_render ${arg_LIBS} GTest::gmock)
+    if(TARGET ${prefix}_${t}_test)
+      target_compile_definitions(${prefix}_${t}_test PRIVATE
+                                 FS_REPORTS_TESTDATA="${FS_REPORTS_TESTDATA}"
+                                 FS_REPORTS_RUNS="${PROJECT_SOURCE_DIR}/results/runs")
+    endif()
+  endforeach()
+endfunction()

@@ -10,12 +10,16 @@
 
 namespace flashscope {
 
-// <prefix>/share/flashscope for a program at <prefix>/bin/NAME (suites::ThisProgram()); relative
-// "share/flashscope" when the program's path is unknown.
+// <prefix> for a program at <prefix>/bin/NAME (suites::ThisProgram()); "" when its path is unknown.
+inline std::string InstalledPrefix(const std::string& program) {
+  if (program.empty()) return "";
+  return std::filesystem::path(program).parent_path().parent_path().string();
+}
+
+// <prefix>/share/flashscope for a program at <prefix>/bin/NAME; relative "share/flashscope" when
+// the program's path is unknown.
 inline std::string InstalledDataDir(const std::string& program) {
-  if (program.empty()) return "share/flashscope";
-  const std::filesystem::path prefix = std::filesystem::path(program).parent_path().parent_path();
-  return (prefix / "share" / "flashscope").string();
+  return (std::filesystem::path(InstalledPrefix(program)) / "share" / "flashscope").string();
 }
 
 }  // namespace flashscope

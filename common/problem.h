@@ -15,6 +15,10 @@ namespace flashscope {
 
 enum class DType : uint8_t { kF32, kF16, kBF16 };
 
+// Every element type the kernel ABI has (FS_DTYPE_*), for code that must try each one (what
+// `flashscope list` asks a kernel's supports() about); the tensor-core types first.
+inline constexpr DType kAllDTypes[] = {DType::kF16, DType::kBF16, DType::kF32};
+
 inline std::string_view DTypeName(DType t) {
   switch (t) {
     case DType::kF32:

@@ -49,7 +49,7 @@ __device__ __forceinline__ void MmaM16N8K16(float (&d)[4], const uint32_t (&a)[4
 // accumulators without changing its code: D is rounded to fp16 on the way in (exact when it came
 // from this instruction) and the fp16 result widened on the way out, so that between instructions
 // it holds exactly what a half2 accumulator register would. The rounding to fp16 after every k16
-// step is the bug test.bug_fp16_accumulate plants in attention's P·V (kernels/testing/).
+// step is the bug demo.bug_fp16_accumulate plants in attention's P·V (kernels/demo/).
 __device__ __forceinline__ void MmaM16N8K16F16Acc(float (&d)[4], const uint32_t (&a)[4],
                                                   uint32_t b0, uint32_t b1) {
   __half2 c[2] = {__floats2half2_rn(d[0], d[1]), __floats2half2_rn(d[2], d[3])};

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/measured_peaks.h"
 
 namespace flashscope::profiler {
 
@@ -36,13 +37,8 @@ absl::StatusOr<int> CountDevices();
 
 absl::StatusOr<DeviceInfo> QueryDevice(int device = 0);
 
-struct MeasuredPeaks {
-  double matmul_fp16_tflops = 0;
-  double matmul_bf16_tflops = 0;
-  double copy_gbps = 0;       // (bytes read + bytes written) / time, 1e9 bytes per second
-  std::string matmul_source;  // how it was measured, for the report
-  std::string copy_source;
-};
+// The one peaks struct (common/measured_peaks.h): a report records what was measured as it is.
+using MeasuredPeaks = ::flashscope::MeasuredPeaks;
 
 // cuBLAS GemmEx 8192^3 fp16 and bf16 with fp32 accumulate on random data, and a 1 GiB
 // device-to-device copy; each the median of >= 10 event-timed runs after warm-up. Takes a few

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/closest_names.h"
 
 namespace flashscope::profiler {
 namespace {
@@ -56,32 +57,11 @@ const std::vector<std::string>& BasicMetricNames() {
   return kBasic;
 }
 
-int EditDistance(const std::string& a, const std::string& b) {
-  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = static_cast<int>(i);
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const int sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::vector<std::string> ClosestMetricNames(const std::string& name, int cc, int count) {
-  std::vector<std::pair<int, std::string>> scored;
-  for (const auto& m : Filter(std::max(cc, 80))) {
-    scored.emplace_back(EditDistance(name, m.name), m.name);
-  }
-  for (const char* set : {"basic", "full"}) scored.emplace_back(EditDistance(name, set), set);
-  std::sort(scored.begin(), scored.end());
-  std::vector<std::string> out;
-  for (size_t i = 0; i < scored.size() && static_cast<int>(out.size()) < count; ++i) {
-    out.push_back(scored[i].second);
-  }
-  return out;
+  std::vector<std::string> names = {"basic", "full"};
+  for (const auto& m : Filter(std::max(cc, 80))) names.push_back(m.name);
+  std::sort(names.begin(), names.end());  // ties come out alphabetical
+  return ClosestNames(name, names, static_cast<size_t>(std::max(count, 0)));
 }
 
 absl::StatusOr<std::vector<MetricDef>> ResolveMetrics(const std::string& spec, int cc) {

@@ -30,10 +30,8 @@ const std::vector<std::string>& BasicMetricNames();
 // closest known names) or that needs a newer architecture (InvalidArgument saying which).
 absl::StatusOr<std::vector<MetricDef>> ResolveMetrics(const std::string& spec, int cc);
 
-// Levenshtein distance (insert, delete, substitute each cost 1); exposed for tests.
-int EditDistance(const std::string& a, const std::string& b);
-
-// The `count` catalogue names closest to `name` by edit distance (ties alphabetical).
+// The `count` catalogue names closest to `name` by edit distance (ties alphabetical), with
+// common/closest_names.h, the one closest-name helper.
 std::vector<std::string> ClosestMetricNames(const std::string& name, int cc, int count = 3);
 
 }  // namespace flashscope::profiler

@@ -4,9 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "common/timing_policy.h"
+
 namespace flashscope::profiler {
 
-struct TimingPolicy;  // timing_policy.h
+using TimingPolicy = ::flashscope::TimingPolicy;
 
 struct SampleSummary {
   int n = 0;

@@ -5,19 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "common/timing_policy.h"
 #include "profiler/sample_stats.h"
 
 namespace flashscope::profiler {
 
-struct TimingPolicy {
-  bool cold = true;  // flush L2 before every sample (NVBench's cold measurement)
-  int warmup = 3;    // launches before the first sample, not recorded
-  int min_samples = 10;
-  int max_samples = 500;
-  double noise_target = 0.005;   // relative standard error of the median, see sample_stats.h
-  double time_cap_s = 2.0;       // host wall time for sampling, warm-up excluded
-  double throttle_ratio = 0.90;  // reject a sample whose SM clock < ratio x the highest seen
-};
+// The one timing policy (common/timing_policy.h) under the profiler's name.
+using TimingPolicy = ::flashscope::TimingPolicy;
 
 struct TimingResult {
   std::string mode;  // "cold" or "hot"

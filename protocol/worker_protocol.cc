@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
 #include "reports/json_fields.h"
+#include "reports/json_strict.h"
 #include "reports/report_json.h"
 
 namespace flashscope::suites::protocol {
@@ -100,6 +101,7 @@ std::vector<std::string> WorkerArgv(const std::string& worker_exe, const WorkerR
       add("kernels", r.kernels_filter);
       add("shard", r.shard);
       add("plan_out", r.plan_out);
+      if (r.check_supports) argv.push_back("--check_supports");
       break;
     case Command::kAb:
       add("journal", r.journal_path);
@@ -114,6 +116,8 @@ std::vector<std::string> WorkerArgv(const std::string& worker_exe, const WorkerR
       break;
     case Command::kList:
       if (r.all) argv.push_back("--all");
+      if (r.plugin_only) argv.push_back("--plugin_only");
+      if (!r.kernels_filter.empty()) add("kernels", r.kernels_filter);
       break;
     case Command::kRun:
       add("journal", r.journal_path);
@@ -147,6 +151,14 @@ absl::StatusOr<WorkerRequest> ParseWorkerArgv(const std::vector<std::string>& ar
     }
     if (arg == "--sanitize_rerun") {
       r.sanitize_rerun = true;
+      continue;
+    }
+    if (arg == "--plugin_only") {
+      r.plugin_only = true;
+      continue;
+    }
+    if (arg == "--check_supports") {
+      r.check_supports = true;
       continue;
     }
     const size_t eq = arg.find('=');
@@ -302,12 +314,16 @@ std::string PlanningResultToText(const PlanningResult& r) {
   for (const reports::DeviceRecord& d : r.devices) devices.push_back(reports::DeviceToJson(d));
   Json j = {{"plan", reports::PlanToJson(r.plan)}, {"device", device}, {"devices", devices}};
   if (r.ab_new) j["ab_new"] = reports::PlanToJson(*r.ab_new);
+  if (!r.refusals.empty()) j["refusals"] = r.refusals;
   return reports::jsonio::Dump(j);
 }
 
 absl::StatusOr<PlanningResult> PlanningResultFromText(const std::string& text) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("plan") || !j.contains("device")) {
+  absl::StatusOr<Json> parsed =
+      reports::jsonio::ParseStrict(text, "the worker's planning result", "a plan");
+  if (!parsed.ok()) return absl::DataLossError(parsed.status().message());
+  Json j = *std::move(parsed);
+  if (!j.is_object() || !j.contains("plan") || !j.contains("device")) {
     return absl::DataLossError(
         "the worker's planning result is not what flashscope-worker writes"
         " (a flashscope-worker of another version?)");
@@ -338,6 +354,18 @@ absl::StatusOr<PlanningResult> PlanningResultFromText(const std::string& text) {
   r.device.name = d["name"].get<std::string>();
   r.device.cc = d["cc"].get<int>();
   r.device.reason = d["reason"].get<std::string>();
+  if (j.contains("refusals")) {
+    const Json& refusals = j["refusals"];
+    if (!refusals.is_object()) {
+      return absl::DataLossError("the worker's planning result: refusals is not an object");
+    }
+    for (const auto& [key, why] : refusals.items()) {
+      if (!why.is_string()) {
+        return absl::DataLossError("the worker's planning result: a refusal is not text");
+      }
+      r.refusals[key] = why.get<std::string>();
+    }
+  }
   if (j.contains("devices") && j["devices"].is_array()) {
     for (const Json& one : j["devices"]) {
       absl::StatusOr<reports::DeviceRecord> device = reports::DeviceFromJson(one);

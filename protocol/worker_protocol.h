@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,8 +58,12 @@ struct WorkerRequest {
   std::string kernels_filter;
   std::string shard;
   std::string plan_out;  // the planning result is written here (JSON, PlanningResult)
+  // Ask each planned case's kernel whether it supports the problem (--dry_run marks the refused);
+  // a real run asks in the worker that runs the case.
+  bool check_supports = false;
   // list
-  bool all = false;  // test-only kernels too
+  bool all = false;          // test-only kernels too
+  bool plugin_only = false;  // only the kernels of plugin files (and kernels_filter narrows them)
   // run, ab: the plan is the journal header's
   std::string journal_path;
   int command_fd = -1;  // RUN lines come from here (see above); -1: the plan's cases, in order
@@ -170,6 +175,10 @@ struct PlanningResult {
   // Every GPU the planning worker could see, by index, without peaks (docs/devices.md).
   std::vector<reports::DeviceRecord> devices;
   std::optional<reports::PlanRecord> ab_new;  // an ab plan: the new side's
+  // With WorkerRequest::check_supports: case key -> what its kernel's supports() said, for each
+  // case it refuses (on this machine's GPU, when there is one; the architecture is not checked
+  // without one).
+  std::map<std::string, std::string> refusals;
 };
 
 std::string PlanningResultToText(const PlanningResult& result);

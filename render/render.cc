@@ -48,7 +48,7 @@ std::string RenderReportAs(Format format, const Report& report, bool color) {
     case Format::kTerminal:
       break;
   }
-  return RenderSummary(report, color) + "\n" + RenderCaseTable(report, color);
+  return RenderReportTerminal(report, color);
 }
 
 std::string RenderComparisonAs(Format format, const Comparison& c, const GateResult* gate,

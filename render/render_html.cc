@@ -7,11 +7,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "analysis/chart_model.h"
 #include "analysis/comparison_summary.h"
 #include "analysis/heatmap_overlay.h"
-#include "reports/provenance.h"
-#include "render/render_junit.h"
 #include "analysis/summary.h"
+#include "render/render_junit.h"
+#include "reports/provenance.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -60,103 +61,122 @@ std::string Ramp(double t) {
   return absl::StrFormat("#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
-// Horizontal bars of TFLOPS, one chart per problem (kernels in revision order).
-std::string LadderCharts(const Report& r, int max_problems) {
-  std::map<std::string, std::vector<const CaseResult*>> by_problem;
-  std::vector<std::string> order;
-  for (const CaseResult& c : r.cases) {
-    if (c.status != CaseStatus::kPassed || !c.throughput || !(c.throughput->tflops > 0)) continue;
-    if (by_problem[c.problem_key].empty()) order.push_back(c.problem_key);
-    by_problem[c.problem_key].push_back(&c);
-  }
-  if (order.empty()) return "<p>No timed cases: no ladder charts.</p>\n";
-  std::stable_sort(order.begin(), order.end(), [&](const std::string& a, const std::string& b) {
-    return by_problem[a].size() > by_problem[b].size();
-  });
-  std::string out = "<div class=\"charts\">\n";
-  const int shown = std::min<int>(max_problems, order.size());
-  for (int p = 0; p < shown; ++p) {
-    std::vector<const CaseResult*> cases = by_problem[order[p]];
-    std::stable_sort(cases.begin(), cases.end(), [](const CaseResult* a, const CaseResult* b) {
-      return a->kernel_revision < b->kernel_revision;
-    });
-    double top = 0;
-    for (const CaseResult* c : cases) top = std::max(top, c->throughput->tflops);
-    const int bar_h = 16, label_w = 210, plot_w = 260;
-    const int h = 30 + bar_h * static_cast<int>(cases.size());
-    absl::StrAppend(&out, "<svg class=\"ladder\" width=\"", label_w + plot_w + 70, "\" height=\"",
-                    h,
-                    "\" role=\"img\"><text x=\"4\" y=\"16\" font-size=\"12\" font-weight=\"bold\">",
-                    Esc(order[p]), "</text>\n");
-    for (size_t i = 0; i < cases.size(); ++i) {
-      const CaseResult* c = cases[i];
-      const int y = 24 + bar_h * static_cast<int>(i);
-      const double w = plot_w * c->throughput->tflops / top;
+// The chart model's note (analysis/chart_model.h) under a chart, when it left something out.
+std::string NoteOf(const ChartNote& note) {
+  return note.left_out == 0 ? "" : absl::StrCat("<p class=\"note\">", Esc(note.Text()), "</p>\n");
+}
+
+const char* StatusFill(CaseStatus status) {
+  return status == CaseStatus::kPassed ? "#3b6fb6" : "#b00020";
+}
+
+// One problem's ladder from the chart model, as horizontal bars: our revisions in revision order
+// (a case that did not pass in red with its status, one without throughput as a labelled slot),
+// the library peers as dashed vertical lines. Each mark carries data-case (the case's index).
+std::string LadderChart(const Ladder& l) {
+  const int bar_h = 16, label_w = 210, plot_w = 260, peer_h = 14;
+  const int peers_shown = static_cast<int>(
+      std::count_if(l.peers.begin(), l.peers.end(), [](const LadderBar& p) { return p.timed; }));
+  const int rows_h = bar_h * static_cast<int>(l.rungs.size());
+  const int h = 30 + rows_h + peer_h * peers_shown;
+  const double top = l.max_tflops > 0 ? l.max_tflops : 1;
+  std::string out =
+      absl::StrCat("<svg class=\"ladder\" width=\"", label_w + plot_w + 90, "\" height=\"", h,
+                   "\" role=\"img\"><text x=\"4\" y=\"16\" font-size=\"12\" font-weight=\"bold\">",
+                   Esc(l.problem_key), "</text>\n");
+  for (size_t i = 0; i < l.rungs.size(); ++i) {
+    const LadderBar& b = l.rungs[i];
+    const int y = 24 + bar_h * static_cast<int>(i);
+    absl::StrAppendFormat(&out,
+                          "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%s</text>",
+                          label_w - 4, y + 11, Esc(b.kernel_id));
+    const std::string status =
+        b.status == CaseStatus::kPassed ? "" : absl::StrCat(" ", CaseStatusName(b.status));
+    if (!b.timed) {
       absl::StrAppendFormat(&out,
-                            "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">%s</text>"
-                            "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#3b6fb6\">"
-                            "<title>%s: %.2f TFLOPS, %s ms</title></rect>"
-                            "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%.3g</text>\n",
-                            label_w - 4, y + 11, Esc(c->kernel_id), label_w, y + 2, w, bar_h - 4,
-                            Esc(c->kernel_id), c->throughput->tflops,
-                            text::Ms(c->timing ? c->timing->median_ms : NAN), label_w + w + 4,
-                            y + 11, c->throughput->tflops);
+                            "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#b00020\" "
+                            "data-case=\"%d\">no throughput%s</text>\n",
+                            label_w + 4, y + 11, b.case_index, status);
+      continue;
     }
-    out += "</svg>\n";
+    const double w = plot_w * b.tflops / top;
+    absl::StrAppendFormat(&out,
+                          "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\" "
+                          "data-case=\"%d\"><title>%s: %.2f TFLOPS, %.1f%% of peak%s</title></rect>"
+                          "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%.3g%s</text>\n",
+                          label_w, y + 2, w, bar_h - 4, StatusFill(b.status), b.case_index,
+                          Esc(b.kernel_id), b.tflops, b.pct_peak, status, label_w + w + 4, y + 11,
+                          b.tflops, status);
   }
+  int row = 0;
+  for (const LadderBar& p : l.peers) {
+    if (!p.timed) continue;
+    const double x = label_w + plot_w * p.tflops / top;
+    const int y = 24 + rows_h + peer_h * row++;
+    absl::StrAppendFormat(&out,
+                          "<line x1=\"%.1f\" y1=\"20\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e07b00\" "
+                          "stroke-width=\"2\" stroke-dasharray=\"4 3\" data-case=\"%d\"><title>%s: "
+                          "%.2f TFLOPS</title></line><text x=\"%.1f\" y=\"%d\" font-size=\"10\" "
+                          "fill=\"#e07b00\">%s %.3g</text>\n",
+                          x, x, y + 2, p.case_index, Esc(p.kernel_id), p.tflops, x + 3, y + 11,
+                          Esc(p.kernel_id), p.tflops);
+  }
+  return out + "</svg>\n" + NoteOf(l.note);
+}
+
+// The ladders of the problems with the most timed cases (at most max_problems of them).
+std::string LadderCharts(const Report& r, int max_problems) {
+  std::vector<Ladder> ladders;
+  for (const std::string& key : LadderProblems(r)) ladders.push_back(BuildLadder(r, key));
+  if (ladders.empty()) return "<p>No timed cases: no ladder charts.</p>\n";
+  auto timed = [](const Ladder& l) {
+    int n = 0;
+    for (const auto* bars : {&l.rungs, &l.peers}) {
+      for (const LadderBar& b : *bars) n += b.timed;
+    }
+    return n;
+  };
+  std::stable_sort(ladders.begin(), ladders.end(),
+                   [&](const Ladder& a, const Ladder& b) { return timed(a) > timed(b); });
+  std::string out = "<div class=\"charts\">\n";
+  const size_t shown = std::min<size_t>(std::max(0, max_problems), ladders.size());
+  for (size_t p = 0; p < shown; ++p) out += LadderChart(ladders[p]);
   out += "</div>\n";
-  if (shown < static_cast<int>(order.size())) {
-    absl::StrAppend(&out, "<p>", order.size() - shown,
+  if (shown < ladders.size()) {
+    absl::StrAppend(&out, "<p>", ladders.size() - shown,
                     " more problems have timed cases; see the table below.</p>\n");
   }
-  return out;
+  return out +
+         "<p>Bars: our revisions (blue: passed; red: any other status, named). Dashed lines: "
+         "library peers.</p>\n";
 }
 
 // Log-log: arithmetic intensity (FLOP per byte of minimal traffic) against TFLOPS, with the roof
-// min(peak, intensity × bandwidth) from the measured peaks.
-std::string Roofline(const Report& r) {
-  const double peak =
-      std::max(r.environment.peaks.matmul_fp16_tflops, r.environment.peaks.matmul_bf16_tflops);
-  const double bw_tbs = r.environment.peaks.copy_gbps / 1000;  // TB/s: TFLOPS per FLOP/byte
-  struct Pt {
-    double ai, tflops;
-    const CaseResult* c;
-  };
-  std::vector<Pt> pts;
-  for (const CaseResult& c : r.cases) {
-    if (c.status != CaseStatus::kPassed || !c.throughput) continue;
-    if (c.throughput->bytes > 0 && c.throughput->tflops > 0) {
-      pts.push_back({c.throughput->flops / c.throughput->bytes, c.throughput->tflops, &c});
-    }
+// min(peak, intensity × bandwidth) from the measured peaks; the chart model's points, axes and
+// roofs (bounded and finite there), mapped to pixels here.
+std::string RooflineChart(const Report& r) {
+  const Roofline rl = BuildRoofline(r);
+  if (rl.points.empty()) {
+    return "<p>No timed cases with FLOP and byte counts: no roofline.</p>\n" + NoteOf(rl.note);
   }
-  if (pts.empty()) return "<p>No timed cases with FLOP and byte counts: no roofline.</p>\n";
-  double lo_x = 1e30, hi_x = 0, lo_y = 1e30, hi_y = peak;
-  for (const Pt& p : pts) {
-    lo_x = std::min(lo_x, p.ai), hi_x = std::max(hi_x, p.ai);
-    lo_y = std::min(lo_y, p.tflops), hi_y = std::max(hi_y, p.tflops);
-  }
-  const double x0 = std::floor(std::log10(lo_x)), x1 = std::ceil(std::log10(hi_x * 1.01));
-  const double y0 = std::floor(std::log10(lo_y)), y1 = std::ceil(std::log10(hi_y * 1.01));
   const int W = 640, H = 400, L = 60, B = 40, T = 20, R = 20;
-  auto px = [&](double ai) {
-    return L + (std::log10(ai) - x0) / std::max(1.0, x1 - x0) * (W - L - R);
-  };
-  auto py = [&](double tf) {
-    return H - B - (std::log10(tf) - y0) / std::max(1.0, y1 - y0) * (H - B - T);
-  };
+  const double x0 = std::log10(rl.intensity.min), x1 = std::log10(rl.intensity.max);
+  const double y0 = std::log10(rl.tflops.min), y1 = std::log10(rl.tflops.max);
+  auto px = [&](double ai) { return L + (std::log10(ai) - x0) / (x1 - x0) * (W - L - R); };
+  auto py = [&](double tf) { return H - B - (std::log10(tf) - y0) / (y1 - y0) * (H - B - T); };
   std::string out = absl::StrFormat(
       "<svg class=\"roofline\" width=\"%d\" height=\"%d\" role=\"img\"><rect x=\"%d\" y=\"%d\" "
       "width=\"%d\" height=\"%d\" fill=\"#fff\" stroke=\"#999\"/>\n",
       W, H, L, T, W - L - R, H - B - T);
-  for (double e = x0; e <= x1; ++e) {
+  for (double tick : rl.intensity.ticks) {
     absl::StrAppendFormat(
-        &out, "<text x=\"%.0f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">1e%g</text>\n",
-        px(std::pow(10, e)), H - B + 14, e);
+        &out, "<text x=\"%.0f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%g</text>\n",
+        px(tick), H - B + 14, tick);
   }
-  for (double e = y0; e <= y1; ++e) {
+  for (double tick : rl.tflops.ticks) {
     absl::StrAppendFormat(
-        &out, "<text x=\"%d\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">1e%g</text>\n", L - 4,
-        py(std::pow(10, e)) + 3, e);
+        &out, "<text x=\"%d\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">%g</text>\n", L - 4,
+        py(tick) + 3, tick);
   }
   absl::StrAppendFormat(&out,
                         "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">FLOP per "
@@ -164,32 +184,44 @@ std::string Roofline(const Report& r) {
                         "<text x=\"14\" y=\"%d\" font-size=\"11\" transform=\"rotate(-90 14 %d)\" "
                         "text-anchor=\"middle\">TFLOPS</text>\n",
                         (W + L) / 2, H - 6, H / 2, H / 2);
-  if (peak > 0 && bw_tbs > 0) {
+  absl::StrAppendFormat(&out,
+                        "<clipPath id=\"roofclip\"><rect x=\"%d\" y=\"%d\" width=\"%d\" "
+                        "height=\"%d\"/></clipPath>\n",
+                        L, T, W - L - R, H - B - T);
+  for (const Ceiling& c : rl.ceilings) {
     std::string roof;
-    const double ridge = peak / bw_tbs;
-    for (double e = x0; e <= x1 + 1e-9; e += 0.05) {
-      const double ai = std::pow(10, e);
-      const double y = std::min(peak, ai * bw_tbs);
-      if (y < std::pow(10, y0)) continue;
-      absl::StrAppendFormat(&roof, "%.1f,%.1f ", px(ai), py(y));
+    for (const auto& [ai, tf] : c.polyline)
+      absl::StrAppendFormat(&roof, "%.1f,%.1f ", px(ai), py(tf));
+    absl::StrAppendFormat(
+        &out,
+        "<polyline points=\"%s\" fill=\"none\" stroke=\"#b00020\" stroke-width=\"2\" "
+        "clip-path=\"url(#roofclip)\"><title>roof: %.0f TFLOPS measured %s matmul peak, %.0f GB/s "
+        "measured copy; ridge at %.0f FLOP/byte</title></polyline>\n",
+        roof, c.peak_tflops, c.dtype, rl.bandwidth_gbps, c.ridge);
+  }
+  for (const RooflinePoint& p : rl.points) {
+    const CaseResult& c = r.cases[static_cast<size_t>(p.case_index)];
+    const char* fill = p.status == CaseStatus::kPassed ? "#1b7a2f" : "#b00020";
+    const std::string title =
+        absl::StrFormat("%s: %.1f TFLOPS at %.0f FLOP/byte (%s)", Esc(c.Key()), p.tflops,
+                        p.intensity, CaseStatusName(p.status));
+    if (p.peer) {
+      absl::StrAppendFormat(&out,
+                            "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"#e07b00\" "
+                            "data-case=\"%d\"><title>%s</title></rect>\n",
+                            px(p.intensity) - 3.5, py(p.tflops) - 3.5, p.case_index, title);
+    } else {
+      absl::StrAppendFormat(
+          &out,
+          "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.8\" "
+          "data-case=\"%d\"><title>%s</title></circle>\n",
+          px(p.intensity), py(p.tflops), fill, p.case_index, title);
     }
-    absl::StrAppendFormat(
-        &out,
-        "<polyline points=\"%s\" fill=\"none\" stroke=\"#b00020\" stroke-width=\"2\"><title>roof: "
-        "%.0f TFLOPS measured matmul peak, %.0f GB/s measured copy; ridge at %.0f "
-        "FLOP/byte</title></polyline>\n",
-        roof, peak, r.environment.peaks.copy_gbps, ridge);
   }
-  for (const Pt& p : pts) {
-    const char* color = p.c->family == "gemm" ? "#e07b00" : "#3b6fb6";
-    absl::StrAppendFormat(
-        &out,
-        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.7\"><title>%s: %.1f "
-        "TFLOPS at %.0f FLOP/byte</title></circle>\n",
-        px(p.ai), py(p.tflops), color, Esc(p.c->Key()), p.tflops, p.ai);
-  }
-  out += "</svg>\n<p>Blue: attention, orange: GEMM. Red: the roof from the measured peaks.</p>\n";
-  return out;
+  out +=
+      "</svg>\n<p>Circles: our kernels (green: passed; red: any other status). Orange squares: "
+      "library peers. Red lines: the roofs from the measured peaks.</p>\n";
+  return out + NoteOf(rl.note);
 }
 
 // The kernel's structure over a heatmap drawn at (x0, y0) with square cells of `cell` pixels:
@@ -244,16 +276,12 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
   for (int i = 0; i < shown; ++i) {
     const auto& [c, h] = maps[i];
     // Cells with nothing to measure (never written, NaN, Inf) stay out of the scale and are
-    // drawn apart, or one of them would push every real error into the bottom colour.
-    float top = 0;
+    // drawn apart, or one of them would push every real error into the bottom colour. The scale
+    // is the chart model's (the viewer's log view of the max): eight decades at most.
+    const ValueRange range = HeatmapRange(*h, /*use_mean=*/false, /*log_scale=*/true);
+    const double top = HeatmapRange(*h, /*use_mean=*/false, /*log_scale=*/false).hi;
     int64_t saturated = 0;
-    for (float v : h->max) {
-      if (IsSaturatedCell(v)) {
-        ++saturated;
-      } else {
-        top = std::max(top, v);
-      }
-    }
+    for (float v : h->max) saturated += IsSaturatedCell(v) || !std::isfinite(v);
     const double cell = std::max(2.0, std::min(16.0, 256.0 / std::max(h->rows, h->cols)));
     const int W = static_cast<int>(cell * h->cols) + 20, Hh = static_cast<int>(cell * h->rows) + 44;
     absl::StrAppendFormat(
@@ -267,12 +295,12 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
     for (int y = 0; y < h->rows; ++y) {
       for (int x = 0; x < h->cols; ++x) {
         const float v = h->max[static_cast<size_t>(y) * h->cols + x];
-        // Log scale over three decades below the map's maximum: error spans orders of magnitude.
-        const double t = top > 0 && v > 0 ? (std::log10(v / top) + 3) / 3 : 0;
+        // Log scale: error spans orders of magnitude.
+        const double t = ScalePosition(v, range.lo, range.hi, /*log_scale=*/true);
         absl::StrAppendFormat(
             &out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>",
             10 + x * cell, 32 + y * cell, cell, cell,
-            IsSaturatedCell(v) ? std::string(kSaturatedFill) : Ramp(t));
+            IsSaturatedCell(v) || !std::isfinite(v) ? std::string(kSaturatedFill) : Ramp(t));
       }
       out += "\n";
     }
@@ -282,7 +310,8 @@ std::string Heatmaps(const Report& r, int max_heatmaps) {
   out += "</div>\n";
   absl::StrAppend(
       &out,
-      "<p>Colour: max |error| per cell, log scale over three decades below each map's maximum. "
+      "<p>Colour: max |error| per cell, log scale over at most eight decades below each map's "
+      "maximum (as the viewer's log view). "
       "Over it, the kernel's tile boundaries (grey), the last partial tile (red) and, for causal "
       "attention, where the diagonal enters a new key tile (cyan, dashed); hover for the legend. ",
       maps.size() > static_cast<size_t>(shown)
@@ -371,7 +400,7 @@ std::string RenderReportHtml(const Report& r, const HtmlLimits& limits) {
   }
   absl::StrAppend(&body, "<h2>Ladder: TFLOPS per kernel</h2>\n",
                   LadderCharts(r, limits.ladder_problems));
-  absl::StrAppend(&body, "<h2>Roofline</h2>\n", Roofline(r));
+  absl::StrAppend(&body, "<h2>Roofline</h2>\n", RooflineChart(r));
   absl::StrAppend(&body, "<h2>Error heatmaps</h2>\n", Heatmaps(r, limits.heatmaps));
   absl::StrAppend(&body, "<h2>Cases</h2>\n", CaseTable(summary));
   return Page(absl::StrCat("flashscope report: ", r.suite.name), body);

@@ -52,9 +52,8 @@ std::optional<absl::Duration> RunSpan(const Environment& e) {
 
 }  // namespace
 
-std::string RenderCaseTable(const Report& report, bool color) {
-  if (report.cases.empty()) return "(no cases)\n";
-  const ReportSummary summary = SummarizeReport(report);
+std::string RenderCaseTable(const ReportSummary& summary, bool color) {
+  if (summary.cases.empty()) return "(no cases)\n";
   Table t;
   using A = Table::Align;
   t.AddColumn("kernel", A::kLeft);
@@ -78,15 +77,28 @@ std::string RenderCaseTable(const Report& report, bool color) {
   t.DropEmptyColumns();
   std::string out = t.Render(color);
   // After a long table the synthetic warning is said again, where the eye ends.
-  if (report.environment.synthetic) {
+  if (summary.source != nullptr && summary.source->environment.synthetic) {
     out += Paint(text::TerminalSafe(summary.warnings.front().text) + "\n", text::kBoldRed, color);
   }
   return out;
 }
 
+std::string RenderCaseTable(const Report& report, bool color) {
+  return RenderCaseTable(SummarizeReport(report), color);
+}
+
 std::string RenderSummary(const Report& report, bool color) {
+  return RenderSummary(SummarizeReport(report), color);
+}
+
+std::string RenderReportTerminal(const Report& report, bool color) {
+  const ReportSummary summary = SummarizeReport(report);  // once for both parts
+  return RenderSummary(summary, color) + "\n" + RenderCaseTable(summary, color);
+}
+
+std::string RenderSummary(const ReportSummary& summary, bool color) {
+  const Report& report = *summary.source;
   const Environment& e = report.environment;
-  const ReportSummary summary = SummarizeReport(report);
   std::string out;
   for (const Warning& w : summary.warnings) {
     out +=

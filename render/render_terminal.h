@@ -6,6 +6,7 @@
 
 #include "analysis/compare.h"
 #include "analysis/gate.h"
+#include "analysis/summary.h"
 #include "reports/report.h"
 
 namespace flashscope::reports {
@@ -17,11 +18,20 @@ namespace flashscope::reports {
 // contents; a long problem key widens its column instead of being cut. "-" marks a value the case
 // does not have.
 std::string RenderCaseTable(const Report& report, bool color);
+// The same from a summary built once (analysis/summary.h): its cases are the rows, so a caller may
+// filter summary.cases first.
+std::string RenderCaseTable(const ReportSummary& summary, bool color);
 
 // The report's warnings first (synthetic, incomplete, unreadable journal lines), then the
 // environment (GPU name, SMs, architecture, driver, CUDA, measured peaks), the suite name, case
 // counts per status and the total wall time.
 std::string RenderSummary(const Report& report, bool color);
+// The same from a summary built once; summary.source must be set (SummarizeReport sets it).
+std::string RenderSummary(const ReportSummary& summary, bool color);
+
+// What `flashscope show` and `run` print: the summary, a blank line, the case table, from one
+// summary model built once.
+std::string RenderReportTerminal(const Report& report, bool color);
 
 // A comparison (`flashscope compare`): environment note, then status changes (prominent), then a
 // table of paired cases with their median delta and verdict, then the cases found on one side

@@ -14,7 +14,9 @@
 #include "nlohmann/json.hpp"
 #include "reports/devices.h"
 #include "reports/file_util.h"
+#include "reports/input_file.h"
 #include "reports/json_fields.h"
+#include "reports/json_strict.h"
 #include "reports/json_text.h"
 #include "reports/report_json.h"
 
@@ -217,93 +219,108 @@ absl::Status ReadHeader(jsonio::Fields& f, const absl::Status& st, const std::st
   return absl::OkStatus();
 }
 
+// One line of a journal (ReadJournal).
+absl::Status JournalLine(const std::string& path, int line_no, absl::string_view line,
+                         bool* have_header, JournalContents* out) {
+  if (line.find_first_not_of(" \t\r") == absl::string_view::npos) return absl::OkStatus();
+  if (size_t deep = jsonio::TooDeepAt(line); deep != absl::string_view::npos) {
+    return LineError(path, line_no, absl::StrCat("column ", deep + 1, ": ", jsonio::TooDeepText()));
+  }
+  Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) {
+    ++out->bad_lines;  // cut short by a crash (or corrupted): skip it, keep the rest
+    return absl::OkStatus();
+  }
+  // A line that parses but names a key twice was not cut short: it is wrong, and refused.
+  if (std::string dup = jsonio::FindDuplicateKey(line); !dup.empty()) {
+    return LineError(path, line_no, absl::StrCat("column ", dup.substr(dup.find(':') + 1)));
+  }
+  absl::Status st;
+  jsonio::Fields f(j, "", &st);
+  std::string type;
+  // Before the header, anything else means this file is not a journal at all.
+  f.Get("type", &type, *have_header ? jsonio::Need::kRequired : jsonio::Need::kOptional);
+  if (!*have_header && (!st.ok() || type != "header")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a flashscope journal (line ", line_no,
+                     " is not a {\"type\": \"header\"} line; a journal starts with one)"));
+  }
+  if (!st.ok()) return LineError(path, line_no, st.message());
+  if (type == "header") {
+    if (absl::Status h = ReadHeader(f, st, path, line_no, !*have_header, out); !h.ok()) {
+      return h;
+    }
+    *have_header = true;
+  } else if (type == "environment") {
+    const Json* e = f.Object("environment", jsonio::Need::kRequired);
+    if (!st.ok()) return LineError(path, line_no, st.message());
+    absl::StatusOr<Environment> env = EnvironmentFromJson(*e);
+    if (!env.ok()) {
+      return LineError(path, line_no, absl::StrCat("environment.", env.status().message()));
+    }
+    // The first wins: workers on several GPUs may each write one when they start together.
+    if (!out->environment) out->environment = *env;
+  } else if (type == "device") {
+    const Json* d = f.Object("device", jsonio::Need::kRequired);
+    if (!st.ok()) return LineError(path, line_no, st.message());
+    absl::StatusOr<DeviceRecord> device = DeviceFromJson(*d);
+    if (!device.ok()) {
+      return LineError(path, line_no, absl::StrCat("device.", device.status().message()));
+    }
+    AddDevices({*device}, &out->devices);
+  } else if (type == "session") {
+    double start = 0;
+    f.Get("started_at_s", &start, jsonio::Need::kRequired);
+    if (!st.ok()) return LineError(path, line_no, st.message());
+    out->sessions.push_back({start, start});
+  } else if (type == "case_started" || type == "case") {
+    int index = -1;
+    double at = 0;
+    f.Get("index", &index, jsonio::Need::kRequired);
+    f.Get("at_s", &at);
+    if (st.ok() && at > 0 && !out->sessions.empty()) {
+      out->sessions.back().end_s = std::max(out->sessions.back().end_s, at);
+    }
+    if (st.ok() && index < 0) f.Fail("index", absl::StrCat("negative case index ", index));
+    if (type == "case_started") {
+      std::string key;
+      f.Get("key", &key);
+      if (!st.ok()) return LineError(path, line_no, st.message());
+      out->started_unfinished.insert(index);
+      out->started_keys[index] = key;
+      return absl::OkStatus();
+    }
+    const Json* r = f.Object("result", jsonio::Need::kRequired);
+    if (!st.ok()) return LineError(path, line_no, st.message());
+    absl::StatusOr<CaseResult> result = CaseFromJson(*r);
+    if (!result.ok()) {
+      return LineError(path, line_no, absl::StrCat("result.", result.status().message()));
+    }
+    out->finished[index] = *std::move(result);
+    out->started_unfinished.erase(index);
+  }
+  // Other types come from newer writers: ignored, as unknown keys are.
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<JournalContents> ReadJournal(const std::string& path) {
-  // Shared lock: appenders (other processes of a run) wait until the snapshot is read.
-  absl::StatusOr<std::string> text = ReadWholeFile(path, ReadLock::kShared);
-  if (!text.ok()) return text.status();
   JournalContents out;
   bool have_header = false;
-  int line_no = 0;
-  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == absl::string_view::npos) continue;
-    if (size_t deep = jsonio::TooDeepAt(line); deep != absl::string_view::npos) {
-      return LineError(path, line_no,
-                       absl::StrCat("column ", deep + 1, ": ", jsonio::TooDeepText()));
-    }
-    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-      ++out.bad_lines;  // cut short by a crash (or corrupted): skip it, keep the rest
-      continue;
-    }
-    absl::Status st;
-    jsonio::Fields f(j, "", &st);
-    std::string type;
-    // Before the header, anything else means this file is not a journal at all.
-    f.Get("type", &type, have_header ? jsonio::Need::kRequired : jsonio::Need::kOptional);
-    if (!have_header && (!st.ok() || type != "header")) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ": not a flashscope journal (line ", line_no,
-                       " is not a {\"type\": \"header\"} line; a journal starts with one)"));
-    }
-    if (!st.ok()) return LineError(path, line_no, st.message());
-    if (type == "header") {
-      if (absl::Status h = ReadHeader(f, st, path, line_no, !have_header, &out); !h.ok()) {
-        return h;
-      }
-      have_header = true;
-    } else if (type == "environment") {
-      const Json* e = f.Object("environment", jsonio::Need::kRequired);
-      if (!st.ok()) return LineError(path, line_no, st.message());
-      absl::StatusOr<Environment> env = EnvironmentFromJson(*e);
-      if (!env.ok()) {
-        return LineError(path, line_no, absl::StrCat("environment.", env.status().message()));
-      }
-      // The first wins: workers on several GPUs may each write one when they start together.
-      if (!out.environment) out.environment = *env;
-    } else if (type == "device") {
-      const Json* d = f.Object("device", jsonio::Need::kRequired);
-      if (!st.ok()) return LineError(path, line_no, st.message());
-      absl::StatusOr<DeviceRecord> device = DeviceFromJson(*d);
-      if (!device.ok()) {
-        return LineError(path, line_no, absl::StrCat("device.", device.status().message()));
-      }
-      AddDevices({*device}, &out.devices);
-    } else if (type == "session") {
-      double start = 0;
-      f.Get("started_at_s", &start, jsonio::Need::kRequired);
-      if (!st.ok()) return LineError(path, line_no, st.message());
-      out.sessions.push_back({start, start});
-    } else if (type == "case_started" || type == "case") {
-      int index = -1;
-      double at = 0;
-      f.Get("index", &index, jsonio::Need::kRequired);
-      f.Get("at_s", &at);
-      if (st.ok() && at > 0 && !out.sessions.empty()) {
-        out.sessions.back().end_s = std::max(out.sessions.back().end_s, at);
-      }
-      if (st.ok() && index < 0) f.Fail("index", absl::StrCat("negative case index ", index));
-      if (type == "case_started") {
-        std::string key;
-        f.Get("key", &key);
-        if (!st.ok()) return LineError(path, line_no, st.message());
-        out.started_unfinished.insert(index);
-        out.started_keys[index] = key;
-        continue;
-      }
-      const Json* r = f.Object("result", jsonio::Need::kRequired);
-      if (!st.ok()) return LineError(path, line_no, st.message());
-      absl::StatusOr<CaseResult> result = CaseFromJson(*r);
-      if (!result.ok()) {
-        return LineError(path, line_no, absl::StrCat("result.", result.status().message()));
-      }
-      out.finished[index] = *std::move(result);
-      out.started_unfinished.erase(index);
-    }
-    // Other types come from newer writers: ignored, as unknown keys are.
-  }
+  absl::Status read = ReadLines(
+      path, kMaxJournalLineBytes,
+      [&](int line_no, absl::string_view line) {
+        return JournalLine(path, line_no, line, &have_header, &out);
+      },
+      [&](int line_no, uint64_t bytes) {
+        // Never held whole: a line this long is no case result flashscope writes (a crash
+        // cannot make one either); counted with the lines cut short, the rest is kept.
+        ++out.bad_lines;
+        out.long_lines.push_back(line_no);
+        (void)bytes;
+      });
+  if (!read.ok()) return read;
   if (!have_header) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": not a flashscope journal (no \"header\" line",

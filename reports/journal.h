@@ -88,6 +88,7 @@ struct JournalContents {
   std::set<int> started_unfinished;         // started, never finished: the run died in these
   std::map<int, std::string> started_keys;  // index -> key of its latest case_started line
   int bad_lines = 0;                 // lines that are not JSON (a write cut short by a crash)
+  std::vector<int> long_lines;       // of those, lines over kMaxJournalLineBytes (never read whole)
   std::vector<ActiveSpan> sessions;  // in order; empty in journals written before sessions
   // The run's plan (the latest header's): absent in journals written before plans existed.
   std::optional<PlanRecord> plan;
@@ -103,10 +104,15 @@ struct JournalContents {
   double ActiveSeconds(double now_s = 0) const;
 };
 
-// Reads a journal. A line that is not JSON (typically the last one, cut short by a crash) is
-// counted in bad_lines and skipped; a line that is JSON but malformed (wrong types, a newer
-// schema_version) is an error naming the path and line number; lines of an unknown "type" are
-// ignored. A file without a header line is refused as "not a flashscope journal".
+// A journal line longer than this is skipped unread (counted in bad_lines, its number in
+// long_lines): a case result with every heatmap is a few MB; 64 MiB is no line flashscope wrote.
+inline constexpr uint64_t kMaxJournalLineBytes = uint64_t{64} << 20;
+
+// Reads a journal, line by line (never the whole file at once), at most MaxInputBytes() kept. A
+// line that is not JSON (typically the last one, cut short by a crash) is counted in bad_lines and
+// skipped; a line that is JSON but malformed (wrong types, a newer schema_version) is an error
+// naming the path and line number; lines of an unknown "type" are ignored. A file without a header
+// line is refused as "not a flashscope journal".
 absl::StatusOr<JournalContents> ReadJournal(const std::string& path);
 
 // The journal as a report (complete = false): each finished case's last result, and each

@@ -176,6 +176,12 @@ const Json* Fields::Find(absl::string_view key, Need need) {
 }
 
 bool Fields::ReadNumber(const Json& v, const std::string& path, double* out) {
+  double ignored = 0;
+  if (finite_only_ && v.is_string() && NonFiniteFromString(v.get<std::string>(), &ignored)) {
+    Fail(path, absl::StrCat("expected a finite number, got string ", Excerpt(v),
+                            " (non-finite values are not allowed here)"));
+    return false;
+  }
   return ExpectNumber(v, path, out, status_);
 }
 

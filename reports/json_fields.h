@@ -54,6 +54,14 @@ class Fields {
   const std::string& path() const { return path_; }
   std::string PathOf(absl::string_view key) const { return JoinPath(path_, key); }
   void Fail(const std::string& path, absl::string_view what);
+  // Numbers must be finite JSON numbers: the strings "nan", "inf" and "-inf" that reports use for
+  // non-finite values are refused (files people write by hand, such as a gate policy, have no
+  // use for them; a floor of "nan" would fail every case).
+  void RefuseNonFinite() { finite_only_ = true; }
+  // Whether the object holds `key` (null included).
+  bool Has(absl::string_view key) const {
+    return obj_ != nullptr && obj_->find(std::string(key)) != obj_->end();
+  }
 
   void Get(absl::string_view key, std::string* out, Need need = Need::kOptional);
   void Get(absl::string_view key, double* out, Need need = Need::kOptional);
@@ -79,6 +87,7 @@ class Fields {
   bool ReadNumber(const Json& v, const std::string& path, double* out);
 
   const Json* obj_ = nullptr;
+  bool finite_only_ = false;
   std::string path_;
   absl::Status* status_;
 };

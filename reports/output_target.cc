@@ -10,19 +10,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "reports/file_kind.h"
 
 namespace flashscope::reports {
 namespace {
-
-const char* KindOf(mode_t mode) {
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISDIR(mode)) return "a directory";
-  return "not a regular file";
-}
 
 absl::Status Refuse(const std::string& path, const std::string& what, const std::string& how) {
   return absl::FailedPreconditionError(absl::StrCat(path, ": ", what, ". ", how));
@@ -53,7 +44,7 @@ absl::StatusOr<OutputTarget> Resolve(const std::string& path, const WriteOptions
 
 absl::StatusOr<OutputTarget> NotRegular(const std::string& path, const struct stat& st,
                                         const WriteOptions& options, int links_left) {
-  const std::string kind = KindOf(st.st_mode);
+  const std::string kind = FileKindName(st.st_mode);
   if (S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode)) {
     return Refuse(path, absl::StrCat("is ", kind, ", not a regular file"),
                   "flashscope writes a file there: give a file's path (not even --force writes "

@@ -1,9 +1,10 @@
-// JSON of a run's plan (reports/plan.h) and of a case's provenance (reports/report.h).
+// JSON of a run's plan (reports/plan.h); each plugin's provenance is the case record's
+// (reports/report_fields.h).
 #include "absl/strings/str_cat.h"
 #include "common/problem_params.h"
 #include "reports/json_fields.h"
 #include "reports/plan.h"
-#include "reports/provenance_json.h"
+#include "reports/report_fields.h"
 
 namespace flashscope::reports {
 namespace {
@@ -92,27 +93,10 @@ void ReadCase(const Json& j, const std::string& path, absl::Status* st, PlannedC
 
 }  // namespace
 
-Json ProvenanceToJson(const ProvenanceRecord& p) {
-  return {{"builtin", p.builtin},
-          {"plugin", p.plugin},
-          {"version", p.version},
-          {"path", p.path},
-          {"sha256", p.sha256}};
-}
-
-void ReadProvenance(const Json& j, const std::string& path, absl::Status* st, ProvenanceRecord* p) {
-  Fields f(j, path, st);
-  f.Get("builtin", &p->builtin);
-  f.Get("plugin", &p->plugin, Need::kRequired);
-  f.Get("version", &p->version);
-  f.Get("path", &p->path);
-  f.Get("sha256", &p->sha256);
-}
-
 Json PlanToJson(const PlanRecord& plan) {
   Json plugins = Json::array(), lost = Json::array(), kernels = Json::array(),
        cases = Json::array();
-  for (const auto& p : plan.plugins) plugins.push_back(ProvenanceToJson(p));
+  for (const auto& p : plan.plugins) plugins.push_back(jsonio::WriteRecord(p));
   for (const auto& l : plan.lost_plugins) lost.push_back({{"path", l.path}, {"reason", l.reason}});
   for (const auto& k : plan.kernels) {
     kernels.push_back({{"kernel", KernelInfoToJson(k.info)}, {"plugin", k.plugin}});
@@ -142,7 +126,7 @@ absl::StatusOr<PlanRecord> PlanFromJson(const Json& j) {
   f.Get("shard", &plan.shard);
   if (const Json* a = f.Array("plugins")) {
     for (size_t i = 0; i < a->size() && st.ok(); ++i) {
-      ReadProvenance((*a)[i], IndexPath("plugins", i), &st, &plan.plugins.emplace_back());
+      jsonio::ReadRecord((*a)[i], IndexPath("plugins", i), &st, &plan.plugins.emplace_back());
     }
   }
   if (const Json* a = f.Array("lost_plugins")) {

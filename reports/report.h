@@ -9,20 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "common/error_stats.h"
+#include "common/measured_peaks.h"
+#include "common/timing_policy.h"
 #include "reports/trust_record.h"
 
 namespace flashscope::reports {
 
 inline constexpr int kSchemaVersion = 1;
 
-// Measured once per run on the GPU; `*_source` says how each peak was measured.
-struct MeasuredPeaks {
-  double matmul_fp16_tflops = 0;  // dense fp16 GEMM through cuBLAS, random data
-  double matmul_bf16_tflops = 0;
-  double copy_gbps = 0;       // device-to-device copy, bytes read + written per second (GB/s)
-  std::string matmul_source;  // e.g. "cublasGemmEx 8192x8192x8192, median of 20, fp32 accum"
-  std::string copy_source;
-};
+// Measured once per run on the GPU; `*_source` says how each peak was measured
+// (common/measured_peaks.h: the profiler measures the same struct).
+using MeasuredPeaks = ::flashscope::MeasuredPeaks;
 
 // One GPU that ran cases of the run (`flashscope run --devices`, docs/devices.md): which one it
 // is, the facts that say whether two GPUs are the same model, and the peaks measured on it (the
@@ -72,14 +70,9 @@ struct Environment {
   std::vector<DeviceRecord> devices;
 };
 
-struct TimingPolicyRecord {
-  bool cold = true;  // L2 flushed before each sample
-  int warmup = 0;
-  int min_samples = 0;
-  int max_samples = 0;
-  double noise_target = 0;  // relative standard error of the median at which sampling stops
-  double time_cap_s = 0;
-};
+// The suite's timing policy as a report records it: the one timing policy
+// (common/timing_policy.h); throttle_ratio is not written.
+using TimingPolicyRecord = ::flashscope::TimingPolicy;
 
 // How `flashscope ab` took a case's samples: in pairs, one sample of each side per pair, the side
 // that goes first decided by a seeded coin, L2 flushed before each sample (docs/gating.md).
@@ -153,18 +146,8 @@ struct ResourceRecord {
   double theoretical_occupancy = 0;  // 0..1, from the CUDA occupancy API
 };
 
-struct ErrorStatsRecord {
-  int64_t elements = 0;
-  double max_abs = 0;
-  double mean_abs = 0;
-  double nrmse = 0;  // ||out - ref||_2 / ||ref||_2
-  double max_rel = 0;
-  int64_t bad = 0;  // |out - ref| > atol + rtol·|ref|
-  int64_t nan = 0;
-  int64_t inf = 0;
-  int64_t never_written = 0;  // still holding the poison pattern after the launch
-  int64_t worst_index = -1;   // flat index of max_abs
-};
+// common/error_stats.h: the statistics verify/ computes, recorded as they are.
+using ErrorStatsRecord = ::flashscope::ErrorStats;
 
 // Error downsampled onto a grid: row-major rows × cols, each cell aggregating a block of the
 // source (src_rows × src_cols) by max and by mean.

@@ -40,8 +40,14 @@ absl::StatusOr<Report> ReadReportFile(const std::string& path);
 // The report as text, laid out for diffs (objects indented, number arrays on one line).
 std::string ReportToText(const Report& report);
 
-// WriteFileAtomic (reports/file_util.h) of the report's JSON: a reader sees the old file or the
-// complete new one, never half a report; what may be replaced follows `options` (--force).
+// WriteFileAtomic (reports/file_util.h) of `text`, compressed first when `path` ends in ".xz",
+// ".gz" or ".zst" (xz, gzip, zstd): what every `--out` of flashscope writes through. What may be
+// replaced follows `options` (--force; reports/output_target.h).
+absl::Status WriteOutputFile(const std::string& path, const std::string& text,
+                             const WriteOptions& options = {});
+
+// WriteOutputFile of the report's JSON: a reader sees the old file or the complete new one, never
+// half a report; compressed by the name's ending; what may be replaced follows `options`.
 absl::Status WriteReportFileAtomic(const Report& report, const std::string& path,
                                    const WriteOptions& options = {});
 

@@ -1,6 +1,7 @@
 #include "reports/text_safety.h"
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 
 namespace flashscope::reports::text {
 
@@ -57,6 +58,17 @@ std::string TerminalSafe(absl::string_view s) {
       absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned>(step.code_point));
     }
   });
+  return out;
+}
+
+std::string TerminalSafeLines(absl::string_view s) {
+  std::string out;
+  bool first = true;
+  for (absl::string_view line : absl::StrSplit(s, '\n')) {
+    if (!first) out += '\n';
+    out += TerminalSafe(line);
+    first = false;
+  }
   return out;
 }
 

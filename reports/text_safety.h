@@ -48,4 +48,9 @@ void ForEachStep(absl::string_view s, Visit visit) {
 // the terminal that it would act on, and nothing is silently dropped (a NUL shows as \x00).
 std::string TerminalSafe(absl::string_view s);
 
+// For a message of several lines (a Python traceback, a compiler's error): each line as
+// TerminalSafe shows it, the line breaks kept as line breaks (a line of the message cannot end
+// another one's escape sequence: each is made inert on its own). Tabs stay escaped.
+std::string TerminalSafeLines(absl::string_view s);
+
 }  // namespace flashscope::reports::text

@@ -12,6 +12,7 @@
 #include "profiler/resources.h"
 #include "profiler/work_counters.h"
 #include "protocol/worker_protocol.h"
+#include "runner/case_phases.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
 #include "runner/trust_case.h"
@@ -24,17 +25,6 @@ namespace flashscope::runner {
 namespace phase = suites::protocol::phase;
 
 namespace case_runner_internal {
-
-profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t) {
-  profiler::TimingPolicy p;
-  p.cold = t.cold;
-  p.warmup = t.warmup;
-  p.min_samples = t.min_samples;
-  p.max_samples = t.max_samples;
-  p.noise_target = t.noise_target;
-  p.time_cap_s = t.time_cap_s;
-  return p;
-}
 
 bool ContextIsLost() {
   cudaGetLastError();
@@ -54,17 +44,6 @@ namespace {
 
 using case_runner_internal::ContextIsLost;
 using case_runner_internal::Finish;
-using case_runner_internal::ToPolicy;
-
-verify::TolerancePolicy ToleranceFor(const Problem& problem, const suites::VerifySpec& spec) {
-  DType dtype = std::visit([](const auto& p) { return p.dtype; }, problem);
-  verify::TolerancePolicy t = verify::DefaultTolerance(FamilyOf(problem), dtype);
-  if (spec.atol) t.atol = *spec.atol;
-  if (spec.rtol) t.rtol = *spec.rtol;
-  if (spec.baseline_factor) t.baseline_factor = *spec.baseline_factor;
-  if (spec.floor) t.floor = *spec.floor;
-  return t;
-}
 
 }  // namespace
 
@@ -134,7 +113,7 @@ reports::Environment CaseRunner::DescribeEnvironment(bool measure_peaks) {
     profiler::NvtxRange range("measure peaks");
     auto peaks = profiler::MeasurePeaks(state_->stream);
     if (peaks.ok()) {
-      peaks_ = ToPeaks(*peaks);
+      peaks_ = *peaks;
     } else {
       peaks_.matmul_source = "not measured: " + std::string(peaks.status().message());
     }
@@ -153,54 +132,82 @@ void CaseRunner::Enter(const char* phase) {
   if (observer_) observer_(phase);
 }
 
+// One case of `flashscope run`: the phases of case_phases.h over CaseRunner's steps.
+class CaseRunner::SinglePhases : public CasePhases {
+ public:
+  SinglePhases(CaseRunner& runner, Case& k) : runner_(runner), k_(k) {}
+  bool Supports() override { return runner_.Supported(k_); }
+  bool Inputs() override {
+    if (absl::Status st = runner_.RestoreIsolation(); !st.ok()) {
+      return runner_.EndByIsolation(k_, st);
+    }
+    auto ws = runner_.Inputs(k_.c->problem);
+    if (!ws.ok()) return runner_.EndByInputs(k_, ws.status());
+    runner_.Bind(k_, **ws);
+    return true;
+  }
+  bool Prepare() override { return runner_.Prepare(k_); }
+  bool Verify() override { return runner_.Verify(k_); }
+  // Timed also when verification failed: a developer wants both answers.
+  bool Measure() override { return runner_.Time(k_); }
+  void Complete() override { runner_.Complete(k_); }
+
+ private:
+  CaseRunner& runner_;
+  Case& k_;
+};
+
 reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
-  State& s = *state_;
   profiler::NvtxRange case_range("case " + c.key);
   Case k;
   k.c = &c;
   k.r = c.planned;
   k.start = std::chrono::steady_clock::now();
-  auto finish = [&](reports::CaseStatus status, std::string reason) {
-    Finish(k.r, k.start, status, std::move(reason));
-    return k.r;
-  };
+  SinglePhases phases(*this, k);
+  RunCasePhases(phases);
+  return k.r;
+}
 
+bool CaseRunner::Supported(Case& k) {
   Enter(phase::kSupports);
-  if (std::string why = c.kernel->Supports(c.problem, s.device.cc); !why.empty()) {
-    return finish(reports::CaseStatus::kSkipped, why);
+  if (std::string why = k.c->kernel->Supports(k.c->problem, state_->device.cc); !why.empty()) {
+    Finish(k.r, k.start, reports::CaseStatus::kSkipped, why);
+    return false;
   }
-  // What an earlier case left changed in the shared device state is put back (that case already
-  // failed `isolation`, unless it ended before its check).
-  if (absl::Status st = s.isolation->Restore(); !st.ok()) {
-    context_lost_ = true;
-    return finish(reports::CaseStatus::kError,
-                  absl::StrCat("isolation: the device state an earlier case left cannot be put "
-                               "back (",
-                               st.message(), "); a fresh worker goes on"));
-  }
+  return true;
+}
+
+// What an earlier case left changed in the shared device state is put back (that case already
+// failed `isolation`, unless it ended before its check). A state that cannot be put back ends this
+// worker: context_lost() then says so.
+absl::Status CaseRunner::RestoreIsolation() {
+  absl::Status st = state_->isolation->Restore();
+  if (!st.ok()) context_lost_ = true;
+  return st;
+}
+
+bool CaseRunner::EndByIsolation(Case& k, const absl::Status& status) {
+  Finish(k.r, k.start, reports::CaseStatus::kError,
+         absl::StrCat("isolation: the device state an earlier case left cannot be put back (",
+                      status.message(), "); a fresh worker goes on"));
+  return false;
+}
+
+absl::StatusOr<verify::Workspace*> CaseRunner::Inputs(const Problem& problem) {
+  State& s = *state_;
   Enter(phase::kInputs);
-  {
-    profiler::NvtxRange range("inputs+reference");
-    // A new problem's inputs come from a seed the harness draws, not the suite's (runner/
-    // secret_seeds.h); later cases of the problem redraw them (runner/fresh_inputs.h).
-    if (s.trust.off.count("timed_outputs") == 0) s.workspace_spec.options.seed = s.seeds.Next();
-    auto ws = s.workspaces.For(c.problem, s.workspace_spec, s.stream);
-    if (!ws.ok()) {
-      if (absl::IsResourceExhausted(ws.status())) {
-        return finish(reports::CaseStatus::kSkipped, std::string(ws.status().message()));
-      }
-      context_lost_ = ContextIsLost();
-      return finish(reports::CaseStatus::kError,
-                    absl::StrCat("inputs/reference: ", ws.status().message()));
-    }
-    k.ws = *ws;
-  }
-  Bind(k, *k.ws);
-  if (!Prepare(k)) return k.r;
-  if (!Verify(k)) return k.r;
-  // Timed also when verification failed: a developer wants both answers.
-  if (!Time(k)) return k.r;
-  return Complete(k);
+  profiler::NvtxRange range("inputs+reference");
+  // A new problem's inputs come from a seed the harness draws, not the suite's (runner/
+  // secret_seeds.h); later cases of the problem redraw them (runner/fresh_inputs.h).
+  if (s.trust.off.count("timed_outputs") == 0) s.workspace_spec.options.seed = s.seeds.Next();
+  return s.workspaces.For(problem, s.workspace_spec, s.stream);
+}
+
+bool CaseRunner::EndByInputs(Case& k, const absl::Status& status) {
+  const Ending ending = InputsEnding(status);
+  if (ending.status == reports::CaseStatus::kError) context_lost_ = ContextIsLost();
+  Finish(k.r, k.start, ending.status, ending.reason);
+  return false;
 }
 
 void CaseRunner::Bind(Case& k, verify::Workspace& ws) {
@@ -354,7 +361,7 @@ bool CaseRunner::Time(Case& k) {
   Enter(phase::kTiming);
   profiler::NvtxRange range("time");
   const profiler::SampleHooks hooks = WithIntegrity(k.trust->Hooks(), k.integrity.get(), s.stream);
-  auto t = s.timer->Time(k.trust->launch(), ToPolicy(s.suite.timing), hooks);
+  auto t = s.timer->Time(k.trust->launch(), s.suite.timing, hooks);
   if (!t.ok()) {
     context_lost_ = ContextIsLost();
     Finish(k.r, k.start, reports::CaseStatus::kError,

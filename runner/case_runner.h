@@ -99,8 +99,19 @@ class CaseRunner {
  private:
   struct State;
   struct Case;
+  class SinglePhases;  // Run's phases (runner/case_phases.h)
   CaseRunner() = default;
   void Enter(const char* phase);
+  // The phases' steps. Each bool one is false when the case ended there (status set).
+  bool Supported(Case& k);
+  // Puts back the device state an earlier case left (runner/case_isolation.h); an error ends the
+  // worker (context_lost), and the case with EndByIsolation.
+  absl::Status RestoreIsolation();
+  bool EndByIsolation(Case& k, const absl::Status& status);
+  // The problem's workspace: inputs and reference, cached per problem (fresh seeds drawn here).
+  absl::StatusOr<verify::Workspace*> Inputs(const Problem& problem);
+  // Ends a case whose workspace could not be made (runner/case_phases.h, InputsEnding).
+  bool EndByInputs(Case& k, const absl::Status& status);
   // Binds the case's kernel to `ws` (every input set) and starts its trust checks.
   void Bind(Case& k, verify::Workspace& ws);
   bool Prepare(Case& k);

@@ -27,7 +27,6 @@ CaseStatus VerifiedStatus(const reports::CaseResult& r) {
 }  // namespace
 
 PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observer) {
-  State& s = *state_;
   profiler::NvtxRange range("pair " + pair.base.key);
   const CaseToRun* runs[2] = {&pair.base, &pair.next};
   Case k[2];
@@ -59,38 +58,24 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
     }
   };
 
+  // The phases of a single case (runner/case_phases.h) for each side, but one workspace for both
+  // and the timing of the two together.
   for (int i = 0; i < 2; ++i) {
     side(i);
-    Enter(phase::kSupports);
-    if (std::string why = runs[i]->kernel->Supports(runs[i]->problem, s.device.cc); !why.empty()) {
-      end(i, CaseStatus::kSkipped, why);
-    }
+    live[i] = Supported(k[i]);
   }
   if (!live[0] && !live[1]) return result();
   // The shared device state as the worker started (runner/case_isolation.h), as in Run().
-  if (absl::Status st = s.isolation->Restore(); !st.ok()) {
-    context_lost_ = true;
+  if (absl::Status st = RestoreIsolation(); !st.ok()) {
     for (int i = 0; i < 2; ++i) {
-      if (live[i]) {
-        end(i, CaseStatus::kError,
-            absl::StrCat("isolation: the device state an earlier case left cannot be put back (",
-                         st.message(), "); a fresh worker goes on"));
-      }
+      if (live[i]) live[i] = EndByIsolation(k[i], st);
     }
     return result();
   }
-  Enter(phase::kInputs);
-  if (s.trust.off.count("timed_outputs") == 0) s.workspace_spec.options.seed = s.seeds.Next();
-  auto ws = s.workspaces.For(pair.base.problem, s.workspace_spec, s.stream);
+  auto ws = Inputs(pair.base.problem);
   if (!ws.ok()) {
-    const bool too_big = absl::IsResourceExhausted(ws.status());
-    if (!too_big) context_lost_ = ContextIsLost();
     for (int i = 0; i < 2; ++i) {
-      if (live[i]) {
-        end(i, too_big ? CaseStatus::kSkipped : CaseStatus::kError,
-            too_big ? std::string(ws.status().message())
-                    : absl::StrCat("inputs/reference: ", ws.status().message()));
-      }
+      if (live[i]) live[i] = EndByInputs(k[i], ws.status());
     }
     return result();
   }
@@ -149,7 +134,7 @@ bool CaseRunner::TimeInterleaved(Case (&k)[2], const PairToRun& pair,
   Enter(phase::kTiming);
   profiler::NvtxRange range("time pairs");
   profiler::PairPolicy policy;
-  policy.timing = case_runner_internal::ToPolicy(s.suite.timing);
+  policy.timing = s.suite.timing;
   policy.timing.min_samples = std::max(policy.timing.min_samples, kMinPairs);
   policy.timing.max_samples = std::max(policy.timing.max_samples, policy.timing.min_samples);
   policy.timing.time_cap_s *= 2;  // two kernels share it

@@ -64,8 +64,6 @@ struct CaseRunner::Case {
 
 namespace case_runner_internal {
 
-profiler::TimingPolicy ToPolicy(const suites::TimingSpec& t);
-
 // A sticky error (illegal address, trap, launch failure) poisons the context: every later call
 // returns it again. A second synchronise tells the two kinds apart.
 bool ContextIsLost();

@@ -1,8 +1,8 @@
 #include "runner/kernel_loading.h"
 
-#include "suites/plugin_paths.h"
 #include "protocol/worker_process.h"
 #include "protocol/worker_protocol.h"
+#include "suites/plugin_paths.h"
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
 #include "kernels/abi_adapter.h"
@@ -43,6 +43,20 @@ absl::Status LoadKernels(const std::vector<std::string>& plugin_paths, int progr
     }
   }
   return absl::OkStatus();
+}
+
+std::vector<RefusedPlugin> LoadKernelsListing(const std::vector<std::string>& plugin_paths,
+                                              int progress_fd, plugins::PluginSet* set) {
+  std::vector<RefusedPlugin> refused;
+  if (absl::Status s = AddBuiltin(set); !s.ok()) refused.push_back({"(built-in)", s.ToString()});
+  for (const std::string& path : plugin_paths) {
+    if (absl::Status s = LoadAnnounced(path, plugins::Side::kShared, progress_fd, set); !s.ok()) {
+      // The progress pipe still says it finished loading: a refusal, not a crash.
+      suites::protocol::Tell(progress_fd, {suites::protocol::Event::kLoaded, "", "", path});
+      refused.push_back({path, std::string(s.message())});
+    }
+  }
+  return refused;
 }
 
 absl::Status LoadAbKernels(const std::string& base, const std::string& next, int progress_fd,

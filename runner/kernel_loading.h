@@ -15,6 +15,18 @@ namespace flashscope::runner {
 absl::Status LoadKernels(const std::vector<std::string>& plugin_paths, int progress_fd,
                          plugins::PluginSet* set);
 
+// A plugin file that was refused (not a plugin, a wrong ABI, bad fields, clashing ids, a Python
+// module that cannot be imported), and why.
+struct RefusedPlugin {
+  std::string path;
+  std::string reason;
+};
+
+// LoadKernels for `flashscope list`: a refused file is set aside, with its reason, and the others
+// still load, so that the listing shows what it can and says what it could not.
+std::vector<RefusedPlugin> LoadKernelsListing(const std::vector<std::string>& plugin_paths,
+                                              int progress_fd, plugins::PluginSet* set);
+
 // The built-in plugin and the two sides of a `flashscope ab` comparison (plugins::Side::kBase and
 // kNew, whose kernels may share ids), each side announced like a plugin file.
 absl::Status LoadAbKernels(const std::string& base, const std::string& next, int progress_fd,

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "suites/closest_names.h"
+#include "common/closest_names.h"
 #include "suites/shard.h"
 
 namespace flashscope::runner {
@@ -45,10 +45,10 @@ absl::StatusOr<Kernels> Match(const std::vector<std::string>& patterns, const Ke
     }
     if (matched) continue;
     if (!tolerate_unmatched) {
-      return absl::NotFoundError(absl::StrCat(
-          where, ": no kernel matches '", pattern,
-          "' (closest: ", absl::StrJoin(suites::ClosestNames(pattern, AllIds(set), 3), ", "),
-          "; `flashscope list` shows them all, `--plugin FILE` adds a plugin's)"));
+      return absl::NotFoundError(
+          absl::StrCat(where, ": no kernel matches '", pattern,
+                       "' (closest: ", absl::StrJoin(ClosestNames(pattern, AllIds(set), 3), ", "),
+                       "; `flashscope list` shows them all, `--plugin FILE` adds a plugin's)"));
     }
     unmatched->push_back(pattern);
   }

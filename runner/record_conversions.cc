@@ -34,33 +34,6 @@ reports::DeviceRecord ToDevice(const profiler::DeviceInfo& d, int index) {
   return r;
 }
 
-reports::MeasuredPeaks ToPeaks(const profiler::MeasuredPeaks& p) {
-  reports::MeasuredPeaks m;
-  m.matmul_fp16_tflops = p.matmul_fp16_tflops;
-  m.matmul_bf16_tflops = p.matmul_bf16_tflops;
-  m.copy_gbps = p.copy_gbps;
-  m.matmul_source = p.matmul_source;
-  m.copy_source = p.copy_source;
-  return m;
-}
-
-namespace {
-reports::ErrorStatsRecord ToStats(const verify::ErrorStats& s) {
-  reports::ErrorStatsRecord r;
-  r.elements = s.elements;
-  r.max_abs = s.max_abs;
-  r.mean_abs = s.mean_abs;
-  r.nrmse = s.nrmse;
-  r.max_rel = s.max_rel;
-  r.bad = s.bad;
-  r.nan = s.nan;
-  r.inf = s.inf;
-  r.never_written = s.never_written;
-  r.worst_index = s.worst_index;
-  return r;
-}
-}  // namespace
-
 reports::VerificationRecord ToVerificationRecord(const verify::VerificationResult& v) {
   reports::VerificationRecord r;
   r.ran = true;
@@ -69,7 +42,7 @@ reports::VerificationRecord ToVerificationRecord(const verify::VerificationResul
   r.reference = v.reference_name;
   r.atol = v.policy.atol;
   r.rtol = v.policy.rtol;
-  r.stats = ToStats(v.stats);
+  r.stats = v.stats;
   if (v.has_baseline) {
     r.baseline_max_abs = v.baseline.max_abs;
     r.ratio_to_baseline = v.baseline.max_abs > 0 ? v.stats.max_abs / v.baseline.max_abs : 0;

@@ -17,7 +17,6 @@ reports::Environment ToEnvironment(const profiler::DeviceInfo& d);
 // The GPU as a run's device list holds it: `index` is what the supervisor calls it (its own
 // CUDA ordinal, not this process's, which sees a pinned GPU as device 0).
 reports::DeviceRecord ToDevice(const profiler::DeviceInfo& d, int index);
-reports::MeasuredPeaks ToPeaks(const profiler::MeasuredPeaks& p);
 reports::VerificationRecord ToVerificationRecord(const verify::VerificationResult& v);
 reports::TimingRecord ToTimingRecord(const profiler::TimingResult& t);
 // TFLOPS and GB/s at the median time, and the share of the measured peaks (0 when the problem's

@@ -1,5 +1,6 @@
 // flashscope-worker: the process that loads plugins and touches CUDA, started by `flashscope`
-// (supervisor/supervisor.h) and never meant to be run by hand. Commands (protocol/worker_protocol.h):
+// (supervisor/supervisor.h) and never meant to be run by hand. Commands
+// (protocol/worker_protocol.h):
 //   plan     load the plugins, plan the suite, probe the device; write the planning result
 //   run      run the cases of the plan in a journal that the journal does not hold yet
 //   ab       run the pairs of a `flashscope ab` session (its two journals, one per side)
@@ -12,13 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "plugins/sha256.h"
 #include "profiler/metric_catalogue.h"
+#include "protocol/worker_protocol.h"
+#include "reports/text_safety.h"
 #include "runner/kernel_listing.h"
 #include "runner/kernel_loading.h"
 #include "runner/planner.h"
-#include "protocol/worker_protocol.h"
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
 #include "profiler/device_info.h"
@@ -56,6 +61,25 @@ void ProbeDevices(protocol::PlanningResult* result) {
 #endif
 }
 
+// --dry_run's marks: what each planned case's kernel says about its problem, on this machine's GPU
+// when there is one. A phase line before each call pins a crash in supports() on its kernel.
+void AskSupports(const plugins::PluginSet& kernels, int progress_fd,
+                 protocol::PlanningResult* result) {
+  const int device_sm = result->device.usable ? result->device.cc : 0;
+  for (const reports::PlannedCaseRecord& c : result->plan.cases) {
+    const plugins::Kernel* k = c.error.empty() ? kernels.Find(c.kernel_id) : nullptr;
+    if (k == nullptr) continue;
+    protocol::Tell(
+        progress_fd,
+        {protocol::Event::kPhase, "", "",
+         absl::StrCat(
+             "supports() of ", c.key,
+             k->provenance().builtin ? "" : absl::StrCat(" (plugin ", k->provenance().path, ")"))});
+    std::string why = k->Supports(c.problem, device_sm);
+    if (!why.empty()) result->refusals[c.key] = std::move(why);
+  }
+}
+
 int Plan(const protocol::WorkerRequest& r) {
   auto suite = suites::LoadSuiteFile(r.suite_path);
   if (!suite.ok()) return protocol::TellFatal(r.progress_fd, std::string(suite.status().message()));
@@ -81,6 +105,7 @@ int Plan(const protocol::WorkerRequest& r) {
     result.plan = *std::move(plan);
   }
   ProbeDevices(&result);
+  if (r.check_supports) AskSupports(kernels, r.progress_fd, &result);
   std::ofstream out(r.plan_out, std::ios::binary | std::ios::trunc);
   out << protocol::PlanningResultToText(result);
   out.close();
@@ -88,18 +113,54 @@ int Plan(const protocol::WorkerRequest& r) {
   return 0;
 }
 
+// A Python module whose import stopped at a package this interpreter does not have (torch on a
+// machine without a GPU): not a defect of the module, so the listing says what it needs and
+// still succeeds. The bridge's message starts with Python's own "ModuleNotFoundError".
+bool NeedsAbsentPythonPackage(const RefusedPlugin& r) {
+  return absl::EndsWith(r.path, ".py") &&
+         absl::StrContains(r.reason, "ModuleNotFoundError: No module named");
+}
+
+// What could not be listed, after the listing (last, so that it is not scrolled away). Returns
+// the worker's exit code: a refused plugin fails the command, a missing Python package does not.
+int PrintWhatWasNotListed(const std::vector<RefusedPlugin>& refused,
+                          const std::vector<std::string>& unmatched, const std::string& filter) {
+  int code = 0;
+  if (!refused.empty()) std::printf("\nplugins not listed (%zu):\n", refused.size());
+  for (const RefusedPlugin& r : refused) {
+    const bool absent_package = NeedsAbsentPythonPackage(r);
+    if (!absent_package) code = protocol::kExitBadPlugin;
+    std::string reason = reports::text::TerminalSafeLines(r.reason);
+    absl::StrReplaceAll({{"\n", "\n      "}}, &reason);
+    std::printf("  %s\n    %s: %s\n", reports::text::TerminalSafe(r.path).c_str(),
+                absent_package ? "needs a Python package this interpreter lacks (its kernels can "
+                                 "be listed and run where it is installed)"
+                               : "REFUSED",
+                reason.c_str());
+  }
+  if (!unmatched.empty()) {
+    std::printf("\n--kernels %s: no kernel matches %s\n",
+                reports::text::TerminalSafe(filter).c_str(),
+                absl::StrJoin(unmatched, "; ").c_str());
+    code = code != 0 ? code : protocol::kExitFatal;
+  }
+  return code;
+}
+
 int List(const protocol::WorkerRequest& r) {
   plugins::PluginSet kernels;
-  if (absl::Status s = LoadKernels(r.plugins, r.progress_fd, &kernels); !s.ok()) {
-    return protocol::TellFatal(r.progress_fd, std::string(s.message()), protocol::kExitBadPlugin);
-  }
+  const std::vector<RefusedPlugin> refused = LoadKernelsListing(r.plugins, r.progress_fd, &kernels);
 #if !defined(FLASHSCOPE_HAVE_CUDA)
-  std::printf(
-      "(this flashscope was built without CUDA: only plugins' kernels are listed, and none can "
-      "run; rebuild with the CUDA toolkit for flashscope's own)\n");
+  if (!r.plugin_only) {
+    std::printf(
+        "(this flashscope was built without CUDA: only plugins' kernels are listed, and none can "
+        "run; rebuild with the CUDA toolkit for flashscope's own)\n");
+  }
 #endif
-  std::printf("%s", ListKernels(kernels, r.all, r.progress_fd).c_str());
-  return 0;
+  const Listing listing =
+      ListKernels(kernels, {r.all, r.kernels_filter, r.plugin_only, r.progress_fd});
+  std::printf("%s", listing.text.c_str());
+  return PrintWhatWasNotListed(refused, listing.unmatched, r.kernels_filter);
 }
 
 int Metrics(const protocol::WorkerRequest& r) {

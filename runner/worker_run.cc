@@ -29,9 +29,11 @@ using suites::protocol::Tell;
 // flush, no metrics, heatmaps or dumps, since the tool slows every launch 10-100x and only the
 // kernel's memory accesses matter.
 void ForSanitizer(suites::Suite* suite, RunOptions* options) {
-  suite->timing = suites::TimingSpec{/*cold=*/false,       /*warmup=*/0,
-                                     /*min_samples=*/1,    /*max_samples=*/1,
-                                     /*noise_target=*/1.0, /*time_cap_s=*/0.0};
+  suite->timing.cold = false;
+  suite->timing.warmup = 0;
+  suite->timing.min_samples = suite->timing.max_samples = 1;
+  suite->timing.noise_target = 1.0;
+  suite->timing.time_cap_s = 0.0;
   suite->metrics.clear();
   suite->verify.heatmaps = "none";
   options->metrics.clear();

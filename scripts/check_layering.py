@@ -26,9 +26,10 @@ from pathlib import Path
 RULES = {
     "include/flashscope": ("the plugin C ABI (the SDK)", []),
     "common": ("header-only vocabulary: problems, kernel facts, ABI conversions, the metric "
-               "catalogue's table; element conversions (the one .cuh)", ["include/flashscope"]),
+               "catalogue's table, the timing policy, error statistics, measured peaks, closest "
+               "names; element conversions (the one .cuh)", ["include/flashscope"]),
     "common/tests": ("test helpers every folder's tests share (GoogleTest, CUDA)", ["common"]),
-    "kernels": ("the kernels under test, peers, registry, ABI adapter, test plugin",
+    "kernels": ("the kernels under test, peers, registry, ABI adapter, test and demo plugins",
                 ["common", "include/flashscope"]),
     "kernels/perf": ("hand-built tuning harnesses (nvcc, outside CMake)", ["kernels", "common"]),
     "plugins": ("the plugin host: dlopen, validation, the kernel view",
@@ -76,6 +77,8 @@ TEST_EXTRAS = {
     # The model's and the analyses' tests print what they check with render/'s printers.
     "reports": ["analysis", "render"],
     "analysis": ["render"],
+    # The chart parity test: the viewer's charts and the HTML page's from one report.
+    "viewer": ["render"],
 }
 # Components that build and test without CUDA (DESIGN.md: the CPU parts CI tests).
 NO_CUDA = {"include/flashscope", "common", "plugins", "reports", "analysis", "render", "history",

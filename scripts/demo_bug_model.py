@@ -3,7 +3,7 @@
 
 A NumPy model of attn.a10_fa2's online softmax at D = 64 (causal, bottom-right aligned): key tiles
 of 64, fp32 scores, running max in log2 units, P rounded to the input type for the P·V product,
-O and l in fp32, O / l rounded to the input type at the end; then each kernels/testing/bug_kernels.cu
+O and l in fp32, O / l rounded to the input type at the end; then each kernels/demo/bug_kernels.cu
 mistake planted the same way, and FlashAttention's rule (max |err| <= 2 x the naive same-precision
 baseline's + floor, verify/tolerance.h) applied. The inputs are standard normals like the suite's
 "normal" kind, but not the same numbers: the model predicts where the error is and how large it is,

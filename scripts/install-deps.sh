@@ -13,7 +13,9 @@ packages=(
   libbenchmark-dev     # flashscope-bench (Google Benchmark compatibility)
   clang-format
   python3 util-linux   # the hostile-input corpus (fuzz/hostile/: python3, flock) and the layering check
-  zlib1g-dev           # PNG decoding in the HTML screenshot test
+  zlib1g-dev           # gzip-compressed reports; PNG decoding in the HTML screenshot test
+  liblzma-dev          # xz-compressed reports (results/runs/*.json.xz)
+  libzstd-dev          # zstd-compressed reports
   libsqlite3-dev       # the history store's default database (docs/history.md)
   libpq-dev            # the history store on a PostgreSQL server
   postgresql           # a throw-away server for the history tests (scripts/pg-test-cluster.sh)

@@ -7,7 +7,14 @@
 #    exports its entry symbol and nothing else, passes its own CPU test, the installed
 #    `flashscope list --plugin` shows both its kernels (supports() answered in flashscope-worker)
 #    and `flashscope run SUITE --plugin … --dry_run` plans its cases;
-#  - examples/compare-revisions, linked to flashscope::reports, reads a committed report.
+#  - examples/compare-revisions, linked to flashscope::reports, reads a committed report;
+#  - the installed `flashscope show` reads every committed results/runs/*.json.xz (the failures
+#    are named, all of them, before the script stops);
+#  - `flashscope new-plugin` from the prefix: the Python projects (both families; where the
+#    Python bridge is installed) and, with nvcc, the CUDA projects, each configured and tested
+#    against the prefix, listed and planned from its own folder (`flashscope run suite.json
+#    --dry_run`, the suite's "./build/NAME.so" or "./NAME.py" found beside it);
+#  - with CUDA: the installed demo plugin, and `flashscope run demo --dry_run` planning from it.
 # No GPU needed. Stops at the first failed check (exit 1); exit 2 for bad usage.
 # Usage: scripts/test-install.sh BUILD_DIR
 set -euo pipefail
@@ -36,6 +43,29 @@ check() {
     sed 's/^/    /' "$work/step.log" | tail -n 40
     exit 1
   fi
+}
+# check_and_go_on WHAT COMMAND…: like check, but a failure is reported and the script goes on to the
+# other checks, to fail at its end (finish).
+failed_checks=()
+check_and_go_on() {
+  local what=$1
+  shift
+  if "$@" >"$work/step.log" 2>&1; then
+    printf 'install: ok        %s\n' "$what"
+  else
+    echo "install: FAILED   $what (the other checks go on)"
+    sed 's/^/    /' "$work/step.log" | tail -n 40
+    failed_checks+=("$what")
+  fi
+}
+# finish NOTE: the end of the script, passed or failed.
+finish() {
+  if ((${#failed_checks[@]} > 0)); then
+    echo "install: FAILED: ${failed_checks[*]}"
+    exit 1
+  fi
+  echo "install: checks passed in $((SECONDS - started)) s$1"
+  exit 0
 }
 # output_has PATTERN…: every pattern matches a line of the previous check's output.
 output_has() {
@@ -119,11 +149,63 @@ check "compare-revisions reads a committed report (gemm.g04_mma -> gemm.g05_wgmm
 check "  pairs the two kernels' cases by problem, with verdicts" \
   output_has "gemm\.g04_mma->gemm\.g05_wgmma +gemm\{M=4096,N=4096,K=4096,fp16\} .* faster"
 
+# Every committed compressed report, through the installed `flashscope show`: all of them are
+# tried, and the ones that fail are named together.
+show_committed_reports() {
+  local failed=() report
+  for report in "$root"/results/runs/*.json.xz; do
+    if ! "$prefix/bin/flashscope" show "$report" >"$work/show.log" 2>&1; then
+      failed+=("${report#"$root"/}: $(head -c 300 "$work/show.log" | tr '\n' ' ')")
+    fi
+  done
+  if ((${#failed[@]} > 0)); then
+    echo "flashscope show failed on ${#failed[@]} committed report(s):"
+    printf '  %s\n' "${failed[@]}"
+    return 1
+  fi
+}
+check_and_go_on "the installed flashscope show reads every committed results/runs/*.json.xz" \
+  show_committed_reports
+
+# new_plugin_project NAME FLAGS…: `flashscope new-plugin` from the prefix into $work, then the
+# project configured and tested against the prefix (CUDA: built first, its exports checked),
+# listed, and its suite planned from the project's own folder.
+new_plugin_project() {
+  local name=$1 project=$work/$1 plugin
+  shift
+  check "flashscope new-plugin $name $*" "$prefix/bin/flashscope" new-plugin "$name" "$@" --dir "$work"
+  check "  $name configures against the prefix" \
+    cmake -S "$project" -B "$project/build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_CUDA_ARCHITECTURES="$arch"
+  if [[ -f $project/$name.py ]]; then
+    plugin=./$name.py
+  else
+    plugin=build/$name.so
+    check "  $name builds" cmake --build "$project/build"
+    check "  $name.so exports flashscope_plugin_v1 and nothing else" \
+      exports_only_entry "$project/$plugin"
+  fi
+  check "  $name's own test (ctest)" ctest --test-dir "$project/build" --output-on-failure
+  check "  flashscope list --plugin $plugin --plugin-only" \
+    bash -c "cd '$project' && '$prefix/bin/flashscope' list --plugin '$plugin' --plugin-only"
+  check "  shows $name's kernel" output_has "^  $name\.(gemm|attn)_v1 .*\[$name\]"
+  check "  flashscope run suite.json --dry_run (from $name/)" \
+    bash -c "cd '$project' && '$prefix/bin/flashscope' run suite.json --dry_run"
+  check "  plans its cases from the file beside the suite" \
+    output_has "^plan: [0-9]+ cases" "^ +0  $name\.(gemm|attn)_v1 " "file $project/${plugin#./}"
+}
+if [[ -f $prefix/lib/flashscope/plugins/libflashscope_python.so ]]; then
+  new_plugin_project np_py_gemm --python --family gemm
+  new_plugin_project np_py_attn --python --family attention
+else
+  echo "install: new-plugin --python not checked: this build has no Python bridge (python3-dev)"
+fi
+
 # The kernel plugin example: needs nvcc (CUDA kernels), as the build itself does.
 if ! grep -q "^CMAKE_CUDA_COMPILER:.*nvcc" "$build/CMakeCache.txt"; then
-  echo "install: examples/attention-plugin not built: this build has no CUDA compiler (nvcc)"
-  echo "install: checks passed in $((SECONDS - started)) s (without the plugin example)"
-  exit 0
+  echo "install: examples/attention-plugin, new-plugin --cuda and the demo plugin not checked:"
+  echo "install: this build has no CUDA compiler (nvcc)"
+  finish " (without the CUDA parts)"
 fi
 example=$work/attention-plugin
 check "examples/attention-plugin configures against the prefix (CUDA $arch)" \
@@ -146,4 +228,14 @@ check "  plans 170 cases of both kernels, with the plugin's provenance" \
   output_has "^plan: 170 cases" "example-attention +version [0-9a-f]+" "file $plugin" \
   "example\.attn_v1 attention_fwd\{B=4,H=8,S=2048,D=128,bf16\}" \
   "example\.attn_v2 attention_fwd\{B=4,H=8,S=2048,D=128,bf16\}"
-echo "install: checks passed in $((SECONDS - started)) s"
+
+# The CUDA projects of new-plugin, and the demo suite from the installed demo plugin.
+new_plugin_project np_cuda_gemm --cuda --family gemm
+new_plugin_project np_cuda_attn --cuda --family attention
+check "installed: the demo plugin" installed_files lib/flashscope/plugins/libflashscope_demo_kernels.so
+check "flashscope run demo --dry_run (the installed suite and its plugin)" \
+  bash -c "cd '$work' && '$prefix/bin/flashscope' run demo --dry_run"
+check "  plans a10 beside the six demo.bug_* kernels of the demo plugin" \
+  output_has "^plan: 14 cases" "flashscope-demo-kernels" \
+  "demo\.bug_fp16_accumulate attention_fwd\{B=2,H=4,S=255,D=64,bf16,causal\} .*SKIP: supports\(\) says: fp16 only"
+finish ""

@@ -30,10 +30,12 @@ reports::CaseResult NewCaseResult(const reports::PlanRecord& plan,
 }
 
 // Plugin names, versions, paths and reasons come from files anyone can write: shown inert.
-std::string RenderPlan(const reports::PlanRecord& plan) {
+std::string RenderPlan(const reports::PlanRecord& plan,
+                       const std::map<std::string, std::string>& refusals) {
   auto safe = [](const std::string& s) { return reports::text::TerminalSafe(s); };
-  std::string out = absl::StrCat("plan: ", plan.cases.size(), " cases of suite file ",
-                                 safe(plan.suite_path), " (sha256 ", plan.suite_sha256, ")");
+  std::string out =
+      absl::StrCat("plan: ", plan.cases.size(), plan.cases.size() == 1 ? " case" : " cases",
+                   " of suite file ", safe(plan.suite_path), " (sha256 ", plan.suite_sha256, ")");
   if (!plan.kernels_filter.empty())
     absl::StrAppend(&out, ", --kernels ", safe(plan.kernels_filter));
   if (!plan.shard.empty()) absl::StrAppend(&out, ", shard ", safe(plan.shard));
@@ -59,7 +61,16 @@ std::string RenderPlan(const reports::PlanRecord& plan) {
     } else if (p != nullptr && !p->builtin) {
       absl::StrAppend(&out, "  [", safe(p->plugin), "]");
     }
+    if (auto refused = refusals.find(c.key); refused != refusals.end()) {
+      absl::StrAppend(&out, "  SKIP: supports() says: ", safe(refused->second));
+    }
     absl::StrAppend(&out, "\n");
+  }
+  if (!refusals.empty()) {
+    absl::StrAppend(&out, refusals.size(), " of ", plan.cases.size(),
+                    plan.cases.size() == 1 ? " case" : " cases",
+                    " will be skipped: their kernel's supports() refuses the problem (marked SKIP "
+                    "above)\n");
   }
   return out;
 }

@@ -4,8 +4,12 @@
 //      colon-separated list in the environment variable FLASHSCOPE_PLUGINS instead (the command
 //      line overrides the environment, as for any tool's defaults).
 // A file named twice loads once. A bare name (no '/') is looked up, as NAME, libNAME.so and
-// NAME.so, in each folder of FLASHSCOPE_PLUGIN_PATH (colon-separated), then in the plugin folder
-// beside flashscope-worker: <its folder>/../lib/flashscope/plugins (the build's and an install's).
+// NAME.so (a name ending in .so or .py: as itself only), in each folder of FLASHSCOPE_PLUGIN_PATH
+// (colon-separated), then in the plugin folder beside flashscope-worker:
+// <its folder>/../lib/flashscope/plugins (the build's and an install's). A name without '/' on the
+// command line or in FLASHSCOPE_PLUGINS that is a file in the current folder is that path
+// (`--plugin my.so`), not a bare name. A folder is refused as such, naming the plugin files in it
+// (a folder here named like a plugin found by its bare name does not hide that plugin).
 // Resolution only looks at the file system: loading happens in flashscope-worker.
 #pragma once
 

@@ -1,6 +1,6 @@
 #include "suites/suite.h"
 
-#include "suites/closest_names.h"
+#include "common/closest_names.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -13,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "reports/input_file.h"
+#include "reports/json_strict.h"
 #include "reports/json_text.h"
 
 namespace flashscope::suites {
@@ -108,8 +110,15 @@ absl::StatusOr<bool> BoolValue(const Json& v, const std::string& path, const std
 }
 
 // "plugins": files the suite's kernels come from. A path with a '/' is relative to the suite
-// file's folder (so a suite and its plugin move together); a bare name stays bare, to be looked
-// up where plugins are installed (suites/plugin_paths.h).
+// file's folder (so a suite and its plugin move together), and stays a path when that folder is
+// "" ("./x.so", not the bare name "x.so"); a bare name stays bare, to be looked up where plugins
+// are installed (suites/plugin_paths.h).
+std::string PluginEntryPath(const std::filesystem::path& folder, const std::string& entry) {
+  if (entry.find('/') == std::string::npos || entry[0] == '/') return entry;
+  const std::filesystem::path joined = (folder / entry).lexically_normal();
+  return (joined.has_parent_path() ? joined : std::filesystem::path(".") / joined).string();
+}
+
 absl::Status ReadPlugins(const Json& j, const std::string& path, std::vector<std::string>* out) {
   if (!j.contains("plugins")) return absl::OkStatus();
   const Json& list = j["plugins"];
@@ -120,11 +129,9 @@ absl::Status ReadPlugins(const Json& j, const std::string& path, std::vector<std
   for (size_t i = 0; i < list.size(); ++i) {
     if (!list[i].is_string() || list[i].get<std::string>().empty()) {
       return Bad(path, absl::StrCat("suite.plugins[", i, "]"),
-                 "expected a plugin file (a path, or a bare name such as \"fs_test_kernels\")");
+                 "expected a plugin file (a path, or a bare name such as \"my_kernels\")");
     }
-    const std::string entry = list[i].get<std::string>();
-    const bool bare = entry.find('/') == std::string::npos;
-    out->push_back(bare || entry[0] == '/' ? entry : (folder / entry).lexically_normal().string());
+    out->push_back(PluginEntryPath(folder, list[i].get<std::string>()));
   }
   return absl::OkStatus();
 }
@@ -304,18 +311,10 @@ absl::Status ParseTrust(const Json& t, const std::string& path, TrustSpec* out) 
 
 // The suite file's text as JSON, refused when nested too deep or not an object.
 absl::StatusOr<Json> ParseSuiteJson(const std::string& text, const std::string& path) {
-  if (absl::Status deep = reports::jsonio::CheckJsonDepth(text, path); !deep.ok()) return deep;
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not valid JSON: ", e.what(), " (byte ", e.byte, ")"));
-  } catch (const Json::exception& e) {
-    // Valid syntax the parser still cannot hold, e.g. "seq": 1e900; found by
-    // fuzz/suite_fuzzer.cc, it used to end the program in std::terminate.
-    return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON: ", e.what()));
-  }
+  absl::StatusOr<Json> parsed =
+      reports::jsonio::ParseStrict(text, path, "a suite file (docs/suites.md)");
+  if (!parsed.ok()) return parsed.status();
+  Json j = *std::move(parsed);
   if (!j.is_object()) return Bad(path, "suite", "expected a JSON object, got " + TypeName(j));
   return j;
 }
@@ -460,11 +459,14 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
 }
 
 absl::StatusOr<Suite> LoadSuiteFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open the suite file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseSuite(ss.str(), path);
+  absl::StatusOr<std::string> text = reports::ReadInputFile(path);
+  if (!text.ok()) {
+    if (absl::IsNotFound(text.status())) {
+      return absl::NotFoundError(absl::StrCat(path, ": cannot open the suite file"));
+    }
+    return text.status();
+  }
+  return ParseSuite(*text, path);
 }
 
 std::vector<std::string> ListSuiteFiles(const std::string& suites_dir) {

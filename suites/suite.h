@@ -9,17 +9,13 @@
 
 #include "absl/status/statusor.h"
 #include "common/problem.h"
+#include "common/timing_policy.h"
 
 namespace flashscope::suites {
 
-struct TimingSpec {
-  bool cold = true;  // flush L2 before every sample
-  int warmup = 3;
-  int min_samples = 10;
-  int max_samples = 200;
-  double noise_target = 0.005;
-  double time_cap_s = 1.0;
-};
+// The suite's "timing" object: the one timing policy (common/timing_policy.h), its defaults
+// included; throttle_ratio is not read from the suite file.
+using TimingSpec = ::flashscope::TimingPolicy;
 
 struct VerifySpec {
   std::string reference = "fp32";  // "fp32" | "fp64"

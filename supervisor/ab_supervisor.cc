@@ -13,6 +13,7 @@
 #include "suites/plugin_paths.h"
 #include "supervisor/ab_session.h"
 #include "supervisor/device_selection.h"
+#include "supervisor/dry_run_command.h"
 #include "supervisor/planning.h"
 #include "supervisor/run_journal.h"
 
@@ -52,7 +53,7 @@ class StopSignals {
 };
 
 AbOutcome Fail(int code, const std::string& message) {
-  std::fprintf(stderr, "flashscope ab: %s\n", reports::text::TerminalSafe(message).c_str());
+  std::fprintf(stderr, "flashscope ab: %s\n", reports::text::TerminalSafeLines(message).c_str());
   AbOutcome r;
   r.exit_code = code;
   if (code == kExitCannotTest) r.cannot_test = message;
@@ -186,8 +187,12 @@ AbOutcome SuperviseAb(const AbArgs& args) {
   }
   if (!planned->device.usable) {
     return Fail(2, absl::StrCat("no usable GPU: ", planned->device.reason,
-                                ". Nothing was run and nothing was written; `flashscope ab ",
-                                args.suite_path, " ... --dry_run` shows the plan without a GPU"));
+                                ". Nothing was run and nothing was written; `",
+                                DryRunCommand("ab", args.suite_path,
+                                              {{"--base", args.base_plugin},
+                                               {"--new", args.new_plugin},
+                                               {"--kernels", args.kernels_filter}}),
+                                "` shows the plan without a GPU"));
   }
   std::vector<std::string> warnings;
   auto devices = ChooseDevices(*selection, planned->devices, {}, args.force, &warnings);

@@ -1,7 +1,7 @@
 // `flashscope ab SUITE --base OLD.so --new NEW.so` from the supervisor's side (docs/gating.md,
-// "flashscope ab"): resolve the two sides, have a worker plan both (supervisor/planning.h), open one
-// journal per side in the output folder, run worker sessions (supervisor/ab_session.h) until every
-// case of both sides is recorded, and write one report per side. Like `run`, it never touches
+// "flashscope ab"): resolve the two sides, have a worker plan both (supervisor/planning.h), open
+// one journal per side in the output folder, run worker sessions (supervisor/ab_session.h) until
+// every case of both sides is recorded, and write one report per side. Like `run`, it never touches
 // CUDA nor loads a plugin. The verdict is the caller's (analysis/ab_verdict.h), from the reports.
 //
 // A signal (SIGINT, SIGTERM, SIGHUP) stops it cleanly: the worker is killed, both reports are
@@ -14,27 +14,18 @@
 
 #include "analysis/ab_verdict.h"
 #include "reports/report.h"
+#include "supervisor/supervisor.h"
 
 namespace flashscope::suites {
 
 // `git bisect run` skips a commit whose test exits 125: a side that cannot be tested.
 inline constexpr int kExitCannotTest = 125;
 
-struct AbArgs {
-  std::string suite_path;
+struct AbArgs : WorkerRunArgs {
   std::string base_plugin, new_plugin;  // as given (paths or bare names, suites/plugin_paths.h)
-  std::string kernels_filter;
-  std::string out_dir;  // "" = reports/ab/<utc time>-<suite>
-  std::string metrics;
+  std::string out_dir;                  // "" = reports/ab/<utc time>-<suite>
   reports::AbOptions options;
-  uint64_t seed = 0;          // the coins' seed (per case: profiler::CaseSeed)
-  double case_timeout_s = 0;  // 0 = the suite's limit; a pair gets twice it
-  std::string devices;  // --devices all|0,2,3 (supervisor/device_selection.h); "" = CUDA's device 0
-  bool force = false;   // --force: GPUs of different models
-  std::string worker_exe;
-  std::string command_line;
-  bool quiet = false;
-  bool dry_run = false;  // print both plans and stop: no GPU needed, nothing written
+  uint64_t seed = 0;  // the coins' seed (per case: profiler::CaseSeed)
 };
 
 struct AbOutcome {

@@ -10,8 +10,9 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
-#include "reports/text_safety.h"
 #include "protocol/worker_process.h"
+#include "reports/input_file.h"
+#include "reports/text_safety.h"
 
 namespace flashscope::suites {
 namespace {
@@ -41,6 +42,7 @@ class ScratchDir {
 struct Attempt {
   bool finished = false;  // the worker wrote a plan
   std::string loading;    // the plugin being loaded when the worker died or hung
+  std::string phase;      // the last call the worker said it was making (supports() of ...)
   std::string fatal;      // what the worker said before giving up
   std::string death;      // how it died, if it did not finish
   bool hung = false;      // killed by us after kPlanningLimitS without progress
@@ -66,6 +68,7 @@ Attempt RunPlanner(const std::string& worker_exe, const protocol::WorkerRequest&
     if (read == WorkerProcess::Read::kEnded) break;
     if (m.event == protocol::Event::kLoad) a.loading = m.text;
     if (m.event == protocol::Event::kLoaded) a.loading.clear();
+    if (m.event == protocol::Event::kPhase) a.phase = m.text;
     if (m.event == protocol::Event::kFatal) {
       a.fatal = m.text;
       a.loading.clear();  // a refusal the worker explained (a FATAL line), not a crash
@@ -83,10 +86,9 @@ Attempt RunPlanner(const std::string& worker_exe, const protocol::WorkerRequest&
 }
 
 absl::StatusOr<protocol::PlanningResult> ReadPlanningResult(const std::string& plan_out) {
-  std::ifstream in(plan_out);
-  std::stringstream text;
-  text << in.rdbuf();
-  return protocol::PlanningResultFromText(text.str());
+  absl::StatusOr<std::string> text = reports::ReadInputFile(plan_out);
+  if (!text.ok()) return text.status();
+  return protocol::PlanningResultFromText(*text);
 }
 
 }  // namespace
@@ -105,6 +107,7 @@ absl::StatusOr<protocol::PlanningResult> PlanInWorker(const PlanRequest& request
     w.suite_path = request.suite_path;
     w.kernels_filter = request.kernels_filter;
     w.shard = request.shard;
+    w.check_supports = request.check_supports;
     w.plan_out = plan_out;
     w.lost_plugins = lost;
     for (const auto& p : request.plugins) {
@@ -125,6 +128,10 @@ absl::StatusOr<protocol::PlanningResult> PlanInWorker(const PlanRequest& request
       continue;
     }
     if (!a.fatal.empty()) return absl::InvalidArgumentError(a.fatal);
+    if (!a.phase.empty()) {  // the plugin's code, asked about a planned case (--dry_run)
+      return absl::InvalidArgumentError(
+          absl::StrCat("flashscope-worker ", a.death, " in ", a.phase, " while planning"));
+    }
     return absl::InternalError(
         absl::StrCat("flashscope-worker ", a.death, " while planning (its messages are above)"));
   }

@@ -18,6 +18,7 @@ struct PlanRequest {
   std::vector<std::string> plugins;  // resolved (suites/plugin_paths.h)
   std::string kernels_filter;
   std::string shard;
+  bool check_supports = false;  // --dry_run: PlanningResult::refusals
 };
 
 // InvalidArgument: bad input (the message says what and how to fix it); other errors: the worker

@@ -4,6 +4,7 @@
 
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -25,12 +26,7 @@ reports::SuiteRecord ToSuiteRecord(const Suite& s, const std::string& kernels_fi
   r.path = s.path;
   r.description = s.description;
   r.kernels_filter = kernels_filter;
-  r.timing.cold = s.timing.cold;
-  r.timing.warmup = s.timing.warmup;
-  r.timing.min_samples = s.timing.min_samples;
-  r.timing.max_samples = s.timing.max_samples;
-  r.timing.noise_target = s.timing.noise_target;
-  r.timing.time_cap_s = s.timing.time_cap_s;
+  r.timing = s.timing;
   return r;
 }
 
@@ -72,20 +68,24 @@ absl::Status CheckSamePlan(const std::string& path, const reports::JournalConten
   return absl::OkStatus();
 }
 
-// Cases planned as errors are recorded once, by whoever opens the journal first.
+// Cases planned as errors are recorded once, by whoever opens the journal first; `journal` (what
+// the file holds) learns them too.
 absl::Status RecordPlannedErrors(const std::string& path, const reports::PlanRecord& plan,
-                                 const Suite& suite) {
-  auto journal = reports::ReadJournal(path);
-  if (!journal.ok()) return journal.status();
+                                 const Suite& suite, reports::JournalContents* journal) {
   const auto done = journal->FinishedByKey();
-  auto writer = reports::JournalWriter::Open(path, /*append=*/true);
-  if (!writer.ok()) return writer.status();
+  std::optional<reports::JournalWriter> writer;
   for (const auto& c : plan.cases) {
     if (c.error.empty() || done.count(c.key)) continue;
+    if (!writer) {
+      auto opened = reports::JournalWriter::Open(path, /*append=*/true);
+      if (!opened.ok()) return opened.status();
+      writer.emplace(*std::move(opened));
+    }
     reports::CaseResult r = NewCaseResult(plan, c, suite);
     r.status = reports::CaseStatus::kError;
     r.reason = c.error;
     if (absl::Status s = writer->CaseFinished(c.index, r); !s.ok()) return s;
+    journal->finished[c.index] = std::move(r);
   }
   return absl::OkStatus();
 }
@@ -143,9 +143,14 @@ std::string UtcNow(const char* format) {
 absl::StatusOr<reports::Report> WriteReportFromJournal(const std::string& journal_path,
                                                        const std::string& out_path,
                                                        bool remove_journal,
+                                                       const reports::JournalContents* given,
                                                        const reports::WriteOptions& options) {
-  auto contents = reports::ReadJournal(journal_path);
-  if (!contents.ok()) return contents.status();
+  absl::StatusOr<reports::JournalContents> read;
+  if (given == nullptr) {
+    read = reports::ReadJournal(journal_path);
+    if (!read.ok()) return read.status();
+  }
+  const reports::JournalContents* contents = given != nullptr ? given : &*read;
   reports::Report report = reports::ReportFromJournal(*contents);
   report.complete = contents->MissingKeys().empty() && contents->UnplannedKeys().empty();
   reports::Environment& env = report.environment;
@@ -223,11 +228,11 @@ absl::StatusOr<RunJournal> ClaimRunJournal(const JournalRequest& request, const 
 }
 
 absl::Status StartRunJournal(const JournalRequest& request, const Suite& suite,
-                             const reports::PlanRecord& plan, const RunJournal& journal) {
+                             const reports::PlanRecord& plan, RunJournal* journal) {
   if (request.resume_journal.empty()) {
-    auto writer = reports::JournalWriter::Create(journal.journal_path);
+    auto writer = reports::JournalWriter::Create(journal->journal_path);
     if (writer.status().code() == absl::StatusCode::kAlreadyExists) {
-      return RefuseUnfinished(journal);  // it appeared since the claim
+      return RefuseUnfinished(*journal);  // it appeared since the claim
     }
     if (!writer.ok()) return writer.status();
     if (absl::Status s =
@@ -236,13 +241,28 @@ absl::Status StartRunJournal(const JournalRequest& request, const Suite& suite,
         !s.ok()) {
       return s;
     }
-  } else if (absl::Status s = CheckResumable(journal.journal_path, plan); !s.ok()) {
+    journal->contents.suite = ToSuiteRecord(suite, request.kernels_filter);
+    journal->contents.command_line = request.command_line;
+    journal->contents.plan = plan;
+  } else {
+    if (request.resumed != nullptr) {
+      journal->contents = *request.resumed;
+    } else {
+      auto existing = reports::ReadJournal(journal->journal_path);
+      if (!existing.ok()) return existing.status();
+      journal->contents = *std::move(existing);
+    }
+    if (absl::Status s = CheckSamePlan(journal->journal_path, journal->contents, plan); !s.ok()) {
+      return s;
+    }
+  }
+  if (absl::Status s = RecordPlannedErrors(journal->journal_path, plan, suite, &journal->contents);
+      !s.ok()) {
     return s;
   }
-  if (absl::Status s = RecordPlannedErrors(journal.journal_path, plan, suite); !s.ok()) return s;
   // A session starts: the wall time of a resumed run counts each session, not the pause
   // between them (reports::JournalContents::ActiveSeconds).
-  auto writer = reports::JournalWriter::Open(journal.journal_path, /*append=*/true);
+  auto writer = reports::JournalWriter::Open(journal->journal_path, /*append=*/true);
   if (!writer.ok()) return writer.status();
   return writer->WriteSession(reports::UnixSecondsNow());
 }
@@ -251,7 +271,7 @@ absl::StatusOr<RunJournal> OpenRunJournal(const JournalRequest& request, const S
                                           const reports::PlanRecord& plan) {
   auto journal = ClaimRunJournal(request, suite);
   if (!journal.ok()) return journal.status();
-  if (absl::Status s = StartRunJournal(request, suite, plan, *journal); !s.ok()) return s;
+  if (absl::Status s = StartRunJournal(request, suite, plan, &*journal); !s.ok()) return s;
   return journal;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "reports/journal.h"
 #include "reports/output_target.h"
 #include "reports/plan.h"
 #include "reports/report.h"
@@ -20,6 +21,9 @@ struct JournalRequest {
   std::string out_path;        // "" = results/runs/<utc time>-<suite>.json
   std::string command_line;
   std::string kernels_filter;
+  // The resumed journal as the caller read it (once: the supervisor reads it before choosing its
+  // GPUs); null: read here.
+  const reports::JournalContents* resumed = nullptr;
 };
 
 struct RunJournal {
@@ -27,6 +31,9 @@ struct RunJournal {
   std::string out_path;           // the final report
   std::unique_ptr<RunLock> lock;  // held until the run ends (supervisor/run_lock.h)
   std::string lock_note;          // said when a stale lock of a dead run was taken over
+  // What the journal holds once started: the resumed results (none for a new run) and the cases
+  // planned as errors, recorded here; the supervisor hands out the cases it is missing.
+  reports::JournalContents contents;
 };
 
 // The journal a run will write or resume, claimed before anything runs: its lock taken (a live
@@ -36,9 +43,12 @@ struct RunJournal {
 absl::StatusOr<RunJournal> ClaimRunJournal(const JournalRequest& request, const Suite& suite);
 
 // The claimed journal made ready: a new one created with its header (the plan), or the resumed
-// one checked against `plan` (CheckResumable); then the planned errors and a session line.
+// one (read at most once here, not at all when `request.resumed` holds it already) checked
+// against `plan`: FailedPrecondition (a refusal that says how to proceed) when it belongs to
+// another plan, was written before plans existed, or holds results its plan does not. Then the
+// planned errors and a session line; `journal->contents` holds what the journal holds.
 absl::Status StartRunJournal(const JournalRequest& request, const Suite& suite,
-                             const reports::PlanRecord& plan, const RunJournal& journal);
+                             const reports::PlanRecord& plan, RunJournal* journal);
 
 // ClaimRunJournal, then StartRunJournal.
 absl::StatusOr<RunJournal> OpenRunJournal(const JournalRequest& request, const Suite& suite,
@@ -60,9 +70,10 @@ std::string UtcNow(const char* format);
 // flashscope (finish time, git revision, version, host) and written atomically to `out_path`.
 // The journal is then removed when the report is complete, or always with `remove_journal`
 // (ab, which does not resume). A failed write says that the journal still holds every result.
-absl::StatusOr<reports::Report> WriteReportFromJournal(const std::string& journal_path,
-                                                       const std::string& out_path,
-                                                       bool remove_journal = false,
-                                                       const reports::WriteOptions& options = {});
+// `contents`: the journal as the caller last read it (after its last writer ended); null: read.
+// What may be replaced at `out_path` follows `options` (--force; reports/output_target.h).
+absl::StatusOr<reports::Report> WriteReportFromJournal(
+    const std::string& journal_path, const std::string& out_path, bool remove_journal = false,
+    const reports::JournalContents* contents = nullptr, const reports::WriteOptions& options = {});
 
 }  // namespace flashscope::suites

@@ -15,10 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "reports/journal.h"
-#include "supervisor/sanitizer_output.h"
 #include "protocol/worker_process.h"
 #include "protocol/worker_protocol.h"
+#include "reports/journal.h"
+#include "supervisor/sanitizer_output.h"
 
 namespace flashscope::suites {
 namespace {
@@ -183,8 +183,12 @@ reports::SanitizerRecord RerunOne(const SanitizeArgs& args, const reports::Journ
 double SanitizeLimitS(double case_limit_s) { return std::max(120.0, 3 * case_limit_s); }
 
 absl::Status RunSanitizePass(const SanitizeArgs& args, const reports::PlanRecord& plan) {
-  auto run = reports::ReadJournal(args.journal_path);
-  if (!run.ok()) return run.status();
+  absl::StatusOr<reports::JournalContents> read;
+  if (args.journal == nullptr) {
+    read = reports::ReadJournal(args.journal_path);
+    if (!read.ok()) return read.status();
+  }
+  const reports::JournalContents* run = args.journal != nullptr ? args.journal : &*read;
   auto writer = reports::JournalWriter::Open(args.journal_path, /*append=*/true);
   if (!writer.ok()) return writer.status();
   const std::string scratch_dir = args.journal_path + ".sanitize";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "reports/journal.h"
 #include "reports/plan.h"
 
 namespace flashscope::suites {
@@ -23,6 +24,8 @@ struct SanitizeArgs {
   bool quiet = false;
   // Set in each rerun's environment (CUDA_VISIBLE_DEVICES: the run's first GPU with --devices).
   std::vector<std::pair<std::string, std::string>> environment;
+  // The run's journal as the supervisor last read it (after the workers); null: read here.
+  const reports::JournalContents* journal = nullptr;
 };
 
 // The command line of one case's rerun: compute-sanitizer with the tool, then flashscope-worker

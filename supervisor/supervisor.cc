@@ -12,6 +12,7 @@
 #include "suites/plugin_paths.h"
 #include "supervisor/device_scheduler.h"
 #include "supervisor/device_selection.h"
+#include "supervisor/dry_run_command.h"
 #include "supervisor/planning.h"
 #include "supervisor/run_journal.h"
 #include "supervisor/run_progress.h"
@@ -23,10 +24,18 @@ namespace {
 
 SuperviseResult Fail(int code, const std::string& message) {
   // Messages quote paths and plugins' strings: shown inert.
-  std::fprintf(stderr, "flashscope run: %s\n", reports::text::TerminalSafe(message).c_str());
+  std::fprintf(stderr, "flashscope run: %s\n", reports::text::TerminalSafeLines(message).c_str());
   SuperviseResult r;
   r.exit_code = code;
   return r;
+}
+
+// The flags that shape the plan, as the user gave them (for the dry-run command a refusal names).
+std::vector<std::pair<std::string, std::string>> UsersPlanFlags(const SuperviseArgs& args) {
+  std::vector<std::pair<std::string, std::string>> flags = {{"--kernels", args.kernels_filter}};
+  for (const auto& p : args.plugins) flags.emplace_back("--plugin", p);
+  flags.emplace_back("--shard", args.shard);
+  return flags;
 }
 
 // The plan, made by a worker; exit code 2 and a message when it cannot be made.
@@ -34,7 +43,8 @@ absl::StatusOr<protocol::PlanningResult> Plan(const SuperviseArgs& args, const S
   auto plugins =
       ResolvePlugins(PluginSourcesFromEnvironment(suite.plugins, args.plugins, args.worker_exe));
   if (!plugins.ok()) return plugins.status();
-  PlanRequest request{args.worker_exe, args.suite_path, *plugins, args.kernels_filter, args.shard};
+  PlanRequest request{args.worker_exe,     args.suite_path, *plugins,
+                      args.kernels_filter, args.shard,      args.dry_run};
   return PlanInWorker(request);
 }
 
@@ -45,6 +55,7 @@ struct RunContext {
   const reports::PlanRecord* plan = nullptr;
   std::vector<DeviceSlot> devices;
   std::string journal_path;
+  const reports::JournalContents* journal = nullptr;  // as opened: what is done, what is missing
   double case_limit_s = 300;
   std::chrono::steady_clock::time_point run_start;
 };
@@ -65,11 +76,9 @@ absl::Status RecordLost(const RunContext& run, reports::JournalWriter& writer,
 // The plan's cases that the journal does not hold, on the run's GPUs, until each is recorded or
 // the deadline passes. Returns a failure message, or "" to go on.
 std::string RunCases(const RunContext& run) {
-  auto journal = reports::ReadJournal(run.journal_path);
-  if (!journal.ok()) return std::string(journal.status().message());
   auto writer = reports::JournalWriter::Open(run.journal_path, /*append=*/true);
   if (!writer.ok()) return std::string(writer.status().message());
-  const std::vector<std::string> missing = journal->MissingKeys();
+  const std::vector<std::string> missing = run.journal->MissingKeys();
   const std::set<std::string> todo(missing.begin(), missing.end());
   ScheduleJob job;
   job.worker_exe = run.args->worker_exe;
@@ -108,15 +117,16 @@ std::string RunCases(const RunContext& run) {
   return "";
 }
 
-absl::Status Sanitize(const SuperviseArgs& args, const RunContext& run,
-                      const std::string& sanitizer_path) {
-  auto so_far = reports::ReadJournal(run.journal_path);
-  if (!so_far.ok()) return so_far.status();
-  if (!so_far->MissingKeys().empty()) {
+// The sanitizer's pass over a complete run; `after_run` is the journal as the workers left it.
+// Returns whether the pass ran (and so appended to the journal).
+absl::StatusOr<bool> Sanitize(const SuperviseArgs& args, const RunContext& run,
+                              const std::string& sanitizer_path,
+                              const reports::JournalContents& after_run) {
+  if (!after_run.MissingKeys().empty()) {
     std::fprintf(stderr,
                  "flashscope run: --sanitize: not started, the run is incomplete; resume it "
                  "with --sanitize to check its cases\n");
-    return absl::OkStatus();
+    return false;
   }
   SanitizeArgs sa;
   sa.tool = args.sanitize_tool;
@@ -126,14 +136,17 @@ absl::Status Sanitize(const SuperviseArgs& args, const RunContext& run,
   sa.case_limit_s = run.case_limit_s;
   sa.quiet = args.quiet;
   sa.environment = PinningEnvironment(run.devices[0]);  // one case at a time, on the first GPU
-  return RunSanitizePass(sa, *run.plan);
+  sa.journal = &after_run;
+  if (absl::Status s = RunSanitizePass(sa, *run.plan); !s.ok()) return s;
+  return true;
 }
 
 // The report from the journal, written atomically; the journal goes only when every planned case
 // is in the report.
-SuperviseResult FinalReport(const RunContext& run, const std::string& out_path) {
+SuperviseResult FinalReport(const RunContext& run, const std::string& out_path,
+                            const reports::JournalContents& journal) {
   auto report = WriteReportFromJournal(run.journal_path, out_path, /*remove_journal=*/false,
-                                       reports::WriteOptions{run.args->force});
+                                       &journal, reports::WriteOptions{run.args->force});
   if (!report.ok()) return Fail(2, std::string(report.status().message()));
   SuperviseResult result;
   result.report = *std::move(report);
@@ -153,7 +166,7 @@ SuperviseResult FinalReport(const RunContext& run, const std::string& out_path) 
 SuperviseResult DryRun(const SuperviseArgs& args, const DeviceSelection& selection,
                        const protocol::PlanningResult& planned) {
   SuperviseResult r;
-  std::printf("%s", RenderPlan(planned.plan).c_str());
+  std::printf("%s", RenderPlan(planned.plan, planned.refusals).c_str());
   if (!planned.device.usable) {
     std::printf("device: none usable: %s%s\n", planned.device.reason.c_str(),
                 selection.given ? " (so --devices cannot be checked here)" : "");
@@ -174,12 +187,10 @@ SuperviseResult DryRun(const SuperviseArgs& args, const DeviceSelection& selecti
 // GPUs that ran the resumed journal's cases.
 absl::StatusOr<std::vector<DeviceSlot>> ChooseRunDevices(const SuperviseArgs& args,
                                                          const DeviceSelection& selection,
-                                                         const protocol::PlanningResult& planned) {
-  std::vector<reports::DeviceRecord> before;
-  if (!args.resume_journal.empty()) {
-    // Unreadable here means OpenRunJournal refuses it next, with the reason.
-    if (auto j = reports::ReadJournal(args.resume_journal); j.ok()) before = j->devices;
-  }
+                                                         const protocol::PlanningResult& planned,
+                                                         const reports::JournalContents* resumed) {
+  const std::vector<reports::DeviceRecord> before =
+      resumed != nullptr ? resumed->devices : std::vector<reports::DeviceRecord>{};
   std::vector<std::string> warnings;
   auto slots = ChooseDevices(selection, planned.devices, before, args.force, &warnings);
   for (const auto& w : warnings) {
@@ -203,8 +214,8 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
       return Fail(2, std::string(s.message()));
     }
   }
-  const JournalRequest request{args.resume_journal, args.out_path, args.command_line,
-                               args.kernels_filter};
+  JournalRequest request{args.resume_journal, args.out_path, args.command_line,
+                         args.kernels_filter};
   std::optional<RunJournal> journal;
   if (!args.dry_run) {
     auto claimed = ClaimRunJournal(request, *suite);
@@ -239,16 +250,27 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   }
   if (!planned->device.usable) {
     return Fail(2, absl::StrCat("no usable GPU: ", planned->device.reason,
-                                ". Nothing was run and no journal was written; `flashscope run ",
-                                args.suite_path, " --dry_run` shows the plan without a GPU"));
+                                ". Nothing was run and no journal was written; `",
+                                DryRunCommand("run", args.suite_path, UsersPlanFlags(args)),
+                                "` shows the plan without a GPU"));
+  }
+  // The journal is read once before the run (a resumed one: its GPUs, its plan, what is done) and
+  // once after it (the workers' results), again only after a sanitizer pass appended to it.
+  std::optional<reports::JournalContents> resumed;
+  if (!args.resume_journal.empty()) {
+    auto read = reports::ReadJournal(args.resume_journal);
+    if (!read.ok()) return Fail(2, std::string(read.status().message()));
+    resumed = *std::move(read);
   }
   RunContext run;
-  auto devices = ChooseRunDevices(args, *selection, *planned);
+  auto devices = ChooseRunDevices(args, *selection, *planned, resumed ? &*resumed : nullptr);
   if (!devices.ok()) return Fail(2, std::string(devices.status().message()));
   run.devices = *std::move(devices);
-  if (absl::Status s = StartRunJournal(request, *suite, plan, *journal); !s.ok()) {
+  request.resumed = resumed ? &*resumed : nullptr;
+  if (absl::Status s = StartRunJournal(request, *suite, plan, &*journal); !s.ok()) {
     return Fail(2, std::string(s.message()));
   }
+  run.journal = &journal->contents;
 
   run.args = &args;
   run.suite = &*suite;
@@ -264,12 +286,15 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
                  reports::text::TerminalSafe(RenderDevices(run.devices)).c_str());
   }
   if (std::string failure = RunCases(run); !failure.empty()) return Fail(2, failure);
+  auto after = reports::ReadJournal(run.journal_path);
+  if (!after.ok()) return Fail(2, std::string(after.status().message()));
   if (!sanitizer_path.empty()) {
-    if (absl::Status s = Sanitize(args, run, sanitizer_path); !s.ok()) {
-      return Fail(2, std::string(s.message()));
-    }
+    auto sanitized = Sanitize(args, run, sanitizer_path, *after);
+    if (!sanitized.ok()) return Fail(2, std::string(sanitized.status().message()));
+    if (*sanitized) after = reports::ReadJournal(run.journal_path);  // the findings it appended
+    if (!after.ok()) return Fail(2, std::string(after.status().message()));
   }
-  return FinalReport(run, journal->out_path);
+  return FinalReport(run, journal->out_path, *after);
 }
 
 }  // namespace flashscope::suites

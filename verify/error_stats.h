@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/error_stats.h"
 #include "common/problem.h"
 #include "verify/output_check_counts.h"
 
@@ -30,11 +31,8 @@ struct Tolerance {
 //   bad: elements with |out - ref| > atol + rtol·|ref|, plus every NaN/Inf element.
 //   worst_index: the first never-written element if any, else the first NaN/Inf, else the
 //                element of max_abs; -1 when there is none.
-struct ErrorStats {
-  int64_t elements = 0;
-  double max_abs = 0, mean_abs = 0, nrmse = 0, max_rel = 0;
-  int64_t bad = 0, nan = 0, inf = 0, never_written = 0, worst_index = -1;
-};
+// The statistics of one comparison (common/error_stats.h: the report records the same struct).
+using ErrorStats = ::flashscope::ErrorStats;
 
 // `out_raw` holds `n` elements of `out_dtype` (as the kernel wrote them), `ref` n floats.
 ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* ref, int64_t n,

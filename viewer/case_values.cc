@@ -1,5 +1,7 @@
 #include "viewer/case_values.h"
 
+#include "analysis/chart_model.h"
+
 namespace flashscope::viewer {
 namespace {
 
@@ -9,7 +11,7 @@ bool Contains(const std::string& s, const char* needle) {
 
 }  // namespace
 
-bool IsPeer(const std::string& kernel_id) { return kernel_id.rfind("peer.", 0) == 0; }
+bool IsPeer(const std::string& kernel_id) { return reports::IsPeerKernel(kernel_id); }
 
 std::string DtypeOf(const reports::CaseResult& c) {
   auto it = c.params.find("dtype");

@@ -9,7 +9,7 @@
 
 namespace flashscope::viewer {
 
-// Kernel ids of library implementations start with "peer." (kernels/registry.h).
+// Kernel ids of library implementations start with "peer." (analysis/chart_model.h's IsPeerKernel).
 bool IsPeer(const std::string& kernel_id);
 
 // The dtype axis of a case's problem ("fp16", "bf16", "fp32"), from params or the problem key.

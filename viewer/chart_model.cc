@@ -18,107 +18,6 @@ uint32_t PackRgba(Rgb c) {
 
 }  // namespace
 
-std::vector<std::string> LadderProblems(const reports::Report& report) {
-  std::vector<std::string> keys;
-  for (const auto& c : report.cases) {
-    if (!c.throughput) continue;
-    if (std::find(keys.begin(), keys.end(), c.problem_key) == keys.end()) {
-      keys.push_back(c.problem_key);
-    }
-  }
-  return keys;
-}
-
-Ladder BuildLadder(const reports::Report& report, const std::string& problem_key) {
-  Ladder l;
-  l.problem_key = problem_key;
-  for (size_t i = 0; i < report.cases.size(); ++i) {
-    const auto& c = report.cases[i];
-    if (c.problem_key != problem_key) continue;
-    LadderBar b;
-    b.case_index = int(i);
-    b.kernel_id = c.kernel_id;
-    b.revision = c.kernel_revision;
-    b.title = c.kernel_title;
-    b.changed = c.kernel_changed;
-    b.status = c.status;
-    if (c.throughput) {
-      b.tflops = c.throughput->tflops;
-      b.pct_peak = c.throughput->pct_peak_flops;
-    }
-    l.max_tflops = std::max(l.max_tflops, b.tflops);
-    (IsPeer(c.kernel_id) ? l.peers : l.rungs).push_back(b);
-  }
-  auto order = [](const LadderBar& a, const LadderBar& b) {
-    if (a.revision != b.revision && a.revision > 0 && b.revision > 0) {
-      return a.revision < b.revision;
-    }
-    return a.kernel_id < b.kernel_id;
-  };
-  std::stable_sort(l.rungs.begin(), l.rungs.end(), order);
-  std::stable_sort(l.peers.begin(), l.peers.end(), order);
-  return l;
-}
-
-double AttainableTflops(double intensity, double peak_tflops, double bandwidth_gbps) {
-  double memory_bound = intensity * bandwidth_gbps / 1000.0;  // GB/s * FLOP/B = GFLOP/s
-  if (bandwidth_gbps <= 0) return peak_tflops;
-  if (peak_tflops <= 0) return memory_bound;
-  return std::min(peak_tflops, memory_bound);
-}
-
-Roofline BuildRoofline(const reports::Report& report) {
-  Roofline r;
-  const auto& env = report.environment;
-  r.bandwidth_gbps = env.peaks.copy_gbps;
-  r.peak_fp16_tflops = env.peaks.matmul_fp16_tflops;
-  r.peak_bf16_tflops = env.peaks.matmul_bf16_tflops;
-  double ai_lo = std::numeric_limits<double>::infinity(), ai_hi = 0;
-  double tf_lo = std::numeric_limits<double>::infinity(), tf_hi = 0;
-  for (size_t i = 0; i < report.cases.size(); ++i) {
-    const auto& c = report.cases[i];
-    if (!c.throughput || c.throughput->bytes <= 0 || c.throughput->tflops <= 0) continue;
-    RooflinePoint p;
-    p.case_index = int(i);
-    p.intensity = c.throughput->flops / c.throughput->bytes;
-    p.tflops = c.throughput->tflops;
-    p.peer = IsPeer(c.kernel_id);
-    p.status = c.status;
-    ai_lo = std::min(ai_lo, p.intensity);
-    ai_hi = std::max(ai_hi, p.intensity);
-    tf_lo = std::min(tf_lo, p.tflops);
-    tf_hi = std::max(tf_hi, p.tflops);
-    r.points.push_back(p);
-  }
-  double peak = std::max(r.peak_fp16_tflops, r.peak_bf16_tflops);
-  tf_hi = std::max(tf_hi, peak);
-  if (r.bandwidth_gbps > 0 && peak > 0) {
-    double ridge = peak * 1000.0 / r.bandwidth_gbps;
-    ai_lo = std::min(ai_lo, ridge / 4);
-    ai_hi = std::max(ai_hi, ridge * 4);
-  }
-  if (!std::isfinite(ai_lo) || ai_hi <= 0) ai_lo = 1, ai_hi = 1000;
-  if (!std::isfinite(tf_lo) || tf_hi <= 0) tf_lo = 0.1, tf_hi = 1000;
-  // Round the axes out to whole decades so that gridlines fall on 1, 10, 100...
-  r.min_intensity = std::pow(10.0, std::floor(std::log10(ai_lo)));
-  r.max_intensity = std::pow(10.0, std::ceil(std::log10(ai_hi * 1.0001)));
-  r.min_tflops = std::pow(10.0, std::floor(std::log10(std::max(tf_lo, 1e-6))));
-  r.max_tflops = std::pow(10.0, std::ceil(std::log10(tf_hi * 1.0001)));
-  return r;
-}
-
-double ScalePosition(double v, double lo, double hi, bool log_scale) {
-  if (std::isnan(v)) return v;
-  if (log_scale) {
-    if (v <= 0) return 0;
-    double a = std::log10(lo), b = std::log10(hi);
-    if (b <= a) return 1;
-    return std::clamp((std::log10(v) - a) / (b - a), 0.0, 1.0);
-  }
-  if (hi <= lo) return v > lo ? 1 : 0;
-  return std::clamp((v - lo) / (hi - lo), 0.0, 1.0);
-}
-
 namespace {
 
 const std::vector<float>& Values(const reports::HeatmapRecord& h, bool use_mean) {
@@ -126,28 +25,6 @@ const std::vector<float>& Values(const reports::HeatmapRecord& h, bool use_mean)
 }
 
 }  // namespace
-
-ValueRange HeatmapRange(const reports::HeatmapRecord& h, bool use_mean, bool log_scale) {
-  double hi = 0, pos_lo = std::numeric_limits<double>::infinity();
-  const std::vector<float>& v = Values(h, use_mean);
-  for (size_t i = 0; i < v.size(); ++i) {
-    const float x = v[i];
-    if (!std::isfinite(x) || (i < h.max.size() && reports::IsSaturatedCell(h.max[i]))) continue;
-    hi = std::max(hi, double(x));
-    if (x > 0) pos_lo = std::min(pos_lo, double(x));
-  }
-  if (!log_scale) return {0, hi};
-  ValueRange r;
-  r.hi = hi > 0 ? hi : 1;
-  r.lo = std::isfinite(pos_lo) ? std::max(pos_lo, r.hi * 1e-8) : r.hi * 1e-8;
-  return r;
-}
-
-ValueRange Union(ValueRange a, ValueRange b, bool log_scale) {
-  ValueRange r{std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
-  if (log_scale) r.lo = std::max(r.lo, r.hi * 1e-8);
-  return r;
-}
 
 HeatmapImage BuildHeatmapImage(const reports::HeatmapRecord& h, bool use_mean, bool log_scale,
                                const ValueRange* range) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analysis/gate.h"
+#include "git_revision.h"  // generated at build time: cmake/GitRevision.cmake
 #include "viewer/screenshot.h"
 #include "viewer/session.h"
 #include "viewer/viewer_state.h"
@@ -47,6 +48,7 @@ constexpr const char* kUsage =
     "         [--screenshot FILE.png --view results|case|ladder|compare|roofline|errors|history\n"
     "          [--case INDEX|KEY|KERNEL_ID] [--heatmap KIND] [--size WxH] [--frame-stats N]]\n"
     "         [--policy GATE_POLICY.json]\n"
+    "       flashscope-view --version | --help\n"
     "The first report is the base of the compare view, which judges each pair as `flashscope\n"
     "gate` does (with --policy, under that policy). In the compare view --case KEY selects a\n"
     "pair and opens its heatmaps side by side. --heatmap opens the case's (or pair's) heatmap of\n"
@@ -68,6 +70,9 @@ bool ParseArgs(int argc, char** argv, Options* o, std::string* err) {
     };
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (a == "--version") {
+      std::printf("flashscope-view %s (git %s)\n", FLASHSCOPE_VERSION, FLASHSCOPE_GIT_REVISION);
       std::exit(0);
     } else if (a == "--screenshot") {
       const char* v = value("--screenshot");

@@ -75,6 +75,7 @@ int DrawChart(const Ladder& l, ImVec2 size) {
     if (a.hovered && m.x >= x0 && m.x <= x1 && m.y >= top && m.y <= bottom) hovered = int(i);
   }
   for (const LadderBar& p : l.peers) {
+    if (!p.timed) continue;
     const float y = y_of(p.tflops);
     dl->AddLine(ImVec2(left, y), ImVec2(right, y), ToU32(palette::kPeerLine), 3);
     char buf[96];
@@ -140,6 +141,7 @@ void DrawLadderView(ViewerState& s) {
   ImGui::TextDisabled(
       "bars: our revisions in revision order (TFLOPS, label: %% of measured peak); lines: "
       "library peers; hover a bar for its title and what it changed, double-click to open it");
+  if (!l.note.Text().empty()) ImGui::TextWrapped("%s", l.note.Text().c_str());
   const float avail = ImGui::GetContentRegionAvail().y;
   const int hovered = DrawChart(l, ImVec2(0, std::max(200.f, avail * 0.62f)));
   DrawRungTable(s, l);

@@ -28,15 +28,15 @@ void DrawRooflineView(ViewerState& s) {
       "ceilings measured in this run: fp16 %.0f TFLOPS, bf16 %.0f TFLOPS, copy %.0f GB/s "
       "%s",
       rl.peak_fp16_tflops, rl.peak_bf16_tflops, rl.bandwidth_gbps,
-      (rl.bandwidth_gbps <= 0 || (rl.peak_fp16_tflops <= 0 && rl.peak_bf16_tflops <= 0))
-          ? "(missing peaks: ceilings not drawn)"
-          : "");
+      rl.ceilings.empty() ? "(missing peaks: ceilings not drawn)" : "");
+  if (!rl.note.Text().empty()) ImGui::TextWrapped("%s", rl.note.Text().c_str());
   PlotArea a = BeginPlotArea("##roof", ImVec2(0, 0));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   float left = a.min.x + 56, right = a.max.x - 16, top = a.min.y + 12;
   float bottom = a.max.y - 2 * ImGui::GetTextLineHeight();
-  double lx0 = std::log10(rl.min_intensity), lx1 = std::log10(rl.max_intensity);
-  double ly0 = std::log10(rl.min_tflops), ly1 = std::log10(rl.max_tflops);
+  // The model's axes are whole decades, finite and bounded (analysis/chart_model.h).
+  const double lx0 = std::log10(rl.intensity.min), lx1 = std::log10(rl.intensity.max);
+  const double ly0 = std::log10(rl.tflops.min), ly1 = std::log10(rl.tflops.max);
   auto X = [&](double ai) {
     return left + float((std::log10(ai) - lx0) / (lx1 - lx0)) * (right - left);
   };
@@ -45,16 +45,16 @@ void DrawRooflineView(ViewerState& s) {
   };
   ImU32 grid = IM_COL32(60, 60, 70, 255), text = IM_COL32(220, 220, 220, 255);
   char buf[96];
-  for (double d = lx0; d <= lx1 + 1e-9; d += 1) {
-    float x = X(std::pow(10.0, d));
+  for (double tick : rl.intensity.ticks) {
+    float x = X(tick);
     dl->AddLine(ImVec2(x, top), ImVec2(x, bottom), grid);
-    std::snprintf(buf, sizeof buf, "%g", std::pow(10.0, d));
+    std::snprintf(buf, sizeof buf, "%g", tick);
     TextCentered(dl, x, bottom + 2, text, buf);
   }
-  for (double d = ly0; d <= ly1 + 1e-9; d += 1) {
-    float y = Y(std::pow(10.0, d));
+  for (double tick : rl.tflops.ticks) {
+    float y = Y(tick);
     dl->AddLine(ImVec2(left, y), ImVec2(right, y), grid);
-    std::snprintf(buf, sizeof buf, "%g", std::pow(10.0, d));
+    std::snprintf(buf, sizeof buf, "%g", tick);
     dl->AddText(ImVec2(a.min.x + 4, y - 7), text, buf);
   }
   TextCentered(dl, (left + right) / 2, bottom + 2 + ImGui::GetTextLineHeight(), text,
@@ -63,20 +63,19 @@ void DrawRooflineView(ViewerState& s) {
 
   dl->PushClipRect(ImVec2(left, top), ImVec2(right, bottom), true);
   int ceiling = 0;
-  for (double peak : {rl.peak_fp16_tflops, rl.peak_bf16_tflops}) {
-    if (peak <= 0 || rl.bandwidth_gbps <= 0) continue;
+  for (const Ceiling& c : rl.ceilings) {
     ++ceiling;
     // Piecewise: the bandwidth slope up to the ridge point, then flat at the peak.
-    double ridge = peak * 1000.0 / rl.bandwidth_gbps;
-    ImVec2 p0(X(rl.min_intensity), Y(AttainableTflops(rl.min_intensity, peak, rl.bandwidth_gbps)));
-    ImVec2 p1(X(ridge), Y(peak)), p2(X(rl.max_intensity), Y(peak));
-    dl->AddLine(p0, p1, ToU32(palette::kCeiling), 3);
-    dl->AddLine(p1, p2, ToU32(palette::kCeiling), 3);
-    std::snprintf(buf, sizeof buf, "%s %.0f TFLOPS", peak == rl.peak_bf16_tflops ? "bf16" : "fp16",
-                  peak);
+    for (size_t k = 1; k < c.polyline.size(); ++k) {
+      const auto& [x0, y0] = c.polyline[k - 1];
+      const auto& [x1, y1] = c.polyline[k];
+      dl->AddLine(ImVec2(X(x0), Y(y0)), ImVec2(X(x1), Y(y1)), ToU32(palette::kCeiling), 3);
+    }
+    std::snprintf(buf, sizeof buf, "%s %.0f TFLOPS", c.dtype.c_str(), c.peak_tflops);
     // Labels stack under the ceiling: fp16 and bf16 peaks are often within a few percent.
-    float ly = p2.y + 2 + float(ceiling - 1) * ImGui::GetTextLineHeight();
-    dl->AddText(ImVec2(p2.x - ImGui::CalcTextSize(buf).x - 4, ly), ToU32(palette::kCeiling), buf);
+    const ImVec2 end(X(rl.intensity.max), Y(c.peak_tflops));
+    float ly = end.y + 2 + float(ceiling - 1) * ImGui::GetTextLineHeight();
+    dl->AddText(ImVec2(end.x - ImGui::CalcTextSize(buf).x - 4, ly), ToU32(palette::kCeiling), buf);
   }
   int hovered = -1;
   float best = 64;

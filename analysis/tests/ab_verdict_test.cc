@@ -161,7 +161,13 @@ TEST(AbVerdict, SidesNotTimedTogetherAreNotCompared) {
   EXPECT_FALSE(c.pairs[0].compared);
   EXPECT_EQ(c.pairs[0].verdict, Verdict::kNotTimed);
   EXPECT_THAT(c.pairs[0].note, HasSubstr("the new side was timed alone"));
-  EXPECT_TRUE(JudgeAb(c).passed());
+  // Passed on both sides but not compared: not judged, which fails ab (issue 23: never "same").
+  AbResult r = JudgeAb(c);
+  EXPECT_FALSE(r.passed());
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_EQ(r.failures[0].rule, "not_judged");
+  EXPECT_THAT(r.failures[0].message, HasSubstr("not compared: the new side was timed alone"));
+  EXPECT_EQ(r.ExitCode(), 1);
   next.cases[0] = s.next;
   next.cases[0].timing->interleaved->order[0] = 'b';  // another session's pairs
   next.cases[0].timing->interleaved->order[1] = 'n';

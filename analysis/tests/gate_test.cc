@@ -84,7 +84,8 @@ TEST(GatePolicy, FileErrorsNameThePath) {
   EXPECT_THAT(std::string(missing.status().message()), HasSubstr("none.json"));
   std::ofstream(dir + "/bad.json") << "{not json";
   auto bad = ReadGatePolicyFile(dir + "/bad.json");
-  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("bad.json: not valid JSON"));
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("bad.json:1:3: not valid JSON: syntax error"));
 }
 
 TEST(Gate, IdenticalReportsPass) {

@@ -32,7 +32,11 @@ TEST(GateCli, DuplicateKeysExit2OnEitherSide) {
   Json twice = Example();
   Json copy = twice["cases"][0];
   copy["status"] = "failed";
-  copy["timing"]["median_ms"] = copy["timing"]["median_ms"].get<double>() * 10;
+  // 10x slower, samples and all (a timing agrees with its samples, or the report is refused).
+  for (const char* key : {"median_ms", "mean_ms", "min_ms", "max_ms"}) {
+    copy["timing"][key] = copy["timing"][key].get<double>() * 10;
+  }
+  for (Json& x : copy["timing"]["samples_ms"]) x = x.get<double>() * 10;
   twice["cases"].push_back(copy);
   const std::string ok = Save(dir, "ok.json", Example());
   const std::string dup = Save(dir, "dup.json", twice);
@@ -64,9 +68,11 @@ TEST(GateCli, TwoSamplesTwiceAsSlowFailTheGate) {
   base["cases"] = Json::array({Example()["cases"][0]});
   base["cases"][0]["timing"]["samples_ms"] = {100.0, 100.5};
   base["cases"][0]["timing"]["median_ms"] = 100.25;
+  base["cases"][0]["timing"]["min_ms"] = 100.0;
   Json next = base;
   next["cases"][0]["timing"]["samples_ms"] = {200.0, 201.0};
   next["cases"][0]["timing"]["median_ms"] = 200.5;
+  next["cases"][0]["timing"]["min_ms"] = 200.0;
   CliResult r = RunCli({"gate", Save(dir, "b.json", base), Save(dir, "n.json", next)});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_THAT(r.out, AllOf(HasSubstr("GATE FAILED"), HasSubstr("[slowdown]")));

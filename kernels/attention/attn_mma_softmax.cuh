@@ -34,7 +34,7 @@ enum : unsigned {
   kTestF16AccumS = 1u << 21,           // S = Q·Kᵀ accumulated in fp16 registers (fp16 inputs)
 };
 
-// Test-only mistakes (kernels/testing/bug_kernels.cu, the demo suite), never set by a rung: each
+// Planted mistakes (kernels/demo/bug_kernels.cu, the demo suite), never set by a rung: each
 // plants one bug kernel authors make into this real code path, so that a bug kernel's error
 // heatmaps are the mistake's own, not those of an output corrupted afterwards. Off, each compiles
 // out like any feature bit (the rungs' SASS does not change).

@@ -1,7 +1,7 @@
-// The test-only kernels (deliberately faulty, slowed by a known fraction, cheating, or a10 with
-// one planted bug): the subjects of flashscope's own tests and of the demo suite. They are not
-// part of the production kernels: they form the test plugin `fs_test_kernels`
-// (testing/test_plugin.cc), which suites/testing/*.json, suites/demo.json and the GPU tests load.
+// The test-only kernels (deliberately faulty, slowed by a known fraction, cheating): the subjects
+// of flashscope's own tests. They are not part of the production kernels: they form the test
+// plugin `fs_test_kernels` (testing/test_plugin.cc), which suites/testing/*.json and the GPU tests
+// load. (The demo suite's planted-bug kernels are the installed demo plugin, kernels/demo/.)
 #pragma once
 
 #include "kernels/registry.h"
@@ -40,12 +40,6 @@ KernelEntry MakeTestCheatTinyZero();
 // a10 unchanged as test.honest_after_<cheat>, each with its cheat's revision: listed after the
 // cheats, the ladder order's stable sort runs each right after its cheat.
 std::vector<KernelEntry> MakeTestHonestAfterCheats();
-KernelEntry MakeTestBugGridFloor();  // testing/bug_kernels.cu: a10 with one planted bug (demo)
-KernelEntry MakeTestBugKeyTileFloor();
-KernelEntry MakeTestBugCausalDiagonal();
-KernelEntry MakeTestBugStaleRescale();
-KernelEntry MakeTestBugLdmatrixTrans();
-KernelEntry MakeTestBugFp16Accumulate();
 
 // All of them, in ladder order.
 std::vector<KernelEntry> TestKernels();

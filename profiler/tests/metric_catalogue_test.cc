@@ -111,11 +111,5 @@ TEST(ResolveMetrics, EmptySpecAndOldGpu) {
   EXPECT_EQ(ResolveMetrics("basic", 75).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
-TEST(EditDistance, Classic) {
-  EXPECT_EQ(EditDistance("kitten", "sitting"), 3);
-  EXPECT_EQ(EditDistance("", "abc"), 3);
-  EXPECT_EQ(EditDistance("same", "same"), 0);
-}
-
 }  // namespace
 }  // namespace flashscope::profiler

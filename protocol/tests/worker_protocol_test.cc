@@ -24,7 +24,9 @@ TEST(WorkerProtocol, PlanRequestRoundTrips) {
   r.kernels_filter = "attn.a1*,my.*";
   r.shard = "2/4";
   r.plan_out = "/tmp/p/plan.json";
+  r.check_supports = true;
   const WorkerRequest back = RoundTrip(r);
+  EXPECT_TRUE(back.check_supports);
   EXPECT_EQ(back.command, Command::kPlan);
   EXPECT_EQ(back.progress_fd, 7);
   EXPECT_EQ(back.suite_path, r.suite_path);
@@ -62,6 +64,12 @@ TEST(WorkerProtocol, RunListAndMetricsRequestsRoundTrip) {
   list.plugins = {"/x.so"};
   EXPECT_TRUE(RoundTrip(list).all);
   EXPECT_EQ(RoundTrip(list).plugins, list.plugins);
+  EXPECT_FALSE(RoundTrip(list).plugin_only);
+  EXPECT_EQ(RoundTrip(list).kernels_filter, "");
+  list.plugin_only = true;
+  list.kernels_filter = "my.*,other.a?";
+  EXPECT_TRUE(RoundTrip(list).plugin_only);
+  EXPECT_EQ(RoundTrip(list).kernels_filter, "my.*,other.a?");
   WorkerRequest metrics;
   metrics.command = Command::kMetrics;
   metrics.cc = 80;
@@ -214,6 +222,17 @@ TEST(WorkerProtocol, PlanningResultRoundTrips) {
   EXPECT_EQ(back->devices[0].uuid, gpu.uuid);
   EXPECT_EQ(back->devices[0].pci_bus_id, gpu.pci_bus_id);
   EXPECT_FALSE(back->ab_new.has_value());
+  EXPECT_TRUE(back->refusals.empty());
+  r.refusals = {{c.key, "head_dim 32 not supported:\n64 and 128 only"}};
+  auto with_refusals = PlanningResultFromText(PlanningResultToText(r));
+  ASSERT_TRUE(with_refusals.ok()) << with_refusals.status();
+  EXPECT_EQ(with_refusals->refusals, r.refusals);
+  r.refusals.clear();
+  std::string bad = PlanningResultToText(r);  // a JSON object: its refusals added as a list
+  bad.insert(bad.size() - 1, R"(,"refusals":[1])");
+  auto refused = PlanningResultFromText(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("refusals is not an object"), std::string::npos);
   r.ab_new = r.plan;
   r.ab_new->suite_sha256 = "11ee";
   auto ab = PlanningResultFromText(PlanningResultToText(r));

@@ -62,25 +62,55 @@ TEST_F(PythonCli, ASuiteFindsTheShippedSdpaPeersByNameAndPlansThem) {
   EXPECT_THAT(r.out, HasSubstr("/lib/flashscope/plugins/torch_sdpa.py"));
 }
 
+// A run needs the module's kernels: one that cannot be imported refuses it (exit 2), saying why
+// on lines of their own (a traceback keeps its line breaks).
 TEST_F(PythonCli, AModuleThatCannotBeImportedRefusesTheRun) {
   std::ofstream(dir_ / "needs_triton.py") << "import triton  # not on the CI machine\n";
-  const Result r = Flashscope("list --plugin ./needs_triton.py");
+  std::ofstream(dir_ / "s.json") << R"({"name": "py", "plugins": ["./needs_triton.py"],
+    "kernels": ["x.*"], "problems": [{"family": "gemm", "axes": {"size": 64}}]})";
+  const Result r = Flashscope("run s.json --dry_run");
   EXPECT_EQ(r.code, 2);
   EXPECT_THAT(r.err, HasSubstr("needs_triton.py cannot be loaded: ModuleNotFoundError: No module "
                                "named 'triton' (set FLASHSCOPE_PYTHON to the python3 that has "
                                "this package"));
-  const Result syntax = Flashscope("list --plugin " + kModules + "syntax_error.py");
+  std::ofstream(dir_ / "syntax.json")
+      << R"({"name": "py", "plugins": [")" << kModules << R"(syntax_error.py"], "kernels": ["x.*"],
+    "problems": [{"family": "gemm", "axes": {"size": 64}}]})";
+  const Result syntax = Flashscope("run syntax.json --dry_run");
   EXPECT_EQ(syntax.code, 2);
   EXPECT_THAT(syntax.err, HasSubstr("SyntaxError"));
+  EXPECT_THAT(syntax.err, HasSubstr("\n  File \"")) << "a traceback on lines of its own";
+  EXPECT_THAT(syntax.err, Not(HasSubstr("\\n"))) << "no literal \\n";
+}
+
+// `list` on a machine without a module's package (torch, triton) says what the module needs and
+// still lists everything else (exit 0): that machine is not where the module runs. A module
+// with a real defect (a syntax error) is refused at the end of the listing, on its own lines.
+TEST_F(PythonCli, ListSaysWhatAModuleNeedsInsteadOfFailing) {
+  std::ofstream(dir_ / "needs_triton.py") << "import triton  # not on the CI machine\n";
+  Result r = Flashscope("list --plugin ./needs_triton.py --plugin " + kModules + "recorder.py");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("pytest.attn_v1"));
+  const size_t note = r.out.find("plugins not listed (1):");
+  ASSERT_NE(note, std::string::npos) << r.out;
+  EXPECT_LT(r.out.find("pytest.attn_v1"), note);
+  EXPECT_THAT(r.out.substr(note), HasSubstr("needs a Python package this interpreter lacks"));
+  EXPECT_THAT(r.out.substr(note), HasSubstr("No module named 'triton'"));
+  r = Flashscope("list --plugin " + kModules + "syntax_error.py");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.out, HasSubstr("REFUSED: "));
+  EXPECT_THAT(r.out, HasSubstr("SyntaxError"));
+  EXPECT_THAT(r.out, Not(HasSubstr("\\n")));
 }
 
 TEST_F(PythonCli, AMissingBridgeIsNamedWithTheFix) {
   const Result r = Flashscope("list --plugin " + kModules + "recorder.py",
                               "FLASHSCOPE_PYTHON_BRIDGE=/nonexistent/libflashscope_python.so");
   EXPECT_EQ(r.code, 2);
-  EXPECT_THAT(r.err, HasSubstr("the Python bridge /nonexistent/libflashscope_python.so cannot be "
+  EXPECT_THAT(r.out, HasSubstr("the Python bridge /nonexistent/libflashscope_python.so cannot be "
                                "loaded"));
-  EXPECT_THAT(r.err, HasSubstr("set FLASHSCOPE_PYTHON_BRIDGE"));
+  EXPECT_THAT(r.out, HasSubstr("set FLASHSCOPE_PYTHON_BRIDGE"));
+  EXPECT_THAT(r.err, HasSubstr("not everything could be listed"));
 }
 
 }  // namespace

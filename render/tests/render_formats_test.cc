@@ -229,11 +229,39 @@ TEST(RenderHtml, ReportHasChartsTableAndWarnings) {
   EXPECT_EQ(Count(html, "<circle "), 1);  // one passed case with FLOPs and bytes
   EXPECT_TRUE(Has(html, R"(<svg class="heatmap"[^>]*><text[^>]*>attn\.b\|x p&lt;2&gt;</text>)"))
       << html;
-  EXPECT_EQ(Count(html, "fill=\"#"), 6 + 1 + 1 + 1)
-      << "6 heatmap cells, 1 ladder bar, 1 point, 1 roof";
+  EXPECT_EQ(Count(html, "fill=\"#"), 6 + 1 + 1 + 1 + 1)
+      << "6 heatmap cells, 1 ladder bar, the failed rung's slot (it has no throughput), 1 point, "
+         "1 roof";
   EXPECT_EQ(Count(html, "<tr"), 1 + 4);
   EXPECT_THAT(html, Not(HasSubstr("http")));  // offline: nothing fetched
   EXPECT_THAT(html, ::testing::EndsWith("</body></html>\n"));
+}
+
+// Issue 23: a throughput of inf or 1.79e308, or a missing flops, once sent the roofline's tick loop
+// on until it had taken 15 GB. The chart model leaves such points out and counts them; the page
+// says so under the chart, and its ticks are whole decades, a bounded few.
+TEST(RenderHtml, HostileThroughputIsLeftOutOfTheChartsAndCounted) {
+  for (double tflops :
+       {std::numeric_limits<double>::infinity(), 1.79e308, -std::numeric_limits<double>::infinity(),
+        0.0, -1.0, std::numeric_limits<double>::quiet_NaN()}) {
+    Report r = Sample();
+    for (CaseResult& c : r.cases) {
+      if (!c.throughput) continue;
+      c.throughput->tflops = tflops;
+      c.throughput->flops = 0;  // the optional field missing
+    }
+    const std::string html = RenderReportHtml(r);
+    EXPECT_THAT(html, HasSubstr("left out of this chart")) << tflops;
+    EXPECT_THAT(html, HasSubstr("no roofline")) << tflops;
+    EXPECT_LT(html.size(), 200000u) << tflops;
+  }
+  Report r = Sample();
+  for (CaseResult& c : r.cases) {
+    if (c.throughput) c.throughput->flops = 0;  // throughput fine, flops missing
+  }
+  const std::string html = RenderReportHtml(r);
+  EXPECT_THAT(html, HasSubstr("flops missing (0)"));
+  EXPECT_THAT(html, HasSubstr("<svg class=\"ladder\"")) << "the ladder still has its bars";
 }
 
 // A half-unwritten map (verify/ marks such elements with the largest float) keeps the scale of
@@ -249,6 +277,8 @@ TEST(RenderHtml, NeverWrittenCellsStayOutOfTheHeatmapScale) {
 TEST(RenderHtml, ComparisonHasGateAndDeltaChart) {
   auto p = MakePair();
   p->next.cases[1].timing->median_ms = 2.5;
+  // A median lies within its samples (compare refuses to judge one that does not).
+  p->next.cases[1].timing->samples_ms.push_back(3.0);
   Comparison c = Compare(p->base, p->next, {0.01, 0.02, false});
   GateResult g = ApplyGate(c, GatePolicy{});
   std::string html = RenderComparisonHtml(c, &g);

@@ -300,7 +300,7 @@ TimingRecord FullTiming() {
   t.samples_rejected_throttled = 2;
   t.median_ms = 0.0123;
   t.mean_ms = 0.0125;
-  t.min_ms = 0.0119;
+  t.min_ms = 1e-9;  // the smallest of samples_ms: a report's minimum agrees with its samples
   t.max_ms = 0.0141;
   t.stdev_ms = 0.0004;
   t.p10_ms = 0.0120;

@@ -18,6 +18,8 @@
 #                 keeps the demo suite's report that supervisor_demo_gpu_test writes
 #   faults        suites/testing/faults.json
 #   example       examples/attention-plugin/example.json with the example plugin
+#   new-plugin    scripts/device/new-plugin.sh: the four `flashscope new-plugin` projects run on
+#                 their suites (reports and logs under new-plugin/)
 #   SUITE         any suite name or path: run it (FS_ARGS_<SUITE> adds flags, e.g. --kernels)
 #   resume:SUITE  continue SUITE's run from .carry/SUITE.journal.jsonl (a previous call's)
 # DEADLINE_S (default 540) is the call's own limit: the step in flight is given the time left
@@ -88,6 +90,7 @@ for step in "$@"; do
       ;;
     faults) run_suite faults suites/testing/faults.json --case_timeout_s 10 ;;
     example) run_suite example examples/attention-plugin/example.json --plugin example_attention ;;
+    new-plugin) scripts/device/new-plugin.sh "$fs" "$work/new-plugin" ;;
     resume:*)
       name=${step#resume:}
       journal="$work/reports/$name.json.journal.jsonl"

@@ -2,7 +2,7 @@
 # Packs what a GPU run needs from a build made here (the lent GPU machine cannot install
 # Abseil; our binaries link it statically): flashscope and flashscope-worker (side by side, as
 # the supervisor expects), the plugins the build made (lib/flashscope/plugins: the test plugin
-# that suites/testing/*.json load, the Python bridge with its package and kernel modules;
+# that suites/testing/*.json load, the demo plugin of suites/demo.json, the Python bridge with its package and kernel modules;
 # kernels/ab_fixtures: ab's quality fixture), every *_gpu_test binary and flashscope-metric-probe
 # (scripts/device/ncu-crosscheck.sh), stripped and compressed, at their build-relative paths,
 # into .carry/ (git-ignored) for `device run --carry`.

@@ -36,6 +36,8 @@ class CheckLayering(unittest.TestCase):
         self.assert_forbidden("cli/main.cc:kernels/registry.h", "cli/ may not depend on kernels/")
         self.assert_forbidden("reports/journal.cc:profiler/timing.h",
                               "reports/ may not depend on profiler/")
+        self.assert_forbidden("render/render_html.cc:kernels/registry.h",
+                              "render/ may not depend on kernels/")
         self.assert_forbidden("viewer/app.cc:profiler/metric_catalogue.h",
                               "viewer/ may not depend on profiler/")
 
@@ -57,6 +59,8 @@ class CheckLayering(unittest.TestCase):
     def test_cpu_only_components_may_not_include_cuda(self):
         self.assert_forbidden("suites/suite.cc:<cuda_runtime.h>", "suites/ builds without CUDA")
         self.assert_forbidden("reports/journal.cc:<cupti_target.h>", "reports/ builds without CUDA")
+        self.assert_forbidden("analysis/summary.cc:<cuda_runtime.h>",
+                              "analysis/ builds without CUDA")
         self.assert_forbidden("viewer/app.cc:<cuda.h>", "viewer/ builds without CUDA")
         # common/'s plain headers stay free of CUDA; its .cuh is for CUDA code only.
         self.assert_forbidden("common/problem.h:common/element_convert.cuh",
@@ -71,6 +75,11 @@ class CheckLayering(unittest.TestCase):
         self.assertEqual(check("python/tests/python_bridge_gpu_test.cc:cli/args.h").returncode, 0)
         self.assert_forbidden("render/tests/golden_test.cc:kernels/registry.h",
                               "render/ may not depend on kernels/")
+        # The viewer's tests may include render/ (the chart parity test); the viewer may not.
+        self.assertEqual(check("viewer/tests/chart_parity_test.cc:render/render_html.h").returncode,
+                         0)
+        self.assert_forbidden("viewer/app.cc:render/render_html.h",
+                              "viewer/ may not depend on render/")
 
     def test_shared_test_helpers_are_for_tests_only(self):
         self.assertEqual(check("verify/tests/heatmap_test.cc:common/tests/cuda_assert.h").returncode,

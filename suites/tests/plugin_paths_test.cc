@@ -105,5 +105,85 @@ TEST_F(PluginPaths, MissingFilesAreExplained) {
   EXPECT_NE(b.find("FLASHSCOPE_PLUGIN_PATH"), std::string::npos) << b;
 }
 
+// A bare name with a plugin's extension is looked up as itself only: the message names no
+// "libnope.py.so" or "libx.so.so".
+TEST_F(PluginPaths, NamesWithAnExtensionAreLookedUpAsThemselves) {
+  PluginSources s = Sources();
+  for (const std::string name : {"nope.py", "nope.so"}) {
+    s.command_line = {name};
+    auto got = ResolvePlugins(s);
+    ASSERT_FALSE(got.ok()) << name;
+    const std::string m(got.status().message());
+    EXPECT_NE(m.find("no " + name + " in "), std::string::npos) << m;
+    EXPECT_EQ(m.find("lib" + name), std::string::npos) << m;
+    EXPECT_EQ(m.find(name + ".so"), std::string::npos) << m;
+  }
+  s.command_line = {"theirs.so"};
+  auto found = ResolvePlugins(s);
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_EQ(*found, std::vector<std::string>{P("install/lib/flashscope/plugins/theirs.so")});
+}
+
+// Runs `body` with the current folder set to `dir`, then goes back.
+template <typename Body>
+void InFolder(const fs::path& dir, Body body) {
+  const fs::path before = fs::current_path();
+  fs::current_path(dir);
+  body();
+  fs::current_path(before);
+}
+
+// `--plugin a.so` names the file in the current folder, even where a plugin of that name is
+// installed; a suite's bare name is still looked up (the suite's folder is not the current one).
+TEST_F(PluginPaths, ACommandLineNameThatExistsHereIsAPath) {
+  Touch("install/lib/flashscope/plugins/a.so");
+  InFolder(root_, [&] {
+    PluginSources s = Sources();
+    s.command_line = {"a.so"};
+    auto got = ResolvePlugins(s);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, std::vector<std::string>{P("a.so")});
+    s.command_line.clear();
+    s.env_plugins = "b.so";
+    got = ResolvePlugins(s);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, std::vector<std::string>{P("b.so")});
+    s.env_plugins.clear();
+    s.suite = {"a.so"};
+    got = ResolvePlugins(s);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, std::vector<std::string>{P("install/lib/flashscope/plugins/a.so")});
+  });
+}
+
+// `--plugin ./build` (a folder) says it is a folder and names the plugin files in it.
+TEST_F(PluginPaths, AFolderIsRefusedAsAFolder) {
+  fs::create_directories(root_ / "build/sub");
+  Touch("build/libmine.so");
+  Touch("build/notes.txt");
+  PluginSources s = Sources();
+  s.command_line = {(root_ / "build").string()};
+  auto got = ResolvePlugins(s);
+  ASSERT_FALSE(got.ok());
+  std::string m(got.status().message());
+  EXPECT_NE(m.find("is a folder, not a plugin file"), std::string::npos) << m;
+  EXPECT_NE(m.find("build/libmine.so"), std::string::npos) << m;
+  EXPECT_EQ(m.find("notes.txt"), std::string::npos) << m;
+  InFolder(root_, [&] {
+    s.command_line = {"user"};  // a folder here, and no installed plugin of that name
+    got = ResolvePlugins(s);
+    ASSERT_FALSE(got.ok());
+    m = std::string(got.status().message());
+    EXPECT_NE(m.find("plugin user (--plugin) is a folder"), std::string::npos) << m;
+    EXPECT_NE(m.find("libmine.so"), std::string::npos) << m;
+    // A folder named like an installed plugin (its source folder) does not hide the plugin.
+    fs::create_directories(root_ / "mine");
+    s.command_line = {"mine"};
+    got = ResolvePlugins(s);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(*got, std::vector<std::string>{P("install/lib/flashscope/plugins/libmine.so")});
+  });
+}
+
 }  // namespace
 }  // namespace flashscope::suites

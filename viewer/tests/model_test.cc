@@ -163,13 +163,13 @@ TEST(ChartModel, RooflineCeilingsAndAxes) {
   Roofline rl = BuildRoofline(r);
   EXPECT_FALSE(rl.points.empty());
   for (const auto& p : rl.points) {
-    EXPECT_GE(p.intensity, rl.min_intensity);
-    EXPECT_LE(p.intensity, rl.max_intensity);
-    EXPECT_LE(p.tflops, rl.max_tflops);
+    EXPECT_GE(p.intensity, rl.intensity.min);
+    EXPECT_LE(p.intensity, rl.intensity.max);
+    EXPECT_LE(p.tflops, rl.tflops.max);
   }
   double ridge = 780 * 1000.0 / 4000;  // fp16 peak / bandwidth
-  EXPECT_LE(rl.min_intensity, ridge);
-  EXPECT_GE(rl.max_intensity, ridge);
+  EXPECT_LE(rl.intensity.min, ridge);
+  EXPECT_GE(rl.intensity.max, ridge);
 }
 
 TEST(ChartModel, HeatmapImageScalesAndRejectsDamagedRecords) {

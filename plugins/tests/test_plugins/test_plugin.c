@@ -13,6 +13,8 @@
  *   FS_TEST_CRASH_LOAD_SEGV / FS_TEST_CRASH_LOAD_ABORT   the entry function crashes
  *   FS_TEST_CRASH_SUPPORTS supports() crashes
  *   FS_TEST_CRASH_LAUNCH   launch() crashes (reached on a GPU only: after inputs are made)
+ *   FS_TEST_GEMM_BF16      the gemm kernel supports bf16 as well as fp16
+ *   FS_TEST_REFUSE_ALL     both supports() refuse every problem
  *   FS_TEST_TEST_ONLY      both kernels flagged FS_KERNEL_TEST_ONLY (use with FS_TEST_PREFIX
  * "test.") They have no GPU code: launch() reports a plugin error, which CPU tests never reach. */
 #include <stddef.h>
@@ -43,6 +45,10 @@ static const char* AttentionSupports(void* user, const fs_problem* p) {
 #ifdef FS_TEST_CRASH_SUPPORTS
   CrashHere();
 #endif
+#ifdef FS_TEST_REFUSE_ALL
+  (void)p;
+  return "refuses everything (FS_TEST_REFUSE_ALL)";
+#endif
   if (p->attention.head_dim != 64 && p->attention.head_dim != 128) {
     snprintf(reason, sizeof reason, "head_dim %lld not supported: 64 and 128 only",
              (long long)p->attention.head_dim);
@@ -53,7 +59,15 @@ static const char* AttentionSupports(void* user, const fs_problem* p) {
 
 static const char* GemmSupports(void* user, const fs_problem* p) {
   (void)user;
+#ifdef FS_TEST_REFUSE_ALL
+  (void)p;
+  return "refuses everything (FS_TEST_REFUSE_ALL)";
+#elif defined(FS_TEST_GEMM_BF16)
+  return p->gemm.dtype == FS_DTYPE_F16 || p->gemm.dtype == FS_DTYPE_BF16 ? NULL
+                                                                         : "fp16 and bf16 only";
+#else
   return p->gemm.dtype == FS_DTYPE_F16 ? NULL : "fp16 only";
+#endif
 }
 
 static int32_t Launch(void* user, const fs_problem* p, const fs_buffers* b, void* stream) {
