@@ -303,27 +303,19 @@ TrustCheckRecord CheckProfiledDuration(const ProfiledDurationInput& in) {
   TrustCheckRecord c = NewCheck("profiled_duration");
   const double median = in.timed_median_ms;
   const double kernel_limit = kProfiledSlowdownMax * median + kProfiledSlackMs;
-  const double pass_limit = kProfiledPassSlowdownMax * median + kProfiledPassSlackMs;
   c.rule = absl::StrFormat(
       "the profiled launches (hardware counters, fresh inputs, L2 flushed) look like the timed "
       "ones: their kernels' GPU time (CUPTI) <= %.1f x the timed median of %.4f ms + %.2f ms = "
-      "%.4f ms, and each launch's own event time <= %.1f x + %.2f ms = %.4f ms",
-      kProfiledSlowdownMax, median, kProfiledSlackMs, kernel_limit, kProfiledPassSlowdownMax,
-      kProfiledPassSlackMs, pass_limit);
+      "%.4f ms (each launch's own event time, which holds CUPTI's host work per pass, is "
+      "recorded, not judged)",
+      kProfiledSlowdownMax, median, kProfiledSlackMs, kernel_limit);
   if (in.kernel_ms > kernel_limit) {
     Fail(&c, absl::StrFormat("the profiled launch's kernels ran %.4f ms on the GPU, %.2f x the "
                              "timed median of %.4f ms",
                              in.kernel_ms, in.kernel_ms / median, median));
   }
   double slowest = 0;
-  for (size_t i = 0; i < in.pass_ms.size(); ++i) {
-    slowest = std::max(slowest, in.pass_ms[i]);
-    if (in.pass_ms[i] > pass_limit) {
-      Fail(&c, absl::StrFormat("profiled launch %d took %.4f ms, %.2f x the timed median of "
-                               "%.4f ms",
-                               static_cast<int>(i), in.pass_ms[i], in.pass_ms[i] / median, median));
-    }
-  }
+  for (double ms : in.pass_ms) slowest = std::max(slowest, ms);
   c.values = {{"profiled_launches", static_cast<double>(in.pass_ms.size()), "count"},
               {"profiled_kernel_ms", in.kernel_ms, "ms"},
               {"slowest_profiled_ms", slowest, "ms"},

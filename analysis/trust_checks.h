@@ -146,12 +146,13 @@ TrustCheckRecord CheckLaunchOutputs(const std::vector<LaunchOutputCheck>& checks
 inline constexpr double kProfiledSlowdownMax = 2.0;
 // Absolute slack for tiny launches, whose times are a few microseconds.
 inline constexpr double kProfiledSlackMs = 0.02;
-// Each profiled launch's own start-to-stop event time may reach this many times the timed median
-// plus kProfiledPassSlackMs: events also hold CUPTI's host work per launch and per kernel (the GPU
-// waits for the host to enqueue a kernel it intercepts), so this bound is looser; it catches a
-// single pass (of several) that a kernel recognised and slowed.
-inline constexpr double kProfiledPassSlowdownMax = 4.0;
-inline constexpr double kProfiledPassSlackMs = 1.0;
+// Each profiled launch's own start-to-stop event time is recorded (slowest_profiled_ms,
+// slowest_ratio) but decides nothing: the events also hold CUPTI's host work per pass (starting and
+// stopping the counters, the GPU waiting for an intercepted launch). Measured on an H200 (device
+// call of 2026-11-28, docs/trust.md): honest kernels' passes took 2-3 ms around 0.13 ms kernels
+// (16-30x), one pass of each case 6-12 ms, torch's SDPA through the Python route 21-29 ms (up to
+// 89x), a 5 us kernel 1 ms (204x) -- no bound on the event time separates a recognised pass from
+// CUPTI's own overhead, while the kernels' GPU time above never came near its bound.
 
 struct ProfiledDurationInput {
   bool comparable = false;

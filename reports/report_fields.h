@@ -11,6 +11,57 @@
 #include "reports/report.h"
 #include "reports/report_checks.h"
 
+// The records that live in common/ (shared with verify/ and profiler/: measured peaks, the timing
+// policy, error statistics) are described in their own namespace, where argument-dependent lookup
+// (jsonio::IsRecord) finds them; declared before the report's records, which nest them.
+namespace flashscope {
+
+template <class V>
+void Describe(V& v, MeasuredPeaks& p) {
+  v("matmul_fp16_tflops", p.matmul_fp16_tflops);
+  v("matmul_bf16_tflops", p.matmul_bf16_tflops);
+  v("copy_gbps", p.copy_gbps);
+  v("matmul_source", p.matmul_source);
+  v("copy_source", p.copy_source);
+}
+
+template <class V>
+void Describe(V& v, TimingPolicy& t) {
+  v("cold", t.cold);
+  v("warmup", t.warmup, reports::jsonio::AtLeast(0));
+  v("min_samples", t.min_samples, reports::jsonio::AtLeast(0));
+  v("max_samples", t.max_samples, reports::jsonio::AtLeast(0));
+  v("noise_target", t.noise_target);
+  v("time_cap_s", t.time_cap_s);
+}
+
+template <class V>
+void Describe(V& v, ErrorStats& s) {
+  v("elements", s.elements, reports::jsonio::AtLeast(0));
+  v("max_abs", s.max_abs);
+  v("mean_abs", s.mean_abs);
+  v("nrmse", s.nrmse);
+  v("max_rel", s.max_rel);
+  v("bad", s.bad, reports::jsonio::AtLeast(0));
+  v("nan", s.nan, reports::jsonio::AtLeast(0));
+  v("inf", s.inf, reports::jsonio::AtLeast(0));
+  v("never_written", s.never_written, reports::jsonio::AtLeast(0));
+  v("worst_index", s.worst_index, reports::jsonio::AtLeast(-1));
+  v.Check([&](reports::jsonio::Fields& f) {
+    // Counts of elements add up: none can exceed the elements compared.
+    for (auto [key, n] : {std::pair{"bad", s.bad}, std::pair{"nan", s.nan}, std::pair{"inf", s.inf},
+                          std::pair{"never_written", s.never_written}}) {
+      if (s.elements > 0 && n > s.elements) {
+        f.Fail(f.PathOf(key), absl::StrCat(n, " of ", s.elements,
+                                           " elements: a count cannot exceed \"elements\""));
+        return;
+      }
+    }
+  });
+}
+
+}  // namespace flashscope
+
 namespace flashscope::reports {
 
 using jsonio::AtLeast;
@@ -20,13 +71,9 @@ using jsonio::Required;
 
 // Declared first so that each can nest the others (IsRecord finds them by name).
 template <class V>
-void Describe(V& v, MeasuredPeaks& p);
-template <class V>
 void Describe(V& v, DeviceRecord& d);
 template <class V>
 void Describe(V& v, Environment& e);
-template <class V>
-void Describe(V& v, TimingPolicyRecord& t);
 template <class V>
 void Describe(V& v, SuiteRecord& s);
 template <class V>
@@ -35,8 +82,6 @@ template <class V>
 void Describe(V& v, TimingRecord& t);
 template <class V>
 void Describe(V& v, ThroughputRecord& t);
-template <class V>
-void Describe(V& v, ErrorStatsRecord& s);
 template <class V>
 void Describe(V& v, HeatmapRecord& h);
 template <class V>
@@ -59,15 +104,6 @@ template <class V>
 void Describe(V& v, CaseResult& c);
 template <class V>
 void Describe(V& v, Report& r);
-
-template <class V>
-void Describe(V& v, MeasuredPeaks& p) {
-  v("matmul_fp16_tflops", p.matmul_fp16_tflops);
-  v("matmul_bf16_tflops", p.matmul_bf16_tflops);
-  v("copy_gbps", p.copy_gbps);
-  v("matmul_source", p.matmul_source);
-  v("copy_source", p.copy_source);
-}
 
 template <class V>
 void Describe(V& v, DeviceRecord& d) {
@@ -105,16 +141,6 @@ void Describe(V& v, Environment& e) {
   v("flashscope_version", e.flashscope_version);
   v("command_line", e.command_line);
   v("devices", e.devices, OmitEmpty());
-}
-
-template <class V>
-void Describe(V& v, TimingPolicyRecord& t) {
-  v("cold", t.cold);
-  v("warmup", t.warmup, AtLeast(0));
-  v("min_samples", t.min_samples, AtLeast(0));
-  v("max_samples", t.max_samples, AtLeast(0));
-  v("noise_target", t.noise_target);
-  v("time_cap_s", t.time_cap_s);
 }
 
 template <class V>
@@ -184,31 +210,6 @@ void Describe(V& v, ThroughputRecord& t) {
   v("gbps", t.gbps);
   v("pct_peak_flops", t.pct_peak_flops);
   v("pct_peak_bandwidth", t.pct_peak_bandwidth);
-}
-
-template <class V>
-void Describe(V& v, ErrorStatsRecord& s) {
-  v("elements", s.elements, AtLeast(0));
-  v("max_abs", s.max_abs);
-  v("mean_abs", s.mean_abs);
-  v("nrmse", s.nrmse);
-  v("max_rel", s.max_rel);
-  v("bad", s.bad, AtLeast(0));
-  v("nan", s.nan, AtLeast(0));
-  v("inf", s.inf, AtLeast(0));
-  v("never_written", s.never_written, AtLeast(0));
-  v("worst_index", s.worst_index, AtLeast(-1));
-  v.Check([&](jsonio::Fields& f) {
-    // Counts of elements add up: none can exceed the elements compared.
-    for (auto [key, n] : {std::pair{"bad", s.bad}, std::pair{"nan", s.nan}, std::pair{"inf", s.inf},
-                          std::pair{"never_written", s.never_written}}) {
-      if (s.elements > 0 && n > s.elements) {
-        f.Fail(f.PathOf(key), absl::StrCat(n, " of ", s.elements,
-                                           " elements: a count cannot exceed \"elements\""));
-        return;
-      }
-    }
-  });
 }
 
 template <class V>

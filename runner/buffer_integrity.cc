@@ -171,7 +171,9 @@ absl::StatusOr<reports::TrustCheckRecord> BufferIntegrity::Finish(cudaStream_t s
 
 profiler::SampleHooks WithIntegrity(profiler::SampleHooks hooks, BufferIntegrity* integrity,
                                     cudaStream_t stream) {
-  profiler::SampleHooks out;
+  // Every hook the trust checks set (fresh inputs and checks around the warm-up launches too)
+  // is kept; the timed launches' hooks are wrapped.
+  profiler::SampleHooks out = hooks;
   out.before = [integrity, stream, before = hooks.before](int i) -> absl::Status {
     if (before) {
       if (absl::Status st = before(i); !st.ok()) return st;

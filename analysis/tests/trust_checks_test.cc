@@ -300,10 +300,10 @@ ProfiledDurationInput Durations(double median, double kernel, std::vector<double
 TEST(ProfiledDuration, WithinTheSlowdownPasses) {
   // Events hold CUPTI's host work: a pass may take a while longer than its kernels.
   const TrustCheckRecord c =
-      CheckProfiledDuration(Durations(1.0, 0.97, {1.1, 1.3, kProfiledPassSlowdownMax * 1.0}));
+      CheckProfiledDuration(Durations(1.0, 0.97, {1.1, 1.3, 4.0}));
   EXPECT_EQ(c.status, "passed");
   EXPECT_NEAR(Value(c, "kernel_ratio")->value, 0.97, 1e-12);
-  EXPECT_NEAR(Value(c, "slowest_ratio")->value, kProfiledPassSlowdownMax, 1e-12);
+  EXPECT_NEAR(Value(c, "slowest_ratio")->value, 4.0, 1e-12);
 }
 
 TEST(ProfiledDuration, KernelsMuchSlowerWhenProfiledFailNamingBoth) {
@@ -314,17 +314,18 @@ TEST(ProfiledDuration, KernelsMuchSlowerWhenProfiledFailNamingBoth) {
                                        "4.00 x the timed median of 0.5000 ms"));
 }
 
-TEST(ProfiledDuration, OnePassMuchSlowerFailsNamingBoth) {
-  const TrustCheckRecord c = CheckProfiledDuration(Durations(0.5, 0.5, {0.55, 9.0}));
-  EXPECT_EQ(c.status, "failed");
-  EXPECT_THAT(c.findings[0],
-              HasSubstr("profiled launch 1 took 9.0000 ms, 18.00 x the timed median of 0.5000 ms"));
+TEST(ProfiledDuration, APassSlowedByCuptisHostWorkIsRecordedNotJudged) {
+  // As measured on an H200: one pass of an honest case took 60x the timed median in events.
+  const TrustCheckRecord c = CheckProfiledDuration(Durations(0.13, 0.13, {2.3, 8.3, 2.2}));
+  EXPECT_EQ(c.status, "passed");
+  EXPECT_NEAR(Value(c, "slowest_profiled_ms")->value, 8.3, 1e-12);
+  EXPECT_NEAR(Value(c, "slowest_ratio")->value, 8.3 / 0.13, 1e-9);
 }
 
 TEST(ProfiledDuration, TinyLaunchesGetTheAbsoluteSlack) {
   EXPECT_EQ(
       CheckProfiledDuration(Durations(0.004, 0.004 * kProfiledSlowdownMax + 0.5 * kProfiledSlackMs,
-                                      {0.004 + 0.5 * kProfiledPassSlackMs}))
+                                      {1.0}))
           .status,
       "passed");
 }

@@ -7,15 +7,30 @@
 # Usage (after scripts/device/stage.sh BUILD here, carrying .carry):
 #   scripts/device/devices-scaling.sh BUILD SUITE [FLAGS...]
 # FLAGS go to every run (e.g. --shard 1/4 or --kernels GLOB to fit a call). DEADLINE_S (default
-# 170) caps each run. Results: $OUT/scaling-NAME.md (the tables) and $OUT/scaling-NAME.tgz (the
-# reports, traces and logs), NAME being the suite's file name.
+# 170) caps each run. CHECKS=off runs a copy of the suite with the trust checks that collect
+# counters and trace launches switched off (as scripts/device/trust-cost.sh does), to see what
+# scales without them. Results: $OUT/scaling-NAME.md (the tables) and $OUT/scaling-NAME.tgz (the
+# reports, traces and logs), NAME being the suite's file name (with -checks-off).
 set -uo pipefail
 build=${1:?usage: scripts/device/devices-scaling.sh BUILD SUITE [FLAGS...]}
 suite=${2:?usage: scripts/device/devices-scaling.sh BUILD SUITE [FLAGS...]}
 shift 2
 root=$PWD
 out=${OUT:-/tmp/out}
+[[ -f $suite ]] || suite=suites/$suite.json
 name=$(basename "$suite" .json)
+if [[ ${CHECKS:-on} == off ]]; then
+  name=$name-checks-off
+  mkdir -p /tmp/scaling-suites
+  python3 - "$suite" "/tmp/scaling-suites/$name.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["name"] = s.get("name", "suite") + "-checks-off"
+s["trust"] = {"off": ["plausibility", "work", "timed_outputs", "streams"]}
+json.dump(s, open(sys.argv[2], "w"), indent=1)
+PY
+  suite=/tmp/scaling-suites/$name.json
+fi
 work=/tmp/scaling-$name
 mkdir -p "$out" "$work"
 bins=${BINS:-.carry/bins.tar.xz}
@@ -37,12 +52,12 @@ traces=()
 for devices in "${sets[@]}"; do
   tag=gpus-${devices//,/-}
   rm -f "$work/$tag.trace.jsonl" "$work/$tag.json" "$work/$tag.json.journal.jsonl"
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   FLASHSCOPE_PHASE_TRACE="$work/$tag.trace.jsonl" "$fs" run "$suite" --devices "$devices" \
     --out "$work/$tag.json" --deadline_s "${DEADLINE_S:-170}" --color=false "$@" \
     >"$work/$tag.table.txt" 2>"$work/$tag.log"
   rc=$?
-  wall=$(echo "$(date +%s.%N) - $start" | bc)
+  wall=$(python3 -c "import sys; print('%.1f' % ((int(sys.argv[2]) - int(sys.argv[1])) / 1e9))" "$start" "$(date +%s%N)")
   echo "- \`flashscope run $suite --devices $devices $*\`: exit $rc, ${wall} s (command)" | tee -a "$summary"
   tail -n 2 "$work/$tag.log"
   traces+=("$tag=$work/$tag.trace.jsonl")

@@ -28,6 +28,7 @@ for f in cli/flashscope cli/flashscope-worker gpu_tests.txt $plugins $(cd "$buil
     *) strip -o "$stage/$build/$f" "$build/$f" ;;
   esac
 done
-tar -C "$stage" -cJf .carry/bins.tar.xz "$build"
+# -9: the working tree and the binaries travel together under the device's 64 MiB limit.
+tar -C "$stage" -cf - "$build" | xz -9 -T0 >.carry/bins.tar.xz
 rm -rf "$stage"
 ls -la .carry/bins.tar.xz

@@ -25,7 +25,8 @@ fs="$root/$build/cli/flashscope"
 start=$(date +%s)
 left() { echo $((${DEADLINE_S:-560} - ($(date +%s) - start))); }
 
-# The same suite with every switchable check off: what the run costs without them.
+# The same suite with every switchable check off (suites/suite.cc, SwitchableTrustChecks; the
+# isolation and integrity checks cannot be switched off and run in both): the run without them.
 python3 - "$suite" "$work/suite-off.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
