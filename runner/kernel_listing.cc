@@ -7,7 +7,7 @@
 #include "protocol/worker_protocol.h"
 #include "reports/text_safety.h"
 #include "runner/planner.h"
-#include "suites/closest_names.h"
+#include "common/closest_names.h"
 
 namespace flashscope::runner {
 namespace {
@@ -108,7 +108,7 @@ std::vector<const plugins::Kernel*> Selected(const plugins::PluginSet& set,
     if (pattern_used[p]) continue;
     unmatched->push_back(absl::StrCat(
         "'", Safe(patterns[p]),
-        "' (closest: ", Safe(absl::StrJoin(suites::ClosestNames(patterns[p], ids, 3), ", ")), ")"));
+        "' (closest: ", Safe(absl::StrJoin(ClosestNames(patterns[p], ids, 3), ", ")), ")"));
   }
   return out;
 }
