@@ -131,6 +131,15 @@ absl::Status RefuseUnfinished(const RunJournal& claimed) {
 
 }  // namespace
 
+MadeFolders::~MadeFolders() {
+  std::error_code ec;
+  if (folders_.empty() || std::filesystem::exists(journal_path_, ec)) return;
+  // Innermost first; a folder that holds anything (another file written since) stays.
+  for (auto it = folders_.rbegin(); it != folders_.rend(); ++it) {
+    if (::rmdir(it->c_str()) != 0) break;
+  }
+}
+
 std::string UtcNow(const char* format) {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -213,8 +222,14 @@ absl::StatusOr<RunJournal> ClaimRunJournal(const JournalRequest& request, const 
     }
     out.journal_path = out.out_path + kJournalSuffix;
     std::error_code ec;  // a folder that cannot be made fails below, naming the path
-    auto parent = std::filesystem::path(out.out_path).parent_path();
+    const std::filesystem::path parent = std::filesystem::path(out.out_path).parent_path();
+    std::vector<std::string> missing;
+    for (auto p = parent; !p.empty() && !std::filesystem::exists(p, ec); p = p.parent_path()) {
+      missing.insert(missing.begin(), p.string());
+      if (p == p.parent_path()) break;
+    }
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    out.made_folders = std::make_unique<MadeFolders>(out.journal_path, std::move(missing));
   } else if (out.out_path.empty()) {
     out.out_path = ReportPathOf(out.journal_path);
   }

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "reports/journal.h"
@@ -26,8 +27,26 @@ struct JournalRequest {
   const reports::JournalContents* resumed = nullptr;
 };
 
+// The folders a new run made for its --out (the missing ones, outermost first), removed again
+// while still empty when the run ends before its journal was written (no GPU, a planning error):
+// a run refused before it starts leaves nothing behind.
+class MadeFolders {
+ public:
+  MadeFolders(std::string journal_path, std::vector<std::string> folders)
+      : journal_path_(std::move(journal_path)), folders_(std::move(folders)) {}
+  ~MadeFolders();
+  MadeFolders(const MadeFolders&) = delete;
+  MadeFolders& operator=(const MadeFolders&) = delete;
+
+ private:
+  std::string journal_path_;
+  std::vector<std::string> folders_;
+};
+
 struct RunJournal {
   std::string journal_path;
+  // Declared before `lock`, so that the lock file is gone before its folder is removed.
+  std::unique_ptr<MadeFolders> made_folders;
   std::string out_path;           // the final report
   std::unique_ptr<RunLock> lock;  // held until the run ends (supervisor/run_lock.h)
   std::string lock_note;          // said when a stale lock of a dead run was taken over

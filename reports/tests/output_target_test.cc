@@ -18,6 +18,8 @@
 #include <thread>
 
 #include "reports/file_util.h"
+#include "reports/input_file.h"
+#include "reports/report_json.h"
 #include "reports/tests/sample_reports.h"
 
 namespace flashscope::reports {
@@ -45,6 +47,24 @@ TEST(OutputTarget, AReplacedFileKeepsItsMode) {
     EXPECT_EQ(*ReadWholeFile(path), "new");
     ASSERT_TRUE(WriteFileAtomicNamedTemp(path, "newer").ok());
     EXPECT_EQ(ModeOf(path), mode) << "named temporary file, " << std::oct << mode;
+  }
+}
+
+// --out by name: "X.json.xz" (.gz, .zst) is compressed and then written under the same rules as
+// any other output (one write path: reports::WriteOutputFile).
+TEST(OutputTarget, ACompressedOutFollowsTheSameRules) {
+  const std::string dir = testing::MakeTempDir();
+  for (const char* name : {"/r.json.xz", "/r.json.gz", "/r.json.zst"}) {
+    const std::string path = dir + name;
+    std::ofstream(path) << "keep";
+    ASSERT_EQ(::chmod(path.c_str(), 0444), 0);
+    const absl::Status refused = WriteOutputFile(path, "{\"new\": 1}\n");
+    EXPECT_THAT(Message(refused), HasSubstr(path + ": is read-only (mode 0444")) << name;
+    EXPECT_EQ(*ReadWholeFile(path), "keep") << name;
+    ASSERT_TRUE(WriteOutputFile(path, "{\"new\": 1}\n", kForce).ok()) << name;
+    EXPECT_EQ(ModeOf(path), 0444u) << name;
+    EXPECT_NE(CompressionOfContent(*ReadWholeFile(path)), Compression::kNone) << name;
+    EXPECT_EQ(*ReadInputFile(path), "{\"new\": 1}\n") << name;
   }
 }
 
