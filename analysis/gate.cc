@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "reports/file_util.h"
 #include "reports/json_fields.h"
+#include "reports/text_safety.h"
 #include "reports/text_table.h"
 
 namespace flashscope::reports {
@@ -155,8 +156,9 @@ absl::Status CheckGateable(const Report& report, const std::string& path) {
     std::vector<std::string> at;
     for (size_t i : indices) at.push_back(absl::StrCat("cases[", i, "]"));
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": case key \"", key, "\" appears ", indices.size(), " times (",
-        absl::StrJoin(at, ", "),
+        // The key is the report's (a plugin's kernel id): shown inert, its line breaks included.
+        path, ": case key \"", reports::text::TerminalSafe(key), "\" appears ", indices.size(),
+        " times (", absl::StrJoin(at, ", "),
         "): a report holds each case once, and the gate will not guess which copy counts "
         "(merged twice? `flashscope merge` refuses repeated cases)"));
   }

@@ -12,6 +12,7 @@
 #include "cli/output.h"
 #include "protocol/worker_process.h"
 #include "reports/file_util.h"
+#include "reports/json_fields.h"
 #include "reports/provenance.h"
 #include "reports/text_safety.h"
 #include "suites/suite.h"
@@ -56,7 +57,9 @@ int Judge(const Args& a, const suites::AbOutcome& o, const reports::AbOptions& o
       j["exit_code"] = exit_code;
       j["cannot_test"] = o.cannot_test;
     }
-    if (absl::Status s = reports::WriteFileAtomic(json, j.dump(2) + "\n"); !s.ok()) {
+    if (absl::Status s =
+            reports::WriteFileAtomic(json, reports::jsonio::Dump(j, 2) + "\n", WriteOptionsOf(a));
+        !s.ok()) {
       return Fail(std::string(s.message()));
     }
   }
@@ -77,7 +80,7 @@ int Ab(const Args& a) {
   auto path = suites::ResolveSuitePath(a.positional()[0], SuitesDir(a));
   if (!path.ok()) return Fail(std::string(path.status().message()));
   if (const std::string& json = a.String("json"); !json.empty()) {
-    if (absl::Status s = reports::CheckOutputTarget(json); !s.ok()) {
+    if (absl::Status s = reports::CheckOutputTarget(json, WriteOptionsOf(a)); !s.ok()) {
       return Fail(absl::StrCat("--json ", s.message()));
     }
   }

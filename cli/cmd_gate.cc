@@ -12,6 +12,7 @@
 #include "render/render.h"
 #include "render/render_terminal.h"
 #include "reports/file_util.h"
+#include "reports/json_fields.h"
 #include "reports/report_json.h"
 #include "reports/text_safety.h"
 
@@ -30,7 +31,11 @@ int Emit(const char* command, const Args& a, const std::string& text) {
     Print(text);
     return 0;
   }
-  if (absl::Status s = reports::WriteOutputFile(out, text); !s.ok()) {
+  if (absl::Status s = reports::CheckNotAnInput("--out", out, a.positional(), WriteOptionsOf(a));
+      !s.ok()) {
+    return Fail(command, std::string(s.message()));
+  }
+  if (absl::Status s = reports::WriteOutputFile(out, text, WriteOptionsOf(a)); !s.ok()) {
     return Fail(command, std::string(s.message()));
   }
   PrintError(command, absl::StrCat("wrote ", out));
@@ -94,8 +99,13 @@ int Gate(const Args& a) {
   // Both outputs are checked first, so that the verdict is never written to one of them alone.
   for (const char* flag : {"json", "out"}) {
     if (const std::string& target = a.String(flag); !target.empty()) {
-      if (absl::Status s = reports::CheckOutputTarget(target); !s.ok()) {
+      if (absl::Status s = reports::CheckOutputTarget(target, WriteOptionsOf(a)); !s.ok()) {
         return Fail("gate", absl::StrCat("--", flag, " ", s.message()));
+      }
+      if (absl::Status s = reports::CheckNotAnInput(absl::StrCat("--", flag), target,
+                                                    a.positional(), WriteOptionsOf(a));
+          !s.ok()) {
+        return Fail("gate", std::string(s.message()));
       }
     }
   }
@@ -115,8 +125,9 @@ int Gate(const Args& a) {
 
   if (const std::string& json = a.String("json"); !json.empty()) {
     const std::string text =
-        reports::GateVerdictJson(c, gate, policy, args[0], args[1]).dump(2) + "\n";
-    if (absl::Status s = reports::WriteFileAtomic(json, text); !s.ok()) {
+        reports::jsonio::Dump(reports::GateVerdictJson(c, gate, policy, args[0], args[1]), 2) +
+        "\n";
+    if (absl::Status s = reports::WriteFileAtomic(json, text, WriteOptionsOf(a)); !s.ok()) {
       return Fail("gate", std::string(s.message()));
     }
   }
@@ -211,6 +222,7 @@ Command RenderCommand() {
       "content); --out X.json.xz (.gz, .zst) writes compressed.";
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
+      .Add(FileForceFlag())
       .Add(MaxInputFlag())
       .Add(ColorFlag());
   return c;

@@ -125,7 +125,7 @@ int Add(const Args& a) {
 
 int Show(const Args& a) {
   if (const std::string& out = a.String("out"); !out.empty()) {
-    if (absl::Status s = reports::CheckOutputTarget(out); !s.ok()) {
+    if (absl::Status s = reports::CheckOutputTarget(out, WriteOptionsOf(a)); !s.ok()) {
       return HistoryFail(kShow, absl::StrCat("--out ", s.message()));
     }
   }
@@ -141,7 +141,7 @@ int Show(const Args& a) {
                            : format == "csv" ? history::RenderHistoryCsv(*all)
                                              : history::RenderHistoryMarkdown(*all, where);
   if (const std::string& out = a.String("out"); !out.empty()) {
-    if (absl::Status s = reports::WriteFileAtomic(out, text); !s.ok()) {
+    if (absl::Status s = reports::WriteFileAtomic(out, text, WriteOptionsOf(a)); !s.ok()) {
       return HistoryFail(kShow, std::string(s.message()));
     }
     PrintError(kShow, absl::StrCat("wrote ", out));
@@ -189,6 +189,7 @@ Command HistoryShowCommand() {
       .Add(Flag::String("format", "F", "output format (default markdown)")
                .Choices({"markdown", "html", "csv"}))
       .Add(OutFlag("write the output to FILE (atomically) instead of standard output"))
+      .Add(FileForceFlag())
       .Add(PolicyFlag());
   return c;
 }

@@ -11,6 +11,7 @@
 #include "cli/output.h"
 #include "history/history_render.h"
 #include "reports/file_util.h"
+#include "reports/json_fields.h"
 #include "reports/text_safety.h"
 
 namespace flashscope::cli {
@@ -43,7 +44,7 @@ int SinceIndex(const std::string& command, const Args& a, history::HistoryStore&
 
 int Changes(const Args& a) {
   if (const std::string& json = a.String("json"); !json.empty()) {
-    if (absl::Status s = reports::CheckOutputTarget(json); !s.ok()) {
+    if (absl::Status s = reports::CheckOutputTarget(json, WriteOptionsOf(a)); !s.ok()) {
       return HistoryFail(kChanges, absl::StrCat("--json ", s.message()));
     }
   }
@@ -59,7 +60,9 @@ int Changes(const Args& a) {
   const nlohmann::json j =
       history::ChangesJson(*all, revisions, since, store->connection().where(), a.String("since"));
   if (const std::string& json = a.String("json"); !json.empty()) {
-    if (absl::Status s = reports::WriteFileAtomic(json, j.dump(2) + "\n"); !s.ok()) {
+    if (absl::Status s =
+            reports::WriteFileAtomic(json, reports::jsonio::Dump(j, 2) + "\n", WriteOptionsOf(a));
+        !s.ok()) {
       return HistoryFail(kChanges, std::string(s.message()));
     }
   }
@@ -143,6 +146,7 @@ Command HistoryChangesCommand() {
                         "only change points whose first revision after comes later than REV "
                         "(CI: the last revision the main branch had)"))
       .Add(Flag::String("json", "OUT", "write every change point as JSON (docs/history.md)"))
+      .Add(FileForceFlag())
       .Add(SeriesKernelsFlag())
       .Add(SeriesProblemsFlag())
       .Add(PolicyFlag());

@@ -20,6 +20,15 @@ int Merge(const Args& a) {
     PrintError("merge", "--out FILE is required (where the merged report goes)");
     return 2;
   }
+  if (absl::Status s = reports::CheckOutputTarget(out, WriteOptionsOf(a)); !s.ok()) {
+    PrintError("merge", absl::StrCat("--out ", s.message()));
+    return 2;
+  }
+  if (absl::Status s = reports::CheckNotAnInput("--out", out, a.positional(), WriteOptionsOf(a));
+      !s.ok()) {
+    PrintError("merge", s.message());
+    return 2;
+  }
   std::vector<reports::MergeInput> inputs;
   for (const auto& path : a.positional()) {
     auto report = reports::ReadReportFile(path);
@@ -42,14 +51,16 @@ int Merge(const Args& a) {
     Print(absl::StrCat("FORCED MERGE across differing reports: ", reports::text::TerminalSafe(d),
                        "\n"));
   }
-  if (auto s = reports::WriteReportFileAtomic(merged->report, out); !s.ok()) {
+  for (const auto& note : merged->notes) PrintError("merge", absl::StrCat("note: ", note));
+  if (auto s = reports::WriteReportFileAtomic(merged->report, out, WriteOptionsOf(a)); !s.ok()) {
     PrintError("merge", s.message());
     return 2;
   }
   PrintF("%s\nmerged %zu reports, %zu cases%s: %s\n",
          reports::RenderSummary(merged->report, /*color=*/false).c_str(), inputs.size(),
          merged->report.cases.size(),
-         merged->report.complete ? "" : " (incomplete: an input was incomplete)", out.c_str());
+         merged->report.complete ? "" : " (INCOMPLETE: complete is false; see the notes above)",
+         reports::text::TerminalSafe(out).c_str());
   return 0;
 }
 
@@ -59,8 +70,13 @@ Command MergeCommand() {
   Command c("merge", "--out FILE REPORT REPORT...",
             "join the reports of one suite's shards (flashscope run --shard K/N)", 2, SIZE_MAX,
             Merge);
+  c.details =
+      "Refuses (exit 2) reports of different suite files, GPUs, drivers or peaks, and a set of\n"
+      "shards with some missing, naming the difference; --force merges anyway (complete: false\n"
+      "when shards are missing). docs/robustness.md, \"Files and runs\".";
   c.Add(OutFlag("the merged report (required)"))
-      .Add(ForceFlag("merge reports of different GPUs or drivers (the output says so)"))
+      .Add(ForceFlag("merge reports of different GPUs, drivers, suite files or peaks, or an "
+                     "incomplete set of shards (the output says so; complete: false)"))
       .Add(MaxInputFlag());
   return c;
 }

@@ -29,7 +29,7 @@ int Run(const Args& a) {
   }
   // A report path the final atomic write would refuse is refused before anything runs.
   if (const std::string& out = a.String("out"); !out.empty()) {
-    if (absl::Status s = reports::CheckOutputTarget(out); !s.ok()) {
+    if (absl::Status s = reports::CheckOutputTarget(out, WriteOptionsOf(a)); !s.ok()) {
       PrintError("run", absl::StrCat("--out ", s.message()));
       return 2;
     }

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "absl/strings/str_cat.h"
 #include "analysis/gate.h"
 #include "common/install_layout.h"
 #include "protocol/worker_process.h"
@@ -26,7 +27,23 @@ Flag ColorFlag() {
 
 Flag OutFlag(std::string help) { return Flag::String("out", "FILE", std::move(help)); }
 
-Flag ForceFlag(std::string help) { return Flag::Bool("force", std::move(help)); }
+namespace {
+constexpr char kFileForce[] =
+    "lets --out/--json replace a read-only file, one with other hard links or an input of the "
+    "command, or write through a symlink or into a FIFO or device";
+}  // namespace
+
+Flag ForceFlag(std::string help) {
+  return Flag::Bool("force", absl::StrCat(help, "; also ", kFileForce));
+}
+
+Flag FileForceFlag() { return Flag::Bool("force", kFileForce); }
+
+reports::WriteOptions WriteOptionsOf(const Args& args) {
+  reports::WriteOptions o;
+  o.force = args.Bool("force");
+  return o;
+}
 
 Flag FormatFlag(bool with_baseline) {
   std::vector<std::string> formats = {"terminal", "markdown", "junit", "csv", "html"};

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/args.h"
+#include "reports/output_target.h"
 #include "supervisor/supervisor.h"
 
 namespace flashscope::cli {
@@ -12,8 +13,15 @@ namespace flashscope::cli {
 Flag ColorFlag();
 // --out FILE with the command's own help line.
 Flag OutFlag(std::string help);
-// --force: compare or merge reports of different GPUs or drivers.
+// --force: what `help` says (compare or merge reports of different GPUs or drivers, run on GPUs
+// of different models), and for every file the command writes: replace a read-only file or one
+// with other hard links, write through a symlink or into a FIFO or device
+// (reports/output_target.h).
 Flag ForceFlag(std::string help);
+// --force for a command whose only use of it is its file writes (render, history show/changes).
+Flag FileForceFlag();
+// What --force allows the command's file writes.
+reports::WriteOptions WriteOptionsOf(const Args& args);
 // --format for compare and gate (and, with `baseline`, render).
 Flag FormatFlag(bool with_baseline);
 // --alpha / --min_effect, validated by the same rule as the gate policy's fields.

@@ -1,6 +1,7 @@
 // flashscope: verify, time and profile GPU kernels; compare, gate and show the reports.
 // Dispatches to the commands of cli/commands.h; each parses its own flags (cli/args.h).
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <new>
 #include <string>
@@ -169,6 +170,9 @@ int Main(int argc, char** argv) {
 }  // namespace flashscope::cli
 
 int main(int argc, char** argv) {
+  // A write past the file size limit (`ulimit -f`) must fail with EFBIG, which every writer
+  // reports with the file's path (exit 2), instead of killing flashscope without a word.
+  std::signal(SIGXFSZ, SIG_IGN);
   const int rc = flashscope::cli::Main(argc, argv);
   const std::string who = argc > 1 ? std::string("flashscope ") + argv[1] : "flashscope";
   return flashscope::cli::FinishStandardOutput(who, rc);

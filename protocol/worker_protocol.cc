@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "nlohmann/json.hpp"
+#include "reports/json_fields.h"
 #include "reports/json_strict.h"
 #include "reports/report_json.h"
 
@@ -314,7 +315,7 @@ std::string PlanningResultToText(const PlanningResult& r) {
   Json j = {{"plan", reports::PlanToJson(r.plan)}, {"device", device}, {"devices", devices}};
   if (r.ab_new) j["ab_new"] = reports::PlanToJson(*r.ab_new);
   if (!r.refusals.empty()) j["refusals"] = r.refusals;
-  return j.dump();
+  return reports::jsonio::Dump(j);
 }
 
 absl::StatusOr<PlanningResult> PlanningResultFromText(const std::string& text) {

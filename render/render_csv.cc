@@ -23,21 +23,20 @@ std::string Row(const std::vector<std::string>& fields) {
 }  // namespace
 
 std::string CsvField(const std::string& s) {
-  // Controls other than tab and line breaks, and bytes that are not UTF-8, become U+FFFD: a NUL
-  // ends the text for many readers.
+  // Unsafe characters other than tab and line breaks (which a quoted field holds), and bytes that
+  // are not UTF-8, become U+FFFD: a NUL ends the text for many readers, a bidi control reorders
+  // the cell as a spreadsheet shows it.
   std::string clean;
   clean.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const text::Utf8Step step = text::DecodeUtf8(s, i);
+  text::ForEachStep(s, [&](const text::Utf8Step& step, absl::string_view bytes) {
     const char32_t cp = step.code_point;
-    const bool control = cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r';
-    if (!step.valid || control || cp == 0x7f) {
+    const bool line_or_tab = cp == '\t' || cp == '\n' || cp == '\r';
+    if (!step.valid || (text::IsUnsafeCharacter(cp) && !line_or_tab)) {
       clean += text::kReplacementCharacter;
     } else {
-      clean.append(s, i, step.length);
+      absl::StrAppend(&clean, bytes);
     }
-    i += step.length;
-  }
+  });
   // A spreadsheet runs a cell that starts with = + - @ (or tab, CR) as a formula (OWASP "CSV
   // injection"); a leading ' keeps it text. Numbers ("-1.5", "-inf") stay numbers.
   double number;

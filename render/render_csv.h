@@ -17,8 +17,9 @@ std::string RenderReportCsv(const Report& report);
 std::string RenderComparisonCsv(const Comparison& comparison, const GateResult* gate);
 
 // Any string as one CSV field (RFC 4180): a text starting with = + - @ tab or CR (a spreadsheet
-// formula) gets a leading ' unless it is a number; NUL and other controls, and bytes that are not
-// UTF-8, become U+FFFD; quoted when it holds a comma, quote, CR or LF (quotes inside doubled).
+// formula) gets a leading ' unless it is a number; controls other than tab, CR and LF (C0, DEL,
+// C1), bidi controls and bytes that are not UTF-8 become U+FFFD; quoted when it holds a comma,
+// quote, CR or LF (quotes inside doubled).
 std::string CsvField(const std::string& s);
 
 }  // namespace flashscope::reports

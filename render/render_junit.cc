@@ -84,10 +84,10 @@ bool XmlAllows(char32_t cp) {
 std::string XmlEscape(const std::string& s) {
   std::string out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const text::Utf8Step step = text::DecodeUtf8(s, i);
+  text::ForEachStep(s, [&](const text::Utf8Step& step, absl::string_view bytes) {
     const char32_t cp = step.code_point;
-    if (!step.valid || !XmlAllows(cp)) {
+    const bool line_or_tab = cp == '\n' || cp == '\r' || cp == '\t';
+    if (!step.valid || !XmlAllows(cp) || (text::IsUnsafeCharacter(cp) && !line_or_tab)) {
       out += text::kReplacementCharacter;  // shown, not dropped: the reader sees something was
     } else if (cp == '&') {
       out += "&amp;";
@@ -99,14 +99,13 @@ std::string XmlEscape(const std::string& s) {
       out += "&quot;";
     } else if (cp == '\'') {
       out += "&apos;";
-    } else if (cp == '\n' || cp == '\r' || cp == '\t') {
+    } else if (line_or_tab) {
       // As references, so that an attribute keeps them (a parser turns raw ones into spaces).
       absl::StrAppend(&out, "&#", static_cast<int>(cp), ";");
     } else {
-      out.append(s, i, step.length);
+      absl::StrAppend(&out, bytes);
     }
-    i += step.length;
-  }
+  });
   return out;
 }
 

@@ -18,9 +18,10 @@ std::string RenderReportJunit(const Report& report);
 // gate (if given) failed it; without a gate, when it is a correctness regression or "slower".
 std::string RenderComparisonJunit(const Comparison& comparison, const GateResult* gate);
 
-// Any string as XML 1.0 text or attribute value (also used for HTML): & < > " ' escaped, tab,
-// line feed and carriage return as character references, and every character XML forbids (other
-// controls, U+FFFE, U+FFFF, surrogates) and every byte that is not UTF-8 replaced by U+FFFD.
+// The XML and HTML sanitiser: any string as XML 1.0 text or attribute value (the HTML page uses
+// it for every string too): & < > " ' escaped, tab, line feed and carriage return as character
+// references; every other control (C0, DEL, C1), bidi control (text::IsBidiControl), character
+// XML forbids (U+FFFE, U+FFFF, surrogates) and byte that is not UTF-8 replaced by U+FFFD.
 std::string XmlEscape(const std::string& s);
 
 }  // namespace flashscope::reports

@@ -51,23 +51,20 @@ constexpr char kPairHeader[] =
 
 namespace {
 
-// Calls `emit(code_point, bytes)` for each character of `s`, with line breaks as spaces and
-// controls, bidi overrides and bytes that are not UTF-8 as U+FFFD.
+// Calls `emit(code_point, bytes)` for each character of `s`, with line breaks and tabs as spaces
+// and the other unsafe characters (text::IsUnsafeCharacter) and bytes that are not UTF-8 as U+FFFD.
 template <typename Emit>
 void ForEachShownCharacter(const std::string& s, Emit emit) {
-  for (size_t i = 0; i < s.size();) {
-    const text::Utf8Step step = text::DecodeUtf8(s, i);
+  text::ForEachStep(s, [&](const text::Utf8Step& step, absl::string_view bytes) {
     const char32_t cp = step.code_point;
     if (cp == '\n' || cp == '\r' || cp == '\t') {
       emit(U' ', absl::string_view(" "));
-    } else if (!step.valid || cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
-               (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
+    } else if (!step.valid || text::IsUnsafeCharacter(cp)) {
       emit(U'\xfffd', absl::string_view(text::kReplacementCharacter));
     } else {
-      emit(cp, absl::string_view(s.data() + i, step.length));
+      emit(cp, bytes);
     }
-    i += step.length;
-  }
+  });
 }
 
 }  // namespace

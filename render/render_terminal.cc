@@ -78,7 +78,7 @@ std::string RenderCaseTable(const ReportSummary& summary, bool color) {
   std::string out = t.Render(color);
   // After a long table the synthetic warning is said again, where the eye ends.
   if (summary.source != nullptr && summary.source->environment.synthetic) {
-    out += Paint(summary.warnings.front().text + "\n", text::kBoldRed, color);
+    out += Paint(text::TerminalSafe(summary.warnings.front().text) + "\n", text::kBoldRed, color);
   }
   return out;
 }
@@ -101,7 +101,8 @@ std::string RenderSummary(const ReportSummary& summary, bool color) {
   const Environment& e = report.environment;
   std::string out;
   for (const Warning& w : summary.warnings) {
-    out += Paint(w.text + "\n", w.severe ? text::kBoldRed : text::kYellow, color);
+    out +=
+        Paint(text::TerminalSafe(w.text) + "\n", w.severe ? text::kBoldRed : text::kYellow, color);
   }
   if (e.gpu_name.empty()) {
     out += "GPU: none recorded\n";

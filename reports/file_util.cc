@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,7 +12,6 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
-#include "reports/file_kind.h"
 
 namespace flashscope::reports {
 namespace {
@@ -27,6 +27,16 @@ std::string CreateHint(const std::string& path, int err) {
     return absl::StrCat(" (directory \"", dir, "\" does not exist; create it first)");
   }
   return "";
+}
+
+// EFBIG: the process's file size limit (`ulimit -f`) stopped the write; flashscope ignores SIGXFSZ
+// so that this arrives as an error instead of killing it.
+std::string WriteFailureHint(int err) {
+  struct rlimit rl;
+  if (err != EFBIG || ::getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    return "";
+  return absl::StrCat(" (the file size limit, `ulimit -f`, is ", rl.rlim_cur,
+                      " bytes: raise it or write elsewhere)");
 }
 
 }  // namespace
@@ -89,7 +99,9 @@ absl::Status WriteAllToFd(int fd, absl::string_view data, const std::string& pat
     ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      return absl::DataLossError(absl::StrCat(path, ": write failed: ", ErrnoText(errno)));
+      const int err = errno;
+      return absl::DataLossError(
+          absl::StrCat(path, ": write failed: ", ErrnoText(err), WriteFailureHint(err)));
     }
     data.remove_prefix(static_cast<size_t>(n));
   }
@@ -101,31 +113,6 @@ absl::Status FsyncFd(int fd, const std::string& path) {
     return absl::DataLossError(absl::StrCat(path, ": fsync failed: ", ErrnoText(errno)));
   }
   return absl::OkStatus();
-}
-
-// An atomic write replaces the target by renaming a new file over it: right for a regular file,
-// wrong for anything else (the rename would replace a symlink, a FIFO or /dev/full itself).
-absl::Status CheckOutputTarget(const std::string& path) {
-  struct stat st;
-  if (::lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return absl::OkStatus();  // a new file
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot write ", path, ": ", ErrnoText(errno)));
-  }
-  if (S_ISREG(st.st_mode)) return absl::OkStatus();
-  std::string hint;
-  if (S_ISLNK(st.st_mode)) {
-    char target[4096];
-    ssize_t n = ::readlink(path.c_str(), target, sizeof target - 1);
-    if (n > 0) {
-      hint = absl::StrCat(" (it points to \"", std::string(target, static_cast<size_t>(n)),
-                          "\": give that path instead)");
-    }
-  }
-  return absl::FailedPreconditionError(absl::StrCat(
-      path, ": is ", FileKindName(st.st_mode), ", not a regular file", hint,
-      ". flashscope writes its files whole and renames them into place, which would replace it; "
-      "to write into a pipe or a device, write to standard output and redirect that"));
 }
 
 namespace {
@@ -143,9 +130,10 @@ struct TempFile {
   int fd = -1;
   std::string name;  // empty while unnamed
 
+  // Private (0600) while written; KeepModeAndOwner gives it its final mode before the rename.
   absl::Status Open(const std::string& dir, const std::string& base, const std::string& target,
                     bool unnamed) {
-    if (unnamed) fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    if (unnamed) fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     if (fd >= 0) return absl::OkStatus();
     std::string tmpl = absl::StrCat(dir, "/.", base, ".tmp.XXXXXX");
     fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
@@ -156,7 +144,6 @@ struct TempFile {
                        " failed: ", ErrnoText(err), CreateHint(target, err)));
     }
     name = tmpl;
-    ::fchmod(fd, 0644);  // mkstemp makes 0600; a report is for others to read
     return absl::OkStatus();
   }
 
@@ -182,14 +169,56 @@ struct TempFile {
   }
 };
 
-absl::Status WriteAtomically(const std::string& path, absl::string_view contents, bool unnamed) {
-  if (absl::Status s = CheckOutputTarget(path); !s.ok()) return s;
+// The replaced file's owner and mode (a 0600 file stays private, a 0444 one read-only), or a new
+// file's 0644 less the umask. Not keeping the owner is refused unless forced.
+absl::Status KeepModeAndOwner(int fd, const OutputTarget& target, const WriteOptions& options) {
+  if (target.exists && (target.st.st_uid != ::geteuid() || target.st.st_gid != ::getegid())) {
+    if (::fchown(fd, target.st.st_uid, target.st.st_gid) != 0 && !options.force) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cannot write ", target.path, ": it belongs to uid ", target.st.st_uid, " gid ",
+          target.st.st_gid, " and a new file cannot keep that owner (", ErrnoText(errno),
+          "): write elsewhere, or pass --force to replace it with a file you own"));
+    }
+  }
+  const mode_t mode = target.exists ? target.st.st_mode & 07777 : NewFileMode();
+  if (::fchmod(fd, mode) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot write ", target.path, ": setting its mode failed: ", ErrnoText(errno)));
+  }
+  return absl::OkStatus();
+}
+
+// A FIFO or a device, with --force: written into as it is (no temporary file, no rename).
+absl::Status WriteDirect(const OutputTarget& target, absl::string_view contents) {
+  // O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of waiting forever.
+  const int fd = ::open(target.path.c_str(), O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write ", target.path, ": ", ErrnoText(err),
+                     err == ENXIO ? " (a FIFO that no process reads)" : ""));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  absl::Status s = WriteAllToFd(fd, contents, target.path);
+  if (::close(fd) != 0 && s.ok()) {
+    s = absl::DataLossError(absl::StrCat(target.path, ": close failed: ", ErrnoText(errno)));
+  }
+  return s;
+}
+
+absl::Status WriteAtomically(const std::string& requested, absl::string_view contents, bool unnamed,
+                             const WriteOptions& options) {
+  auto target = ResolveOutputTarget(requested, options);
+  if (!target.ok()) return target.status();
+  if (target->direct) return WriteDirect(*target, contents);
+  const std::string& path = target->path;
   const std::string dir = DirectoryOf(path);
   const std::string base = path.substr(path.find_last_of('/') + 1);
   TempFile tmp;
   if (absl::Status s = tmp.Open(dir, base, path, unnamed); !s.ok()) return s;
   absl::Status s = WriteAllToFd(tmp.fd, contents, path);
   if (s.ok()) s = FsyncFd(tmp.fd, path);
+  if (s.ok()) s = KeepModeAndOwner(tmp.fd, *target, options);
   if (s.ok()) s = tmp.Name(dir, base);
   if (s.ok() && ::close(tmp.fd) != 0) {
     s = absl::DataLossError(absl::StrCat(path, ": close failed: ", ErrnoText(errno)));
@@ -212,12 +241,14 @@ absl::Status WriteAtomically(const std::string& path, absl::string_view contents
 
 }  // namespace
 
-absl::Status WriteFileAtomic(const std::string& path, absl::string_view contents) {
-  return WriteAtomically(path, contents, /*unnamed=*/true);
+absl::Status WriteFileAtomic(const std::string& path, absl::string_view contents,
+                             const WriteOptions& options) {
+  return WriteAtomically(path, contents, /*unnamed=*/true, options);
 }
 
-absl::Status WriteFileAtomicNamedTemp(const std::string& path, absl::string_view contents) {
-  return WriteAtomically(path, contents, /*unnamed=*/false);
+absl::Status WriteFileAtomicNamedTemp(const std::string& path, absl::string_view contents,
+                                      const WriteOptions& options) {
+  return WriteAtomically(path, contents, /*unnamed=*/false, options);
 }
 
 }  // namespace flashscope::reports

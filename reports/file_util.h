@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "reports/output_target.h"
 
 namespace flashscope::reports {
 
@@ -46,17 +47,16 @@ absl::Status FsyncFd(int fd, const std::string& path);
 // fsync'd, then renamed over `path`, then the folder is fsync'd so the rename itself survives a
 // power loss. The temporary file is unnamed (O_TMPFILE) while it is written, so that even a
 // process killed in the middle leaves nothing behind; on file systems without O_TMPFILE it is a
-// mkstemp file ".NAME.tmp.XXXXXX", removed on every failure (a kill -9 can leave that one). A
-// target that exists but is not a regular file (symlink, FIFO, device, directory) is refused,
-// untouched. On any failure `path` keeps its old content.
-absl::Status WriteFileAtomic(const std::string& path, absl::string_view contents);
-// OK when `path` does not exist or is a regular file; else why WriteFileAtomic would refuse it
-// ("PATH: is a symbolic link, not a regular file ..."). For commands that check their outputs
-// before doing long work.
-absl::Status CheckOutputTarget(const std::string& path);
+// mkstemp file ".NAME.tmp.XXXXXX", removed on every failure (a kill -9 can leave that one). What
+// may be replaced, and how (mode and owner kept; read-only files, hard links, symlinks, FIFOs and
+// devices only with `options.force`), is ResolveOutputTarget's (reports/output_target.h). On any
+// failure `path` keeps its old content, and the message names it.
+absl::Status WriteFileAtomic(const std::string& path, absl::string_view contents,
+                             const WriteOptions& options = {});
 // The same with the temporary file named from the start, as on file systems without O_TMPFILE
 // (exposed so that the tests cover that path as well).
-absl::Status WriteFileAtomicNamedTemp(const std::string& path, absl::string_view contents);
+absl::Status WriteFileAtomicNamedTemp(const std::string& path, absl::string_view contents,
+                                      const WriteOptions& options = {});
 
 // The directory part of `path` ("." when it has none).
 std::string DirectoryOf(const std::string& path);

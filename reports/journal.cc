@@ -44,14 +44,15 @@ absl::Status LineError(const std::string& path, int line, absl::string_view what
   return absl::InvalidArgumentError(absl::StrCat(path, ":", line, ": ", what));
 }
 
-}  // namespace
-
-absl::StatusOr<JournalWriter> JournalWriter::Open(const std::string& path, bool append) {
-  // O_RDWR so that the last byte can be checked; O_APPEND makes each write() land at the end.
-  int flags = O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC);
-  int fd = ::open(path.c_str(), flags, 0644);
+// O_RDWR so that the last byte can be checked; O_APPEND makes each write() land at the end.
+absl::StatusOr<int> OpenJournalFd(const std::string& path, int mode_flags) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | mode_flags, 0644);
   if (fd < 0) {
     int err = errno;
+    if (err == EEXIST) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("journal ", path, " exists already: a new run does not replace it"));
+    }
     std::string hint;
     struct stat st;
     if (err == ENOENT && ::stat(DirectoryOf(path).c_str(), &st) != 0) {
@@ -60,7 +61,21 @@ absl::StatusOr<JournalWriter> JournalWriter::Open(const std::string& path, bool 
     return absl::FailedPreconditionError(
         absl::StrCat("cannot open journal ", path, ": ", std::strerror(err), hint));
   }
-  JournalWriter writer(fd, path);
+  return fd;
+}
+
+}  // namespace
+
+absl::StatusOr<JournalWriter> JournalWriter::Create(const std::string& path) {
+  auto fd = OpenJournalFd(path, O_EXCL);
+  if (!fd.ok()) return fd.status();
+  return JournalWriter(*fd, path);
+}
+
+absl::StatusOr<JournalWriter> JournalWriter::Open(const std::string& path, bool append) {
+  auto fd = OpenJournalFd(path, append ? 0 : O_TRUNC);
+  if (!fd.ok()) return fd.status();
+  JournalWriter writer(*fd, path);
   if (append) {
     if (absl::Status s = writer.CloseCutLine(); !s.ok()) return s;
   }
@@ -119,27 +134,27 @@ absl::Status JournalWriter::WriteHeader(const SuiteRecord& suite, const std::str
             {"command_line", command_line},
             {"started_at", started_at}};
   if (plan != nullptr) j["plan"] = PlanToJson(*plan);
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 absl::Status JournalWriter::WriteEnvironment(const Environment& environment) {
   Json j = {{"type", "environment"}, {"environment", EnvironmentToJson(environment)}};
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 absl::Status JournalWriter::WriteDevice(const DeviceRecord& device) {
   Json j = {{"type", "device"}, {"device", DeviceToJson(device)}};
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 absl::Status JournalWriter::WriteSession(double started_at_s) {
   Json j = {{"type", "session"}, {"started_at_s", started_at_s}};
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 absl::Status JournalWriter::CaseStarted(int index, const std::string& key) {
   Json j = {{"type", "case_started"}, {"index", index}, {"key", key}, {"at_s", UnixSecondsNow()}};
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 absl::Status JournalWriter::CaseFinished(int index, const CaseResult& result) {
@@ -147,7 +162,7 @@ absl::Status JournalWriter::CaseFinished(int index, const CaseResult& result) {
             {"index", index},
             {"result", CaseToJson(result)},
             {"at_s", UnixSecondsNow()}};
-  return AppendLine(j.dump());
+  return AppendLine(jsonio::Dump(j));
 }
 
 double UnixSecondsNow() {
@@ -370,6 +385,8 @@ Report ReportFromJournal(const JournalContents& journal) {
   if (r.environment.started_at.empty()) r.environment.started_at = journal.started_at;
   r.environment.active_s = journal.ActiveSeconds();
   if (journal.plan) {
+    r.suite.sha256 = journal.plan->suite_sha256;  // what `merge` checks shards by
+    r.suite.shard = journal.plan->shard;
     const auto done = journal.FinishedByKey();
     std::set<std::string> started;
     for (int index : journal.started_unfinished) {

@@ -30,6 +30,9 @@ class JournalWriter {
   // Creates `path` (truncating it unless `append`). With `append`, a last line cut short by a
   // crash is closed with a newline first, so the new lines parse.
   static absl::StatusOr<JournalWriter> Open(const std::string& path, bool append);
+  // Creates `path` as a new journal and never touches an existing file: AlreadyExists names it
+  // (a run's journal holds results nothing else keeps; issue 23).
+  static absl::StatusOr<JournalWriter> Create(const std::string& path);
 
   JournalWriter(JournalWriter&& other) noexcept;
   JournalWriter& operator=(JournalWriter&& other) noexcept;

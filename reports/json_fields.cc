@@ -33,7 +33,7 @@ void DumpTo(const Json& j, int indent, std::string* out) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       if (!first) out->append(",\n");
       first = false;
-      out->append(pad).append(Json(it.key()).dump()).append(": ");
+      out->append(pad).append(Dump(Json(it.key()))).append(": ");
       DumpTo(it.value(), indent + 2, out);
     }
     out->append("\n").append(indent, ' ').append("}");
@@ -46,7 +46,7 @@ void DumpTo(const Json& j, int indent, std::string* out) {
       out->append("[");
       for (size_t i = 0; i < j.size(); ++i) {
         if (i) out->append(", ");
-        out->append(j[i].dump());
+        out->append(Dump(j[i]));
       }
       out->append("]");
       return;
@@ -60,10 +60,14 @@ void DumpTo(const Json& j, int indent, std::string* out) {
     out->append("\n").append(indent, ' ').append("]");
     return;
   }
-  out->append(j.dump());
+  out->append(Dump(j));
 }
 
 }  // namespace
+
+std::string Dump(const Json& j, int indent) {
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
 
 Json Number(double v) {
   if (std::isnan(v)) return "nan";

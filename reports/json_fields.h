@@ -31,6 +31,9 @@ std::string TypeName(const Json& j);
 // Objects indented by two spaces, arrays of scalars kept on one line (a heatmap is one line, not
 // 65536), so that a committed report diffs well and stays small.
 std::string DumpReadable(const Json& j);
+// j.dump(indent) that never throws on a string that is not UTF-8 (a plugin's kernel id, a CUDA or
+// tool message): such bytes are written as U+FFFD, so that no result is lost to one bad byte.
+std::string Dump(const Json& j, int indent = -1);
 
 // "cases[3]" + "timing" -> "cases[3].timing"; "" + "cases" -> "cases".
 std::string JoinPath(absl::string_view path, absl::string_view key);

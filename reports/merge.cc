@@ -1,6 +1,7 @@
 #include "reports/merge.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 
@@ -8,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "reports/devices.h"
+#include "reports/shard_set.h"
 
 namespace flashscope::reports {
 namespace {
@@ -51,7 +53,100 @@ std::vector<Field> FieldsThatMustAgree() {
       {"suite.kernels_filter", [](const Report& r) { return r.suite.kernels_filter; },
        [](Report& r, const std::string& v) { r.suite.kernels_filter = v; }},
       {"suite.timing_policy", [](const Report& r) { return PolicyText(r.suite.timing); }, nullptr},
+      // Shards of different suite files are different plans (an edited file deals out its
+      // cases differently). Reports from before the hash was recorded have "" (said below).
+      {"suite.sha256", [](const Report& r) { return r.suite.sha256; },
+       [](Report& r, const std::string& v) { r.suite.sha256 = v; }},
   };
+}
+
+// Peaks are measured by each run, so two runs on one GPU model differ by noise; beyond this they
+// are different GPUs (or clocks), and a case's "% of peak" would mean different things in one
+// report.
+constexpr double kPeakTolerance = 0.05;
+
+// "matmul_bf16_tflops 775 (a.json) vs 650 (b.json)" for each peak that differs by more than the
+// tolerance from the first report's; empty when they agree (or either side did not measure).
+std::vector<std::string> PeakDifferences(const std::vector<MergeInput>& inputs) {
+  struct Peak {
+    const char* name;
+    double MeasuredPeaks::*value;
+  };
+  const Peak peaks[] = {
+      {"environment.peaks.matmul_fp16_tflops", &MeasuredPeaks::matmul_fp16_tflops},
+      {"environment.peaks.matmul_bf16_tflops", &MeasuredPeaks::matmul_bf16_tflops},
+      {"environment.peaks.copy_gbps", &MeasuredPeaks::copy_gbps}};
+  std::vector<std::string> out;
+  const MergeInput& first = inputs.front();
+  for (const Peak& p : peaks) {
+    const double a = first.report.environment.peaks.*p.value;
+    for (const MergeInput& in : inputs) {
+      const double b = in.report.environment.peaks.*p.value;
+      if (!(a > 0) || !(b > 0) || std::fabs(b - a) <= kPeakTolerance * a) continue;
+      out.push_back(absl::StrCat(p.name, ": ", a, " (", first.path, ") vs ", b, " (", in.path,
+                                 "), more than ", kPeakTolerance * 100, "% apart"));
+      break;
+    }
+  }
+  return out;
+}
+
+// Whether the inputs are the complete set of one plan's shards. Refusals (another split, a shard
+// twice, shards missing) go to `refusals`, the merged report's suite.shard is set, and `notes`
+// say what could not be checked. Returns whether the set is complete.
+bool CheckShards(const std::vector<MergeInput>& inputs, const MergeOptions& options,
+                 std::vector<std::string>* refusals, std::vector<std::string>* notes,
+                 Report* merged) {
+  std::vector<std::string> unrecorded;
+  ShardSet all;
+  std::map<int, std::string> split;   // N -> first file
+  std::map<int, std::string> holder;  // shard -> file
+  for (const MergeInput& in : inputs) {
+    if (in.report.suite.sha256.empty()) unrecorded.push_back(in.path);
+    auto set = ParseShardSet(in.report.suite.shard);
+    if (!set.ok()) {
+      refusals->push_back(absl::StrCat(in.path, ": suite.", set.status().message()));
+      continue;
+    }
+    split.emplace(set->n, in.path);
+    all.n = set->n;
+    for (int k : set->shards) {
+      auto [it, fresh] = holder.emplace(k, in.path);
+      if (!fresh) {
+        refusals->push_back(
+            absl::StrCat("shard ", k, "/", set->n, " is in both ", it->second, " and ", in.path));
+      }
+      all.shards.insert(k);
+    }
+  }
+  if (!unrecorded.empty()) {
+    notes->push_back(absl::StrCat(
+        absl::StrJoin(unrecorded, ", "),
+        " did not record which shard of which suite file it holds (written by an older "
+        "flashscope): whether the set is complete cannot be checked, so the merged report says "
+        "complete: false"));
+  }
+  if (split.size() > 1) {
+    std::vector<std::string> shown;
+    for (const auto& [n, path] : split) shown.push_back(absl::StrCat("N=", n, " (", path, ")"));
+    refusals->push_back(absl::StrCat("the reports come from different splits of the plan: ",
+                                     absl::StrJoin(shown, " vs ")));
+    return false;
+  }
+  if (!all.Whole()) {
+    const std::string line =
+        absl::StrCat("shards ", all.MissingNames(), " are missing (the reports hold ", all.Name(),
+                     "): give every shard's report, or pass --force to write an incomplete report "
+                     "(complete: false, suite.shard \"",
+                     all.Name(), "\")");
+    if (options.force) {
+      notes->push_back(line);
+    } else {
+      refusals->push_back(line);
+    }
+  }
+  merged->suite.shard = all.Name();
+  return all.Whole() && unrecorded.empty();
 }
 
 }  // namespace
@@ -88,6 +183,7 @@ absl::StatusOr<MergeResult> MergeReports(const std::vector<MergeInput>& inputs,
     refusals.push_back(line);
     if (f.set) f.set(merged, absl::StrJoin(values, " + "));
   }
+  for (std::string& d : PeakDifferences(inputs)) refusals.push_back(std::move(d));
   if (!refusals.empty() && !options.force) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the reports differ, so their cases are not one run's: ", absl::StrJoin(refusals, "; "),
@@ -95,6 +191,13 @@ absl::StatusOr<MergeResult> MergeReports(const std::vector<MergeInput>& inputs,
         "every differing value in the merged environment"));
   }
   result.differences = refusals;
+  std::vector<std::string> shard_refusals;
+  const bool shards_complete =
+      CheckShards(inputs, options, &shard_refusals, &result.notes, &merged);
+  if (!shard_refusals.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("the reports are not one plan's shards: ",
+                                                      absl::StrJoin(shard_refusals, "; ")));
+  }
 
   // Cases: in input order; a key seen twice is an error naming both files.
   std::map<std::string, std::string> first_file;
@@ -126,7 +229,7 @@ absl::StatusOr<MergeResult> MergeReports(const std::vector<MergeInput>& inputs,
 
   // The merged run spans its inputs; it is complete only when every input is. Shards may have run
   // at once, so their active seconds do not add up: the span stands for the wall time.
-  merged.complete = true;
+  merged.complete = shards_complete;
   merged.environment.active_s = 0;
   for (const auto& in : inputs) {
     const Environment& e = in.report.environment;

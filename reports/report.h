@@ -281,6 +281,12 @@ struct SuiteRecord {
   std::string description;
   std::string kernels_filter;  // --kernels GLOB if any
   TimingPolicyRecord timing;
+  // The suite file's sha256 (the plan's), so that `merge` refuses shards of different files;
+  // "" in reports written before it was recorded.
+  std::string sha256;
+  // Which shards of the plan the report holds (reports/shard_set.h): "2/4" for `run --shard 2/4`,
+  // "1,3/4" for a merge of two of four, "" for the whole plan.
+  std::string shard;
 };
 
 struct Report {

@@ -150,6 +150,9 @@ void Describe(V& v, SuiteRecord& s) {
   v("description", s.description);
   v("kernels_filter", s.kernels_filter);
   v("timing_policy", s.timing);
+  // Written when known, so that reports of runs without them read and write as before.
+  v("sha256", s.sha256, OmitEmpty());
+  v("shard", s.shard, OmitEmpty());
 }
 
 template <class V>

@@ -44,17 +44,19 @@ absl::StatusOr<Report> ReadReportFile(const std::string& path) {
 
 std::string ReportToText(const Report& report) { return jsonio::DumpReadable(ToJson(report)); }
 
-absl::Status WriteOutputFile(const std::string& path, const std::string& text) {
+absl::Status WriteOutputFile(const std::string& path, const std::string& text,
+                             const WriteOptions& options) {
   // "--out X.json.xz" (.gz, .zst) writes compressed; readers recognise it by content.
   const Compression compression = CompressionForPath(path);
-  if (compression == Compression::kNone) return WriteFileAtomic(path, text);
+  if (compression == Compression::kNone) return WriteFileAtomic(path, text, options);
   absl::StatusOr<std::string> packed = CompressData(text, compression, path);
   if (!packed.ok()) return packed.status();
-  return WriteFileAtomic(path, *packed);
+  return WriteFileAtomic(path, *packed, options);
 }
 
-absl::Status WriteReportFileAtomic(const Report& report, const std::string& path) {
-  return WriteOutputFile(path, ReportToText(report));
+absl::Status WriteReportFileAtomic(const Report& report, const std::string& path,
+                                   const WriteOptions& options) {
+  return WriteOutputFile(path, ReportToText(report), options);
 }
 
 }  // namespace flashscope::reports

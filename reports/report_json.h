@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "reports/output_target.h"
 #include "reports/report.h"
 
 namespace flashscope::reports {
@@ -40,12 +41,14 @@ absl::StatusOr<Report> ReadReportFile(const std::string& path);
 std::string ReportToText(const Report& report);
 
 // WriteFileAtomic (reports/file_util.h) of `text`, compressed first when `path` ends in ".xz",
-// ".gz" or ".zst" (xz, gzip, zstd): what every `--out` of flashscope writes through.
-absl::Status WriteOutputFile(const std::string& path, const std::string& text);
+// ".gz" or ".zst" (xz, gzip, zstd): what every `--out` of flashscope writes through. What may be
+// replaced follows `options` (--force; reports/output_target.h).
+absl::Status WriteOutputFile(const std::string& path, const std::string& text,
+                             const WriteOptions& options = {});
 
-// Compressed when `path` ends in .xz, .gz or .zst (WriteOutputFile); then
-// writes path.tmp.PID, fsyncs it and renames it over `path`: a reader sees the old file or the
-// complete new one, never half a report. Fails clearly when the directory does not exist.
-absl::Status WriteReportFileAtomic(const Report& report, const std::string& path);
+// WriteOutputFile of the report's JSON: a reader sees the old file or the complete new one, never
+// half a report; compressed by the name's ending; what may be replaced follows `options`.
+absl::Status WriteReportFileAtomic(const Report& report, const std::string& path,
+                                   const WriteOptions& options = {});
 
 }  // namespace flashscope::reports

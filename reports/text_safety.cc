@@ -31,25 +31,21 @@ Utf8Step DecodeUtf8(absl::string_view s, size_t at) {
   return {true, cp, n};
 }
 
-namespace {
+bool IsControl(char32_t cp) { return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f); }
 
-// Characters a terminal acts on or that reorder what follows (bidi embeddings and isolates).
-bool TerminalActsOn(char32_t cp) {
-  return cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
-         (cp >= 0x2066 && cp <= 0x2069);
+bool IsBidiControl(char32_t cp) {
+  return (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200e ||
+         cp == 0x200f || cp == 0x061c;
 }
-
-}  // namespace
 
 std::string TerminalSafe(absl::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) {
-    const Utf8Step step = DecodeUtf8(s, i);
+  ForEachStep(s, [&](const Utf8Step& step, absl::string_view bytes) {
     if (!step.valid) {
       absl::StrAppendFormat(&out, "\\x%02x", static_cast<unsigned>(step.code_point));
-    } else if (!TerminalActsOn(step.code_point)) {
-      out.append(s.data() + i, step.length);
+    } else if (!IsUnsafeCharacter(step.code_point)) {
+      out.append(bytes.data(), bytes.size());
     } else if (step.code_point == '\n') {
       out += "\\n";
     } else if (step.code_point == '\t') {
@@ -61,8 +57,7 @@ std::string TerminalSafe(absl::string_view s) {
     } else {
       absl::StrAppendFormat(&out, "\\u%04x", static_cast<unsigned>(step.code_point));
     }
-    i += step.length;
-  }
+  });
   return out;
 }
 

@@ -1,8 +1,9 @@
 // Report strings come from files anyone can write: a kernel id may hold an escape sequence, a line
 // break, a NUL, raw HTML or a spreadsheet formula. Each output format makes them inert in its own
-// way; the terminal's way and the UTF-8 walk the others build on are here (XML: XmlEscape in
-// render_junit.h, CSV: CsvField in render_csv.h, markdown: MarkdownCell/MarkdownCode in
-// render_markdown.h). Every function accepts any bytes, valid UTF-8 or not.
+// way, one sanitiser per format: the terminal's (TerminalSafe) and the definitions they share (the
+// UTF-8 walk, which characters are unsafe) are here; XML and HTML: XmlEscape in render_junit.h;
+// CSV: CsvField in render_csv.h; markdown: MarkdownCell/MarkdownCode in render_markdown.h. Every
+// function accepts any bytes, valid UTF-8 or not.
 #pragma once
 
 #include <string>
@@ -22,9 +23,29 @@ Utf8Step DecodeUtf8(absl::string_view s, size_t at);
 
 inline constexpr char kReplacementCharacter[] = "\xef\xbf\xbd";  // U+FFFD
 
-// For a terminal: C0 controls, DEL, C1 controls, bidirectional overrides and bytes that are not
-// UTF-8 are shown as escapes (\n, \t, \x1b, \u009b, \u202e, \xff), so nothing reaches the
-// terminal that it would act on, and nothing is silently dropped (a NUL shows as \x00).
+// The characters no output format passes on as they are (docs/robustness.md, "Strings"): C0
+// controls, DEL and C1 controls (a terminal acts on them; a NUL ends a string for many readers),
+// and the bidirectional controls that reorder the text around them so that what is shown is not
+// what is there: the embeddings and overrides U+202A..U+202E, the isolates U+2066..U+2069, the
+// marks U+200E, U+200F and U+061C. Each format's sanitiser treats exactly these, its own way.
+bool IsControl(char32_t cp);
+bool IsBidiControl(char32_t cp);
+inline bool IsUnsafeCharacter(char32_t cp) { return IsControl(cp) || IsBidiControl(cp); }
+
+// Calls `visit(step, bytes)` for each step of the strict UTF-8 walk of `s` (`bytes` is the
+// character, or the one byte that starts none). What every sanitiser is built on.
+template <typename Visit>
+void ForEachStep(absl::string_view s, Visit visit) {
+  for (size_t i = 0; i < s.size();) {
+    const Utf8Step step = DecodeUtf8(s, i);
+    visit(step, s.substr(i, step.length));
+    i += step.length;
+  }
+}
+
+// The terminal's sanitiser: every unsafe character (IsUnsafeCharacter) and every byte that is not
+// UTF-8 is shown as an escape (\n, \t, \x1b, \u009b, \u202e, \u061c, \xff), so nothing reaches
+// the terminal that it would act on, and nothing is silently dropped (a NUL shows as \x00).
 std::string TerminalSafe(absl::string_view s);
 
 // For a message of several lines (a Python traceback, a compiler's error): each line as

@@ -2,7 +2,8 @@
 # Fuzzes every parser of user-supplied files (issue 7) with libFuzzer: suites, reports, journals
 # and gate policies (fuzz/*_fuzzer.cc). Builds them with clang, AddressSanitizer and
 # UndefinedBehaviorSanitizer in their own build folder (CPU only, no CUDA), then runs each target
-# for FUZZ_SECONDS (default 20) starting from its committed corpus fuzz/corpus/<target>/.
+# for FUZZ_SECONDS (default 20) starting from its committed corpus fuzz/corpus/<target>/ and the
+# hostile-input corpus's files fuzz/hostile/files/<target>/ (docs/robustness.md).
 # Fails on a crash, an uncaught exception, undefined behaviour, a leak, an input that takes more
 # than FUZZ_TIMEOUT_S (default 10) or memory past FUZZ_RSS_MB (default 2048). The failing input is
 # saved as <build>/artifacts/<target>-crash-* (re-run it: <build>/fuzz/fuzz_<target> FILE).
@@ -47,18 +48,21 @@ failed=()
 total_runs=0
 for t in "${targets[@]}"; do
   corpus=fuzz/corpus/$t
+  # The hostile-input corpus's files of this kind (fuzz/hostile/files/<target>/) seed it too.
+  hostile=fuzz/hostile/files/$t
+  [[ -d $hostile ]] || hostile=
   scratch=$(mktemp -d)
   log=$build/artifacts/$t.log
   set +e
   # The scratch folder comes first: libFuzzer writes the new inputs it finds into it.
   "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" \
-    "$scratch" "$corpus" >"$log" 2>&1
+    "$scratch" "$corpus" ${hostile:+"$hostile"} >"$log" 2>&1
   rc=$?
   set -e
   rm -rf "$scratch"
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-  seeds=$(find "$corpus" -type f | wc -l)
+  seeds=$(find "$corpus" $hostile -type f | wc -l)
   total_runs=$((total_runs + ${runs:-0}))
   if ((rc == 0)); then
     echo "fuzz: $t: ${runs:-0} inputs in ${seconds} s from $seeds seeds: no crash, hang or leak"

@@ -12,6 +12,7 @@ packages=(
   libgtest-dev         # unit tests
   libbenchmark-dev     # flashscope-bench (Google Benchmark compatibility)
   clang-format
+  python3 util-linux   # the hostile-input corpus (fuzz/hostile/: python3, flock) and the layering check
   zlib1g-dev           # gzip-compressed reports; PNG decoding in the HTML screenshot test
   liblzma-dev          # xz-compressed reports (results/runs/*.json.xz)
   libzstd-dev          # zstd-compressed reports

@@ -3,9 +3,8 @@
 #include <map>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
+#include "reports/shard_set.h"
 
 namespace flashscope::suites {
 
@@ -13,17 +12,14 @@ std::string Shard::Name() const { return absl::StrCat(k, "/", n); }
 
 absl::StatusOr<Shard> ParseShard(const std::string& text) {
   if (text.empty()) return Shard{};
-  std::vector<std::string> parts = absl::StrSplit(text, '/');
-  Shard s;
-  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &s.k) || !absl::SimpleAtoi(parts[1], &s.n)) {
+  // One shard of the report field's form (reports/shard_set.h): a list is not a --shard.
+  auto set = reports::ParseShardSet(text);
+  if (!set.ok() || set->shards.size() != 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--shard '", text, "': expected K/N, e.g. 2/4 for the second of four shards"));
+        absl::StrCat("--shard '", text,
+                     "': expected K/N with 1 <= K <= N, e.g. 2/4 for the second of four shards"));
   }
-  if (s.n < 1 || s.k < 1 || s.k > s.n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--shard '", text, "': K must be between 1 and N (shards are numbered 1..N)"));
-  }
-  return s;
+  return Shard{*set->shards.begin(), set->n};
 }
 
 std::vector<size_t> ShardPositions(const std::vector<std::string>& problem_keys,

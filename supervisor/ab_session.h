@@ -11,14 +11,16 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "analysis/ab_verdict.h"
 #include "reports/journal.h"
 #include "reports/plan.h"
-#include "supervisor/device_selection.h"
 #include "suites/suite.h"
+#include "supervisor/device_selection.h"
+#include "supervisor/run_lock.h"
 
 namespace flashscope::suites {
 
@@ -27,7 +29,8 @@ struct AbContext {
   const Suite* suite = nullptr;
   const reports::PlanRecord* plans[2] = {nullptr, nullptr};
   std::string journals[2];
-  std::string plugins[2];  // the sides' plugin files, resolved
+  std::shared_ptr<RunLock> locks[2];  // one ab per journal (supervisor/run_lock.h)
+  std::string plugins[2];             // the sides' plugin files, resolved
   std::string worker_exe;
   std::string metrics;
   uint64_t seed = 0;

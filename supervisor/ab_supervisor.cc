@@ -132,6 +132,7 @@ absl::Status OpenJournals(const AbArgs& args, const Suite& suite,
         OpenRunJournal({"", out, args.command_line, args.kernels_filter}, suite, *plans[s]);
     if (!journal.ok()) return journal.status();
     ctx->journals[s] = journal->journal_path;
+    ctx->locks[s] = std::move(journal->lock);
     ctx->plans[s] = plans[s];
     auto writer = reports::JournalWriter::Open(journal->journal_path, /*append=*/true);
     if (!writer.ok()) return writer.status();

@@ -145,8 +145,8 @@ absl::StatusOr<bool> Sanitize(const SuperviseArgs& args, const RunContext& run,
 // is in the report.
 SuperviseResult FinalReport(const RunContext& run, const std::string& out_path,
                             const reports::JournalContents& journal) {
-  auto report =
-      WriteReportFromJournal(run.journal_path, out_path, /*remove_journal=*/false, &journal);
+  auto report = WriteReportFromJournal(run.journal_path, out_path, /*remove_journal=*/false,
+                                       &journal, reports::WriteOptions{run.args->force});
   if (!report.ok()) return Fail(2, std::string(report.status().message()));
   SuperviseResult result;
   result.report = *std::move(report);
@@ -206,6 +206,26 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   if (!suite.ok()) return Fail(2, std::string(suite.status().message()));
   auto selection = ParseDeviceSelection(args.devices);
   if (!selection.ok()) return Fail(2, std::string(selection.status().message()));
+  // A journal to resume must read and be this suite's, with --dry_run too (the plan is compared
+  // once planned). Then it is claimed before anything else: a second run on it, or a new run over
+  // the journal of an unfinished one, is refused at once (issue 23).
+  if (!args.resume_journal.empty()) {
+    if (absl::Status s = CheckResumableSuite(args.resume_journal, *suite); !s.ok()) {
+      return Fail(2, std::string(s.message()));
+    }
+  }
+  JournalRequest request{args.resume_journal, args.out_path, args.command_line,
+                         args.kernels_filter};
+  std::optional<RunJournal> journal;
+  if (!args.dry_run) {
+    auto claimed = ClaimRunJournal(request, *suite);
+    if (!claimed.ok()) return Fail(2, std::string(claimed.status().message()));
+    journal.emplace(*std::move(claimed));
+    if (!journal->lock_note.empty()) {
+      std::fprintf(stderr, "flashscope run: %s\n",
+                   reports::text::TerminalSafe(journal->lock_note).c_str());
+    }
+  }
   // --sanitize: refuse at once, before the run, when the tool cannot be used.
   std::string sanitizer_path;
   if (!args.sanitize_tool.empty() && !args.dry_run) {
@@ -219,7 +239,15 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   auto planned = Plan(args, *suite);
   if (!planned.ok()) return Fail(2, std::string(planned.status().message()));
   const reports::PlanRecord& plan = planned->plan;
-  if (args.dry_run) return DryRun(args, *selection, *planned);
+  if (args.dry_run) {
+    // The journal a real resume would refuse is refused here, with the same reason.
+    if (!args.resume_journal.empty()) {
+      if (absl::Status s = CheckResumable(args.resume_journal, plan); !s.ok()) {
+        return Fail(2, std::string(s.message()));
+      }
+    }
+    return DryRun(args, *selection, *planned);
+  }
   if (!planned->device.usable) {
     return Fail(2, absl::StrCat("no usable GPU: ", planned->device.reason,
                                 ". Nothing was run and no journal was written; `",
@@ -238,10 +266,10 @@ SuperviseResult Supervise(const SuperviseArgs& args) {
   auto devices = ChooseRunDevices(args, *selection, *planned, resumed ? &*resumed : nullptr);
   if (!devices.ok()) return Fail(2, std::string(devices.status().message()));
   run.devices = *std::move(devices);
-  auto journal = OpenRunJournal({args.resume_journal, args.out_path, args.command_line,
-                                 args.kernels_filter, resumed ? &*resumed : nullptr},
-                                *suite, plan);
-  if (!journal.ok()) return Fail(2, std::string(journal.status().message()));
+  request.resumed = resumed ? &*resumed : nullptr;
+  if (absl::Status s = StartRunJournal(request, *suite, plan, &*journal); !s.ok()) {
+    return Fail(2, std::string(s.message()));
+  }
   run.journal = &journal->contents;
 
   run.args = &args;

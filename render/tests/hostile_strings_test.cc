@@ -7,6 +7,7 @@
 
 #include <regex>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "analysis/compare.h"
 #include "analysis/gate.h"
@@ -170,6 +171,119 @@ TEST(HostileStrings, MarkdownPassesNoHtmlLinksOrMentions) {
   EXPECT_EQ(MarkdownCode("a`b"), "``a`b``");
   EXPECT_EQ(MarkdownCode("`x"), "`` `x ``");
   EXPECT_EQ(MarkdownCell("<b>&"), "&lt;b&gt;&amp;");
+}
+
+// The hostile corpus every format is tested with: one piece per class of character that must
+// not pass raw (text::IsUnsafeCharacter) and of byte sequence that is not UTF-8.
+const std::vector<std::string>& HostilePieces() {
+  static const std::vector<std::string> pieces = {std::string(1, '\0'),
+                                                  "\x01",
+                                                  "\x07",
+                                                  "\x08",
+                                                  "\x1b[2J",
+                                                  "\x7f",  // C0, DEL
+                                                  "\xc2\x80",
+                                                  "\xc2\x85",
+                                                  "\xc2\x9b"
+                                                  "31m",
+                                                  "\xc2\x9f",  // C1 (NEL, CSI)
+                                                  "\xe2\x80\xaa",
+                                                  "\xe2\x80\xab",
+                                                  "\xe2\x80\xac",
+                                                  "\xe2\x80\xad",  // LRE RLE PDF LRO
+                                                  "\xe2\x80\xae",
+                                                  "\xe2\x81\xa6",
+                                                  "\xe2\x81\xa7",
+                                                  "\xe2\x81\xa8",  // RLO LRI RLI FSI
+                                                  "\xe2\x81\xa9",
+                                                  "\xe2\x80\x8e",
+                                                  "\xe2\x80\x8f",
+                                                  "\xd8\x9c",  // PDI LRM RLM ALM
+                                                  "\xff",
+                                                  "\xc0\x80",
+                                                  "\xed\xa0\x80",
+                                                  "\xe2\x80",
+                                                  "\xf5\x80\x80\x80"};  // not UTF-8
+  return pieces;
+}
+
+// Every string field a renderer may show, set to `s`.
+Report ReportWithEveryString(const std::string& s) {
+  Report r = HostileReport();
+  Environment& e = r.environment;
+  e.gpu_name = e.driver_version = e.cuda_runtime_version = e.git_revision = e.host = s;
+  e.started_at = e.finished_at = e.flashscope_version = e.command_line = s;
+  r.suite.name = r.suite.description = r.suite.path = r.suite.kernels_filter = s;
+  for (size_t i = 0; i < r.cases.size(); ++i) {
+    CaseResult& c = r.cases[i];
+    c.kernel_id = absl::StrCat("k", i, s);  // keys stay distinct
+    c.problem_key = s;
+    c.kernel_title = c.kernel_changed = c.family = c.input_kind = s;
+    c.params = {{s, s}};
+    if (c.status != CaseStatus::kPassed) c.reason = s;
+    if (c.timing) c.timing->stop_reason = s;
+    if (c.verification) c.verification->rule = c.verification->reference = s;
+  }
+  return r;
+}
+
+// The first character of `out` (strictly decoded) that is unsafe and not one of `allowed`, or a
+// byte that is not UTF-8, with where it is; "" when there is none.
+std::string FirstUnsafe(const std::string& out, const std::u32string& allowed) {
+  std::string found;
+  text::ForEachStep(out, [&](const text::Utf8Step& step, absl::string_view) {
+    if (!found.empty()) return;
+    const bool bad = !step.valid || (text::IsUnsafeCharacter(step.code_point) &&
+                                     allowed.find(step.code_point) == std::u32string::npos);
+    if (bad) found = absl::StrCat(step.valid ? "U+" : "byte ", absl::Hex(step.code_point));
+  });
+  return found;
+}
+
+TEST(HostileStrings, NoFormatPassesAnyUnsafeCharacterOrBadByte) {
+  for (const std::string& piece : HostilePieces()) {
+    const Report r = ReportWithEveryString("a" + piece + "z");
+    Report next = r;
+    next.cases[0].timing->median_ms = 3.0;
+    const Comparison c = Compare(r, next, {0.01, 0.02, true});
+    GatePolicy p;
+    p.source = "a" + piece + "z";
+    const GateResult g = ApplyGate(c, p);
+    const std::string escaped = text::TerminalSafe(piece);
+    struct Output {
+      const char* format;
+      std::string text;
+      std::u32string allowed;  // the format's own line structure
+    };
+    const std::vector<Output> outputs = {
+        {"terminal",
+         RenderSummary(r, false) + RenderCaseTable(r, false) + RenderComparison(c, false) +
+             RenderGateTerminal(g, false),
+         U"\n"},
+        {"markdown", RenderReportMarkdown(r) + RenderComparisonMarkdown(c, &g), U"\n"},
+        {"junit", RenderReportJunit(r) + RenderComparisonJunit(c, &g), U"\n"},
+        {"html", RenderReportHtml(r) + RenderComparisonHtml(c, &g), U"\n"},
+        {"csv", RenderReportCsv(r) + RenderComparisonCsv(c, &g), U"\r\n"}};
+    for (const Output& o : outputs) {
+      EXPECT_EQ(FirstUnsafe(o.text, o.allowed), "") << o.format << " passes " << escaped;
+      // Shown, not dropped: the terminal as an escape, the others as U+FFFD.
+      EXPECT_THAT(o.text, HasSubstr(std::string(o.format) == "terminal"
+                                        ? "a" + escaped + "z"
+                                        : std::string("a") + text::kReplacementCharacter))
+          << o.format << " " << escaped;
+    }
+  }
+}
+
+TEST(HostileStrings, EachSanitiserReplacesEveryPieceAlone) {
+  for (const std::string& piece : HostilePieces()) {
+    const std::string s = "a" + piece + "z";
+    for (const std::string& out : {XmlEscape(s), CsvField(s), MarkdownCell(s), MarkdownCode(s)}) {
+      EXPECT_EQ(FirstUnsafe(out, U""), "") << text::TerminalSafe(piece) << " -> " << out;
+      EXPECT_THAT(out, HasSubstr(text::kReplacementCharacter)) << text::TerminalSafe(piece);
+    }
+    EXPECT_EQ(FirstUnsafe(text::TerminalSafe(s), U""), "") << text::TerminalSafe(piece);
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "reports/file_util.h"
+#include "reports/journal.h"
 #include "reports/report_json.h"
 #include "reports/tests/sample_reports.h"
 
@@ -43,6 +44,28 @@ TEST(ReportFile, AtomicWriteLeavesOnlyTheCompleteFile) {
   absl::StatusOr<std::string> text = ReadWholeFile(path);
   ASSERT_TRUE(text.ok());
   EXPECT_EQ(*text, ReportToText(second));
+}
+
+// A string that is not UTF-8 (a plugin's kernel id, a tool's message) must not cost the report or
+// the journal line: its bad bytes are written as U+FFFD (was: nlohmann's dump threw).
+TEST(ReportFile, StringsThatAreNotUtf8AreWrittenAsReplacementCharacters) {
+  const std::string dir = testing::MakeTempDir();
+  Report r = testing::FullReport();
+  r.cases[0].kernel_id = "attn.\xff\xc0x";
+  r.cases[0].reason = "bad \xed\xa0\x80 surrogate";
+  ASSERT_TRUE(WriteReportFileAtomic(r, dir + "/r.json").ok());
+  absl::StatusOr<Report> back = ReadReportFile(dir + "/r.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  // nlohmann decides how many U+FFFD a bad sequence becomes; what matters: shown, the rest kept.
+  EXPECT_THAT(back->cases[0].kernel_id, ::testing::MatchesRegex("attn\\.(\xef\xbf\xbd)+x"));
+  EXPECT_THAT(back->cases[0].reason, ::testing::MatchesRegex("bad (\xef\xbf\xbd)+ surrogate"));
+  auto w = JournalWriter::Open(dir + "/j.jsonl", /*append=*/false);
+  ASSERT_TRUE(w.ok()) << w.status();
+  ASSERT_TRUE(w->WriteHeader(r.suite, "flashscope run \xff", "2025-01-02T03:04:05Z").ok());
+  ASSERT_TRUE(w->CaseFinished(0, r.cases[0]).ok());
+  absl::StatusOr<JournalContents> j = ReadJournal(dir + "/j.jsonl");
+  ASSERT_TRUE(j.ok()) << j.status();
+  EXPECT_EQ(j->finished.at(0).kernel_id, back->cases[0].kernel_id);
 }
 
 TEST(ReportFile, WritingIntoAMissingDirectoryFailsClearly) {

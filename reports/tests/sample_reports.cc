@@ -192,6 +192,8 @@ void ExpectSameReport(const Report& a, const Report& b) {
   FS_EQ(suite.path);
   FS_EQ(suite.description);
   FS_EQ(suite.kernels_filter);
+  FS_EQ(suite.sha256);
+  FS_EQ(suite.shard);
   FS_EQ(suite.timing.cold);
   FS_EQ(suite.timing.warmup);
   FS_EQ(suite.timing.min_samples);
@@ -322,6 +324,8 @@ Report FullReport() {
   r.suite.path = "suites/smoke.json";
   r.suite.description = "every kernel, small shapes";
   r.suite.kernels_filter = "attn.*";
+  r.suite.sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+  r.suite.shard = "2/4";
   r.suite.timing = {false, 3, 10, 200, 0.005, 2.5};
 
   CaseResult c;
