@@ -28,6 +28,11 @@ struct Meant {
   // Caught only once every launch reads inputs no launch read before (a cache that is right
   // whenever inputs repeat): not judged in a run whose inputs repeat (InputsRepeat).
   bool needs_fresh_inputs = false;
+  // The honest kernel whose work the cheat falls back to when its trick finds nothing to exploit
+  // (an address-keyed cache whose buffers never change address: every launch is a "repeat" and it
+  // computes; a reference it cannot find). Such a case may pass, but only at that kernel's own
+  // speed or slower: it gained nothing (GainedNothing).
+  const char* falls_back_to = nullptr;
 };
 
 // The check each cheat exists to meet (docs/trust.md's exploit table).
@@ -36,23 +41,23 @@ const std::map<std::string, Meant>& MeantFor() {
       {"test.cheat_cache_output", {{"timed_outputs"}}},
       {"test.cheat_cache_inputs", {{"work"}}},
       {"test.cheat_when_poisoned", {{"timed_outputs"}}},
-      {"test.cheat_first_full", {{"timed_outputs", "work"}}},
+      {"test.cheat_first_full", {{"timed_outputs"}}},
       {"test.cheat_side_stream", {{"streams"}}},
       {"test.cheat_side_stream_async", {{"streams"}}},
       {"test.cheat_fp16_accum", {{"precision"}}},
       {"test.cheat_host_copy", {{"streams"}}},
       {"test.cheat_content_cache", {{"timed_outputs"}, true}},
-      {"test.cheat_pointer_cache", {{"timed_outputs"}, true}},
+      {"test.cheat_pointer_cache", {{"timed_outputs"}, true, "attn.a10_fa2"}},
       {"test.cheat_sequence", {{"timed_outputs"}}},
       {"test.cheat_deferred", {{"timed_outputs"}}},
       {"test.cheat_host_thread", {{"timed_outputs"}}},
       {"test.cheat_l2_persist", {{"isolation"}}},
       {"test.cheat_write_inputs", {{"integrity"}}},
-      {"test.cheat_write_reference", {{"integrity"}}},
+      {"test.cheat_write_reference", {{"integrity"}, false, "attn.a10_fa2"}},
       {"test.cheat_oob_write", {{"integrity"}}},
       {"test.cheat_partial_fp16", {{"precision"}}},
-      {"test.cheat_tiny_zero", {{"work"}}},
-      {"test.cheat_py_address_cache", {{"timed_outputs"}, true}},
+      {"test.cheat_tiny_zero", {{"timed_outputs"}}},
+      {"test.cheat_py_address_cache", {{"timed_outputs"}, true, "torch.sdpa_flash"}},
   };
   return kMeant;
 }
@@ -107,11 +112,29 @@ reports::Report SuiteReport(const char* env, const std::string& suite) {
 
 reports::Report TrustReport() { return SuiteReport("FLASHSCOPE_TRUST_REPORT", "trust"); }
 
+// A cheat that passed did the work of the kernel it falls back to: its median is that kernel's on
+// the same problem or slower (3 % for the noise of these suites' timing). False, with the reason
+// printed, when it was faster or there is nothing to compare with.
+bool GainedNothing(const reports::Report& report, const reports::CaseResult& c,
+                   const std::string& falls_back_to) {
+  for (const reports::CaseResult& h : report.cases) {
+    if (h.kernel_id != falls_back_to || h.problem_key != c.problem_key) continue;
+    if (!h.timing || !c.timing) break;
+    const double ratio = c.timing->median_ms / h.timing->median_ms;
+    std::printf("disarmed: %s passed at %.3f x the time of %s (it did the work)\n", c.Key().c_str(),
+                ratio, falls_back_to.c_str());
+    return ratio >= 0.97;
+  }
+  std::printf("%s passed and no timed %s case shares its problem\n", c.Key().c_str(),
+              falls_back_to.c_str());
+  return false;
+}
+
 // Judges every case of `report`; returns the cheats it saw judged.
 std::set<std::string> JudgeCases(const reports::Report& report) {
   static const std::vector<std::string> kAlwaysRecorded = {
-      "plausibility", "work",      "precision", "timed_outputs",
-      "streams",      "profiled_duration", "integrity", "isolation"};
+      "plausibility",      "work",      "precision", "timed_outputs", "streams",
+      "profiled_duration", "integrity", "isolation"};
   std::set<std::string> judged;
   for (const reports::CaseResult& c : report.cases) {
     SCOPED_TRACE(c.Key() + ": " + c.reason);
@@ -144,6 +167,11 @@ std::set<std::string> JudgeCases(const reports::Report& report) {
       continue;
     }
     judged.insert(c.kernel_id);
+    if (c.status == reports::CaseStatus::kPassed && meant->second.falls_back_to != nullptr) {
+      EXPECT_TRUE(GainedNothing(report, c, meant->second.falls_back_to))
+          << c.kernel_id << " passed faster than the kernel it falls back to";
+      continue;
+    }
     EXPECT_EQ(c.status, reports::CaseStatus::kFailed);
     for (const std::string& check : meant->second.checks) {
       EXPECT_EQ(failed.count(check), 1u) << c.kernel_id << " was not caught by " << check;
@@ -207,7 +235,7 @@ TEST(TrustGpuTest, VerificationAloneWouldHavePassedThem) {
 }
 
 // Needs FLASHSCOPE_PYTHON with torch on the GPU machine (docs/python.md), as python_peers does.
-TEST(TrustGpuTest, PythonCheatFailsAndSdpaPasses) {
+TEST(TrustGpuTest, PythonCheatFailsOrGainsNothingAndSdpaPasses) {
   const reports::Report report = SuiteReport("FLASHSCOPE_TRUST_PYTHON_REPORT", "trust_python");
   ASSERT_FALSE(report.cases.empty());
   JudgeCases(report);
