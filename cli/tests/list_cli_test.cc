@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cli/tests/flashscope_command.h"
+#include "cli/tests/test_plugin_path.h"
 #include "common/tests/expect_has.h"
 
 namespace flashscope {
@@ -16,12 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 using Result = testing::CommandResult;
-
-std::string Plugin(const std::string& variant) {
-  return fs::canonical(std::string(FLASHSCOPE_TEST_PLUGIN_DIR) + "/libtest_plugin_" + variant +
-                       ".so")
-      .string();
-}
+using testing::TestPlugin;
 
 class ListCli : public testing::FlashscopeCommandTest {
  protected:
@@ -38,18 +34,18 @@ class ListCli : public testing::FlashscopeCommandTest {
 constexpr char kAttention[] = R"({"family": "attention_fwd", "axes": {"seq": 17}})";
 
 TEST_F(ListCli, EveryDtypeOfTheAbiIsTriedBf16Included) {
-  Result r = Flashscope("list --plugin_only --plugin " + Plugin("gemm_bf16"));
+  Result r = Flashscope("list --plugin_only --plugin " + TestPlugin("gemm_bf16"));
   ASSERT_EQ(r.code, 0) << r.err;
   const size_t gemm = r.out.find("wide.gemm_v1");
   ASSERT_NE(gemm, std::string::npos) << r.out;
   EXPECT_NE(r.out.find("supports: fp16,bf16\n", gemm), std::string::npos) << r.out;
-  r = Flashscope("list --plugin_only --plugin " + Plugin("good"));
+  r = Flashscope("list --plugin_only --plugin " + TestPlugin("good"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("supports: fp16\n", r.out.find("good.gemm_v1")), std::string::npos) << r.out;
 }
 
 TEST_F(ListCli, KernelsGlobAndPluginOnlyNarrowTheListing) {
-  const std::string both = " --plugin " + Plugin("good") + " --plugin " + Plugin("other");
+  const std::string both = " --plugin " + TestPlugin("good") + " --plugin " + TestPlugin("other");
   Result r = Flashscope("list --kernels 'good.*'" + both);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_HAS(r.out, "good.attn_v1");
@@ -76,21 +72,22 @@ TEST_F(ListCli, KernelsGlobAndPluginOnlyNarrowTheListing) {
 }
 
 TEST_F(ListCli, RefusedPluginsComeLastAfterEverythingListed) {
-  Result r = Flashscope("list --plugin " + Plugin("no_entry") + " --plugin " + Plugin("good"));
+  Result r =
+      Flashscope("list --plugin " + TestPlugin("no_entry") + " --plugin " + TestPlugin("good"));
   EXPECT_EQ(r.code, 2);
   const size_t refusal = r.out.find("plugins not listed (1):");
   ASSERT_NE(refusal, std::string::npos) << r.out;
   EXPECT_LT(r.out.find("good.gemm_v1"), refusal);
   EXPECT_LT(r.out.find("suites (in"), refusal);
-  EXPECT_HAS(r.out.substr(refusal), Plugin("no_entry"));
+  EXPECT_HAS(r.out.substr(refusal), TestPlugin("no_entry"));
   EXPECT_HAS(r.out.substr(refusal), "REFUSED: ");
 }
 
 TEST_F(ListCli, AKernelThatRefusesEveryProbeIsMarked) {
-  Result r = Flashscope("list --plugin_only --plugin " + Plugin("refuse_all"));
+  Result r = Flashscope("list --plugin_only --plugin " + TestPlugin("refuse_all"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_HAS(r.out, "REFUSED every problem it was asked about, e.g.: refuses everything");
-  r = Flashscope("list --plugin_only --plugin " + Plugin("good"));
+  r = Flashscope("list --plugin_only --plugin " + TestPlugin("good"));
   EXPECT_EQ(r.out.find("REFUSED every"), std::string::npos) << r.out;
 }
 
@@ -99,7 +96,7 @@ TEST_F(ListCli, DryRunMarksTheCasesSupportsRefusesWithTheReason) {
       Suite("s.json", R"("good.*")",
             R"({"family": "attention_fwd", "axes": {"seq": 17, "head_dim": [32, 64]}},
          {"family": "gemm", "axes": {"size": 8, "dtype": ["fp16", "bf16"]}})");
-  Result r = Flashscope("run " + suite + " --dry_run --plugin " + Plugin("good"));
+  Result r = Flashscope("run " + suite + " --dry_run --plugin " + TestPlugin("good"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_HAS(r.out, "plan: 4 cases");
   EXPECT_HAS(r.out,
@@ -114,16 +111,16 @@ TEST_F(ListCli, DryRunMarksTheCasesSupportsRefusesWithTheReason) {
 
 TEST_F(ListCli, OneCaseIsOneCase) {
   const std::string suite = Suite("one.json", R"("good.attn_v1")", kAttention);
-  Result r = Flashscope("run " + suite + " --dry_run --plugin " + Plugin("good"));
+  Result r = Flashscope("run " + suite + " --dry_run --plugin " + TestPlugin("good"));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_HAS(r.out, "plan: 1 case of suite file");
 }
 
 TEST_F(ListCli, TheNoGpuMessageRepeatsTheUsersPluginsAndFilter) {
   const std::string suite = Suite("s.json", R"("good.*")", kAttention);
-  Result r = Flashscope("run " + suite + " --kernels 'good.a*' --plugin " + Plugin("good"));
+  Result r = Flashscope("run " + suite + " --kernels 'good.a*' --plugin " + TestPlugin("good"));
   EXPECT_EQ(r.code, 2);
-  EXPECT_HAS(r.err, "`flashscope run s.json --kernels 'good.a*' --plugin " + Plugin("good") +
+  EXPECT_HAS(r.err, "`flashscope run s.json --kernels 'good.a*' --plugin " + TestPlugin("good") +
                         " --dry_run` shows the plan without a GPU");
 }
 
@@ -141,14 +138,14 @@ TEST_F(ListCli, PluginHelpSaysRepeatableOnce) {
 }
 
 TEST_F(ListCli, PathsAreWhatTheUserTyped) {
-  fs::copy_file(Plugin("good"), dir_ / "my.so");
+  fs::copy_file(TestPlugin("good"), dir_ / "my.so");
   // A file in the current folder is that file, not a bare name looked up elsewhere.
   Result r = Flashscope("list --plugin_only --plugin my.so");
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_HAS(r.out, "file " + fs::canonical(dir_ / "my.so").string());
   // A folder says it is one, and names the plugin in it.
   fs::create_directories(dir_ / "build");
-  fs::copy_file(Plugin("good"), dir_ / "build/libmine.so");
+  fs::copy_file(TestPlugin("good"), dir_ / "build/libmine.so");
   r = Flashscope("list --plugin ./build");
   EXPECT_EQ(r.code, 2);
   EXPECT_HAS(r.err, "plugin ./build (--plugin) is a folder, not a plugin file");
