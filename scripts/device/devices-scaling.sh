@@ -22,13 +22,7 @@ name=$(basename "$suite" .json)
 if [[ ${CHECKS:-on} == off ]]; then
   name=$name-checks-off
   mkdir -p /tmp/scaling-suites
-  python3 - "$suite" "/tmp/scaling-suites/$name.json" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-s["name"] = s.get("name", "suite") + "-checks-off"
-s["trust"] = {"off": ["plausibility", "work", "timed_outputs", "streams"]}
-json.dump(s, open(sys.argv[2], "w"), indent=1)
-PY
+  python3 scripts/device/checks_off_suite.py "$suite" "/tmp/scaling-suites/$name.json"
   suite=/tmp/scaling-suites/$name.json
 fi
 work=/tmp/scaling-$name

@@ -27,13 +27,7 @@ left() { echo $((${DEADLINE_S:-560} - ($(date +%s) - start))); }
 
 # The same suite with every switchable check off (suites/suite.cc, SwitchableTrustChecks; the
 # isolation and integrity checks cannot be switched off and run in both): the run without them.
-python3 - "$suite" "$work/suite-off.json" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-s["name"] = s.get("name", "suite") + "-checks-off"
-s["trust"] = {"off": ["plausibility", "work", "timed_outputs", "streams"]}
-json.dump(s, open(sys.argv[2], "w"), indent=1)
-PY
+python3 scripts/device/checks_off_suite.py "$suite" "$work/suite-off.json"
 
 # run NAME SUITE: the report NAME.json, its wall time in NAME.wall_s.
 run() {
