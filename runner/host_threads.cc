@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -81,12 +82,14 @@ std::vector<HostThread> StartedSince(const std::vector<HostThread>& before,
 bool IsHarnessCreator(const std::string& creator, const std::string& worker_exe) {
   if (creator.empty()) return false;
   if (!worker_exe.empty() && creator == worker_exe) return true;
-  const std::string base = std::filesystem::path(creator).filename().string();
-  for (const char* prefix :
-       {"libcuda.so", "libcupti.so", "libnvperf", "libcudart.so", "libnvidia-"}) {
-    if (base.rfind(prefix, 0) == 0) return true;
-  }
-  return false;
+  // The driver and its tools, and the CUDA libraries the built-in peers use (their threads run
+  // NVIDIA's code, not a plugin's): libcuda.so.1, libcupti.so.13, libnvperf_target.so,
+  // libcudart.so.13, libnvidia-ptxjitcompiler.so.580.x, libcublasLt.so.13, libcudnn_engines_
+  // runtime_compiled.so.9, libnvrtc.so.13, libnvJitLink.so.13.
+  static const std::regex kNvidia(
+      "lib(cuda|cupti|nvperf_[a-z]+|cudart|cublas|cublasLt|cudnn(_[a-z_]+)?|nvrtc(-builtins)?|"
+      "nvJitLink|nvidia-[a-z-]+)\\.so(\\.[0-9]+)*");
+  return std::regex_match(std::filesystem::path(creator).filename().string(), kNvidia);
 }
 
 std::vector<LeftThread> ThreadsLeftRunning(const std::vector<HostThread>& before,

@@ -89,7 +89,11 @@ TEST(IsHarnessCreatorTest, TheWorkerAndNvidiaLibrariesOnly) {
   EXPECT_TRUE(IsHarnessCreator("/usr/lib/x86_64-linux-gnu/libcuda.so.1", worker));
   EXPECT_TRUE(IsHarnessCreator("/usr/local/cuda/lib64/libcupti.so.13", worker));
   EXPECT_TRUE(IsHarnessCreator("/usr/local/cuda/lib64/libnvperf_target.so", worker));
+  EXPECT_TRUE(IsHarnessCreator("/usr/lib/libnvidia-ptxjitcompiler.so.580.159.04", worker));
+  EXPECT_TRUE(IsHarnessCreator("/usr/lib/libcudnn_engines_runtime_compiled.so.9", worker));
   EXPECT_FALSE(IsHarnessCreator("/tmp/plugins/libtest_plugin.so", worker));
+  EXPECT_FALSE(IsHarnessCreator("/tmp/plugins/libcuda_attention.so", worker));
+  EXPECT_FALSE(IsHarnessCreator("/tmp/plugins/libcuda.so.evil", worker));
   EXPECT_FALSE(IsHarnessCreator("/usr/lib/libpython3.11.so.1.0", worker));
   EXPECT_FALSE(IsHarnessCreator("/usr/lib/x86_64-linux-gnu/libc.so.6", worker));
   EXPECT_FALSE(IsHarnessCreator("", worker));  // not started through pthread_create
