@@ -15,29 +15,12 @@
 #include "absl/strings/str_cat.h"
 #include "profiler/cuda_check.h"
 #include "profiler/cupti_host.h"
+#include "profiler/cupti_profiler_internal.h"
 #include "profiler/kernel_combine.h"
 
 namespace flashscope::profiler {
 namespace {
 
-// FLASHSCOPE_CUPTI_TRACE=1 prints each CUPTI call before it is made: where a crash inside CUPTI
-// happened, when there is no debugger on the GPU machine.
-bool TraceCupti() {
-  static const bool on = [] {
-    const char* v = std::getenv("FLASHSCOPE_CUPTI_TRACE");
-    return v != nullptr && v[0] == '1';
-  }();
-  return on;
-}
-
-#define FS_CUPTI_RETURN_IF_ERROR(expr, what)                                           \
-  do {                                                                                 \
-    if (TraceCupti()) std::fprintf(stderr, "[cupti] %s\n", std::string(what).c_str()); \
-    if (absl::Status fs_s_ = CuptiStatus((expr), what); !fs_s_.ok()) return fs_s_;     \
-  } while (0)
-
-// Passes beyond what CUPTI said it needs mean the replay loop is not converging.
-constexpr int kExtraPassGuard = 4;
 // Each kernel's GPU time: the weights that combine ratios over the kernels of one launch.
 constexpr char kGpuTimeMetric[] = "gpu__time_duration.sum";
 
@@ -149,6 +132,7 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
                                      "another RangeProfiler alive in this process, or ncu "
                                      "attached?)"));
   }
+  rp->counter_availability_ = *avail;
   absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
       CuptiMetricHost::Create(rp->chip_, *avail);
   if (!host.ok()) return host.status();
@@ -180,7 +164,14 @@ absl::Status RangeProfiler::PrepareHardwareScope() {
   if (std::find(hw_hw_names_.begin(), hw_hw_names_.end(), kGpuTimeMetric) == hw_hw_names_.end()) {
     hw_hw_names_.push_back(kGpuTimeMetric);
   }
-  absl::StatusOr<std::vector<uint8_t>> config = host_->ConfigImage(hw_hw_names_);
+  // A host object of its own: CUPTI's host object adds the metrics of every ConfigImage call to
+  // those of the calls before, so host_'s second image held every metric again, SASS-instrumented
+  // ones included (measured: the hardware-only stage ran 13 passes where the full image said 7).
+  absl::StatusOr<std::unique_ptr<CuptiMetricHost>> hw_host =
+      CuptiMetricHost::Create(chip_, counter_availability_);
+  if (!hw_host.ok()) return hw_host.status();
+  hw_host_ = *std::move(hw_host);
+  absl::StatusOr<std::vector<uint8_t>> config = hw_host_->ConfigImage(hw_hw_names_);
   if (!config.ok()) return config.status();
   hw_config_image_ = std::move(*config);
   absl::StatusOr<int> passes = CuptiMetricHost::NumPasses(hw_config_image_);
@@ -198,6 +189,7 @@ RangeProfiler::~RangeProfiler() {
   if (pass_start_) cudaEventDestroy(static_cast<cudaEvent_t>(pass_start_));
   if (pass_stop_) cudaEventDestroy(static_cast<cudaEvent_t>(pass_stop_));
   host_.reset();
+  hw_host_.reset();
   if (!initialized_) return;
   CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
   cuptiProfilerDeInitialize(&p);  // teardown: an error here changes no result
@@ -235,11 +227,11 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   const auto t0 = std::chrono::steady_clock::now();
   // Everything queued before profiling must finish outside the profiled kernels.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  if (absl::Status s = EnsureEnabled(replay); !s.ok()) return s;
   ProfileResult result;
   result.replay = replay;
   result.scope = scope == MetricScope::kHardware && has_hardware_subset() ? MetricScope::kHardware
                                                                           : MetricScope::kAll;
+  if (absl::Status s = EnsureEnabled(replay, result.scope); !s.ok()) return s;
   for (const std::string& n : Hardware(result) ? hw_hw_names_ : hw_names_) {
     result.instrumented = result.instrumented || IsInstrumentedMetric(n);
   }
@@ -263,14 +255,18 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   return result;
 }
 
-absl::Status RangeProfiler::EnsureEnabled(Replay replay) {
+absl::Status RangeProfiler::EnsureEnabled(Replay replay, MetricScope scope) {
   // Enabled once and kept: no launch outside a Start/Stop pair is profiled, so timing and other
   // work on the context are unaffected, and the per-call enable/disable cost is gone.
-  // One enabled object serves one replay mode: a change of mode enables afresh (the kernel-replay
-  // GPU test crashed inside CUPTI when it followed user-replay calls on the same object).
-  if (object_ != nullptr && object_replay_ != replay) Disable();
+  // One enabled object serves one replay mode and one config: a change of either enables afresh
+  // (the kernel-replay GPU test crashed inside CUPTI when it followed user-replay calls on the
+  // same object; every session of the all-metrics config that followed a hardware-only session
+  // on the same object wanted more passes than its config said, 2 x H200 trust run). A case
+  // that needs both scopes pays one enable per change (~0.1 s, docs/profiler.md).
+  if (object_ != nullptr && (object_replay_ != replay || object_scope_ != scope)) Disable();
   if (object_ != nullptr) return absl::OkStatus();
   object_replay_ = replay;
+  object_scope_ = scope;
   CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   enable.ctx = static_cast<CUcontext>(context_);
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
@@ -338,75 +334,6 @@ absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* resu
   return true;
 }
 
-absl::Status RangeProfiler::RunPasses(const std::function<cudaError_t(cudaStream_t)>& launch,
-                                      const std::function<absl::Status()>& before_pass,
-                                      const std::function<absl::Status()>& after_pass,
-                                      cudaStream_t stream, Replay replay, bool user_range,
-                                      ProfileResult* result) {
-  CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
-  const int passes_needed = Hardware(*result) ? hw_passes_needed_ : passes_needed_;
-  const auto pass_start = static_cast<cudaEvent_t>(pass_start_);
-  const auto pass_stop = static_cast<cudaEvent_t>(pass_stop_);
-  bool all_submitted = false;
-  while (!all_submitted) {
-    if (result->passes >= passes_needed + kExtraPassGuard) {
-      return absl::InternalError(absl::StrCat("CUPTI range profiler still wants passes after ",
-                                              result->passes, " (config said ", passes_needed,
-                                              "); giving up"));
-    }
-    if (before_pass) {
-      if (absl::Status s = before_pass(); !s.ok()) return s;
-    }
-    // The L2 flush (or whatever before_pass queued) must not be profiled: it runs before Start.
-    FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream),
-                            "cudaStreamSynchronize before a profiling pass");
-    CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    start.pRangeProfilerObject = object;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-    if (user_range) {
-      CUpti_RangeProfiler_PushRange_Params push = {
-          CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-      push.pRangeProfilerObject = object;
-      push.pRangeName = "flashscope_case";
-      FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
-    }
-    // Events are not kernels: no auto range is opened for them.
-    const cudaError_t start_error = cudaEventRecord(pass_start, stream);
-    const cudaError_t launch_error = launch(stream);
-    const cudaError_t stop_error = cudaEventRecord(pass_stop, stream);
-    const cudaError_t sync_error = cudaStreamSynchronize(stream);
-    if (user_range) {
-      CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-      pop.pRangeProfilerObject = object;
-      FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
-    }
-    CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = object;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-    FS_CUDA_RETURN_IF_ERROR(launch_error, "kernel launch (profiling pass)");
-    FS_CUDA_RETURN_IF_ERROR(sync_error, "kernel execution (profiling pass)");
-    FS_CUDA_RETURN_IF_ERROR(start_error, "cudaEventRecord (profiling pass start)");
-    FS_CUDA_RETURN_IF_ERROR(stop_error, "cudaEventRecord (profiling pass stop)");
-    float ms = 0;
-    FS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, pass_start, pass_stop),
-                            "cudaEventElapsedTime (profiling pass)");
-    result->pass_ms.push_back(ms);
-    if (after_pass) {
-      if (absl::Status s = after_pass(); !s.ok()) return s;
-    }
-    ++result->passes;
-    all_submitted = stop.isAllPassSubmitted != 0;
-    if (replay == Replay::kKernel && !all_submitted) {
-      // Kernel replay runs every pass inside the one launch; relaunching would change the data.
-      return absl::InternalError(
-          "CUPTI kernel replay returned with passes still to run (isAllPassSubmitted = 0)");
-    }
-  }
-  // Kernel replay ran every pass inside the one launch.
-  if (replay == Replay::kKernel) result->passes = std::max(result->passes, passes_needed);
-  return absl::OkStatus();
-}
-
 absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* result) {
   CUpti_RangeProfiler_DecodeData_Params decode = {
       CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
@@ -444,7 +371,8 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   // per_kernel[k][i]: metric names[i] of kernel k.
   std::vector<std::vector<double>> per_kernel;
   for (size_t k = 0; k < info.numTotalRanges; ++k) {
-    absl::StatusOr<std::vector<double>> values = host_->Evaluate(*counter_data_, k, names);
+    absl::StatusOr<std::vector<double>> values =
+        (hw ? hw_host_ : host_)->Evaluate(*counter_data_, k, names);
     if (!values.ok()) return values.status();
     per_kernel.push_back(*std::move(values));
   }

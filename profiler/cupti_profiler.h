@@ -8,7 +8,10 @@
 // Replay: an idempotent implementation is relaunched by us once per pass (user replay), with
 // `before_pass` (the runner's L2 flush) before each, so every pass sees the same cold cache. One
 // that is not idempotent (KernelInfo::idempotent == false) uses CUPTI's kernel replay: launched
-// once, CUPTI saves and restores the memory each kernel touches between its passes.
+// once, CUPTI saves and restores the memory each kernel touches between its passes. User replay
+// runs passes until CUPTI says every pass was submitted, up to a bound no schedule exceeds
+// (profiler/cupti_profiler_passes.h); each config image comes from a CUPTI host object of its
+// own, and a change of config enables the range profiler object afresh.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -106,12 +109,23 @@ class RangeProfiler {
   // across calls) with its counter-data image sized; the image initialised and the config set
   // (true: CUPTI refused per-kernel auto ranges and one user range is measured, said in
   // result->ranges); the replay passes; the counters decoded and combined over the kernels.
-  absl::Status EnsureEnabled(Replay replay);
+  absl::Status EnsureEnabled(Replay replay, MetricScope scope);
   absl::StatusOr<bool> Configure(Replay replay, ProfileResult* result);
   absl::Status RunPasses(const std::function<cudaError_t(cudaStream_t)>& launch,
                          const std::function<absl::Status()>& before_pass,
                          const std::function<absl::Status()>& after_pass, cudaStream_t stream,
                          Replay replay, bool user_range, ProfileResult* result);
+  // One Start/launch/Stop pass with its hooks; true when CUPTI says every pass was submitted.
+  absl::StatusOr<bool> RunOnePass(const std::function<cudaError_t(cudaStream_t)>& launch,
+                                  const std::function<absl::Status()>& before_pass,
+                                  const std::function<absl::Status()>& after_pass,
+                                  cudaStream_t stream, bool user_range, ProfileResult* result);
+  // The replay loop's bound (profiler/cupti_profiler_passes.h): the passes of the scope's
+  // metrics, each collected on its own; computed once per scope, when first needed.
+  absl::StatusOr<int> OneAtATimePasses(bool hardware);
+  // The kernels of a session that has not finished all its passes, by their auto ranges' names.
+  std::string KernelsOfUnfinishedSession();
+  std::vector<std::string> RangeNames() const;  // of the decoded counter-data image
   absl::Status DecodeAndCombine(bool user_range, ProfileResult* result);
   bool Hardware(const ProfileResult& r) const { return r.scope == MetricScope::kHardware; }
   // Builds the kHardware config (hw_metrics_ ...) when some metric is instrumented.
@@ -124,8 +138,11 @@ class RangeProfiler {
   std::vector<std::string> hw_names_;
   std::string chip_;
   int device_ = 0;
-  void* context_ = nullptr;  // CUcontext (primary context of device_)
-  std::unique_ptr<CuptiMetricHost> host_;
+  void* context_ = nullptr;                    // CUcontext (primary context of device_)
+  std::unique_ptr<CuptiMetricHost> host_;      // built config_image_; evaluates kAll data
+  std::unique_ptr<CuptiMetricHost> hw_host_;   // built hw_config_image_; evaluates kHardware data
+  std::vector<uint8_t> counter_availability_;  // the device's, for more host objects
+  int one_at_a_time_ = 0, hw_one_at_a_time_ = 0;  // OneAtATimePasses, once computed
   std::vector<uint8_t> config_image_;
   int passes_needed_ = 0;
   // MetricScope::kHardware: the hardware-counted metrics (indices into metrics_) and their own
@@ -139,10 +156,11 @@ class RangeProfiler {
   bool initialized_ = false;  // cuptiProfilerInitialize succeeded
   // Enabled on the first Profile() and kept until destruction, with its counter-data image:
   // enabling and sizing per call cost ~0.13 s per case (measured on an H200, docs/profiler.md).
-  void* object_ = nullptr;                 // CUpti_RangeProfiler_Object*
-  Replay object_replay_ = Replay::kUser;   // the mode object_ was configured for
-  std::vector<uint8_t> all_counter_data_;  // sized for every metric (MetricScope::kAll)
-  std::vector<uint8_t> hw_counter_data_;   // sized for hw_hw_names_ (kHardware)
+  void* object_ = nullptr;                        // CUpti_RangeProfiler_Object*
+  Replay object_replay_ = Replay::kUser;          // the mode object_ was configured for
+  MetricScope object_scope_ = MetricScope::kAll;  // and the config it was enabled for
+  std::vector<uint8_t> all_counter_data_;         // sized for every metric (MetricScope::kAll)
+  std::vector<uint8_t> hw_counter_data_;          // sized for hw_hw_names_ (kHardware)
   std::vector<uint8_t>* counter_data_ = &all_counter_data_;  // the one the current call uses
 };
 
