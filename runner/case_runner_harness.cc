@@ -46,8 +46,12 @@ std::vector<LeftThread> CaseRunner::ThreadsLeftBy(Case& k) {
   // Whatever the case's threads enqueued so far has finished: a thread that has nothing left to
   // wait for ends within the grace period, unless it is meant to outlive the case.
   if (cudaDeviceSynchronize() != cudaSuccess) cudaGetLastError();
+  static const std::string worker = ThisExecutable();
   return ThreadsLeftRunning(
-      k.threads_before, [] { return ReadHostThreads(); }, ThreadCreator, ThisExecutable(),
+      k.threads_before, [] { return ReadHostThreads(); }, ThreadCreator,
+      [](const std::string& creator) {
+        return IsHarnessCreator(creator, worker) || LoadedByTheWorkersStart(creator);
+      },
       kThreadGrace);
 }
 

@@ -92,16 +92,15 @@ bool IsHarnessCreator(const std::string& creator, const std::string& worker_exe)
   return std::regex_match(std::filesystem::path(creator).filename().string(), kNvidia);
 }
 
-std::vector<LeftThread> ThreadsLeftRunning(const std::vector<HostThread>& before,
-                                           const std::function<std::vector<HostThread>()>& read_now,
-                                           const std::function<std::string(int tid)>& creator_of,
-                                           const std::string& worker_exe,
-                                           std::chrono::milliseconds grace) {
+std::vector<LeftThread> ThreadsLeftRunning(
+    const std::vector<HostThread>& before, const std::function<std::vector<HostThread>()>& read_now,
+    const std::function<std::string(int tid)>& creator_of,
+    const std::function<bool(const std::string&)>& is_harness, std::chrono::milliseconds grace) {
   auto classify = [&](const std::vector<HostThread>& started) {
     std::vector<LeftThread> left;
     for (const HostThread& t : started) {
       const std::string creator = creator_of(t.tid);
-      left.push_back({t, creator, IsHarnessCreator(creator, worker_exe)});
+      left.push_back({t, creator, is_harness(creator)});
     }
     return left;
   };
@@ -121,8 +120,11 @@ bool AnyCaseThread(const std::vector<LeftThread>& left) {
 std::vector<std::string> DescribeLeftThreads(const std::vector<LeftThread>& left) {
   std::vector<std::string> out;
   for (const LeftThread& t : left) {
-    const std::string who =
-        t.creator.empty() ? std::string("code that did not go through pthread_create") : t.creator;
+    const std::string who = t.creator.empty()
+                                ? std::string(
+                                      "code the worker cannot name (not started through its "
+                                      "pthread_create)")
+                                : t.creator;
     const std::string thread = absl::StrCat("host thread ", t.thread.tid, " '", t.thread.name, "'");
     if (t.harness) {
       out.push_back(absl::StrCat(thread, " started during the case by ", who,

@@ -52,13 +52,13 @@ bool IsHarnessCreator(const std::string& creator, const std::string& worker_exe)
 inline constexpr std::chrono::milliseconds kThreadGrace{100};
 
 // The threads started since `before` that are alive now, each with its creator
-// (`creator_of(tid)`) and whether it is the harness's. The case's own ones get until `grace` to
-// end (polled every millisecond through `read_now`); those that end drop out.
-std::vector<LeftThread> ThreadsLeftRunning(const std::vector<HostThread>& before,
-                                           const std::function<std::vector<HostThread>()>& read_now,
-                                           const std::function<std::string(int tid)>& creator_of,
-                                           const std::string& worker_exe,
-                                           std::chrono::milliseconds grace);
+// (`creator_of(tid)`) and whether it is the harness's (`is_harness(creator)`). The case's own
+// ones get until `grace` to end (polled every millisecond through `read_now`); those that end
+// drop out.
+std::vector<LeftThread> ThreadsLeftRunning(
+    const std::vector<HostThread>& before, const std::function<std::vector<HostThread>()>& read_now,
+    const std::function<std::string(int tid)>& creator_of,
+    const std::function<bool(const std::string&)>& is_harness, std::chrono::milliseconds grace);
 
 // True when any of `left` is the case's (not the harness's).
 bool AnyCaseThread(const std::vector<LeftThread>& left);

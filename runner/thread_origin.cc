@@ -2,15 +2,18 @@
 
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <link.h>
 #include <pthread.h>
 #include <unistd.h>
 
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
 #include <new>
+#include <set>
 #include <unordered_map>
 
 namespace flashscope::runner {
@@ -75,7 +78,35 @@ bool PassesThrough(const std::string& file) {
   return backtrace(frame, 1) >= 0;
 }();
 
+// The libraries loaded before main: read by a static initialiser of the executable, which runs
+// after those of every library it was linked or preloaded with.
+const std::set<std::string>& StartupLibraries() {
+  static const auto* files = [] {
+    auto* out = new std::set<std::string>;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, size_t, void* data) {
+          if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') {
+            static_cast<std::set<std::string>*>(data)->insert(info->dlpi_name);
+          }
+          return 0;
+        },
+        out);
+    return out;
+  }();
+  return *files;
+}
+
+[[maybe_unused]] const bool kStartupLibrariesRead = !StartupLibraries().empty();
+
 }  // namespace
+
+bool LoadedByTheWorkersStart(const std::string& file) {
+  if (file.empty()) return false;
+  if (const char* injected = std::getenv("CUDA_INJECTION64_PATH")) {
+    if (file == injected) return true;
+  }
+  return StartupLibraries().count(file) > 0;
+}
 
 std::string ThisExecutable() {
   std::error_code ec;
@@ -93,16 +124,14 @@ std::string ThreadCreator(int tid) {
   }
   Dl_info self{};
   dladdr(reinterpret_cast<void*>(&ThreadCreator), &self);
-  std::string last;
   // Frame 0 is pthread_create below: the callers start at 1.
   for (int i = 1; i < origin.count; ++i) {
     Dl_info info{};
     if (dladdr(origin.frames[i], &info) == 0 || info.dli_fname == nullptr) return "";
     if (info.dli_fbase == self.dli_fbase) return ThisExecutable();
-    last = info.dli_fname;
-    if (!PassesThrough(last)) return last;
+    if (!PassesThrough(info.dli_fname)) return info.dli_fname;
   }
-  return last;  // only runtime libraries: a thread the C library started for someone
+  return "";  // only runtime libraries: who asked for the thread is not known
 }
 
 bool ThreadOriginsRecorded() {

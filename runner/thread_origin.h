@@ -14,11 +14,17 @@ namespace flashscope::runner {
 
 // The file of the code that started thread `tid` (its creator: the first caller outside the C
 // and C++ runtime libraries, which std::thread and the like go through), "" when the thread was
-// not started through this process's pthread_create or the file cannot be found.
+// not started through this process's pthread_create, or only the runtime libraries are seen
+// calling it, or the file cannot be found.
 std::string ThreadCreator(int tid);
 
 // This process's executable (/proc/self/exe), as ThreadCreator names it.
 std::string ThisExecutable();
+
+// True when `file` is a library the process was started with (the worker's own dependencies and
+// what LD_PRELOAD added, loaded before main) or the one CUDA_INJECTION64_PATH names (a tool the
+// run was started under: compute-sanitizer, Nsight): never a plugin, which is loaded later.
+bool LoadedByTheWorkersStart(const std::string& file);
 
 // True once this process's pthread_create is the one threads are started through (the worker
 // and the tests that link thread_origin.cc with the symbol exported).

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -51,6 +52,11 @@ class Parked {
   bool stop_ = false;
   std::thread thread_;
 };
+
+// The harness's creators when the worker is `worker`.
+std::function<bool(const std::string&)> HarnessIs(const std::string& worker) {
+  return [worker](const std::string& creator) { return IsHarnessCreator(creator, worker); };
+}
 
 bool Has(const std::vector<HostThread>& threads, int tid) {
   for (const HostThread& t : threads) {
@@ -109,6 +115,20 @@ TEST(ThreadOriginTest, ThisProcessRecordsWhoStartsItsThreads) {
   EXPECT_EQ(ThreadCreator(parked.tid()), ThisExecutable());
 }
 
+TEST(ThreadOriginTest, LibrariesOfTheWorkersStartAndTheInjectedToolAreKnown) {
+  // libstdc++ is one of this executable's own dependencies, loaded before main.
+  Dl_info info{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>(&std::thread::hardware_concurrency), &info), 0);
+  ASSERT_NE(info.dli_fname, nullptr);
+  EXPECT_TRUE(LoadedByTheWorkersStart(info.dli_fname)) << info.dli_fname;
+  EXPECT_FALSE(LoadedByTheWorkersStart("/tmp/plugins/libtest_plugin.so"));
+  EXPECT_FALSE(LoadedByTheWorkersStart(""));
+  setenv("CUDA_INJECTION64_PATH", "/opt/tool/libinjection.so", 1);
+  EXPECT_TRUE(LoadedByTheWorkersStart("/opt/tool/libinjection.so"));
+  unsetenv("CUDA_INJECTION64_PATH");
+  EXPECT_FALSE(LoadedByTheWorkersStart("/opt/tool/libinjection.so"));
+}
+
 void* WaitForStop(void* arg) {
   auto* stop = static_cast<std::atomic<bool>*>(arg);
   while (!stop->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -124,7 +144,7 @@ TEST(ThreadOriginTest, AThreadStartedPastTheRecordingPthreadCreateHasNoCreator) 
   pthread_t t;
   ASSERT_EQ(libc_create(&t, nullptr, &WaitForStop, &stop), 0);
   const std::vector<LeftThread> left = ThreadsLeftRunning(
-      before, [] { return ReadHostThreads(); }, ThreadCreator, ThisExecutable(),
+      before, [] { return ReadHostThreads(); }, ThreadCreator, HarnessIs(ThisExecutable()),
       std::chrono::milliseconds(20));
   stop = true;
   pthread_join(t, nullptr);
@@ -140,7 +160,7 @@ TEST(ThreadsLeftRunningTest, AThreadThatEndsWithinTheGraceIsNotLeftRunning) {
   brief.detach();
   // The test executable plays a plugin here: the "worker" is another file.
   const std::vector<LeftThread> left = ThreadsLeftRunning(
-      before, [] { return ReadHostThreads(); }, ThreadCreator, "/not/this/worker",
+      before, [] { return ReadHostThreads(); }, ThreadCreator, HarnessIs("/not/this/worker"),
       std::chrono::milliseconds(1000));
   EXPECT_TRUE(left.empty());
 }
@@ -150,7 +170,7 @@ TEST(ThreadsLeftRunningTest, AThreadStillRunningAfterTheGraceIsTheCasesWithItsCr
   Parked parked;
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<LeftThread> left = ThreadsLeftRunning(
-      before, [] { return ReadHostThreads(); }, ThreadCreator, "/not/this/worker",
+      before, [] { return ReadHostThreads(); }, ThreadCreator, HarnessIs("/not/this/worker"),
       std::chrono::milliseconds(50));
   EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(50));
   ASSERT_EQ(left.size(), 1u);
@@ -160,7 +180,7 @@ TEST(ThreadsLeftRunningTest, AThreadStillRunningAfterTheGraceIsTheCasesWithItsCr
   // The same thread as the worker's own: noted, not waited for.
   const auto t1 = std::chrono::steady_clock::now();
   const std::vector<LeftThread> own = ThreadsLeftRunning(
-      before, [] { return ReadHostThreads(); }, ThreadCreator, ThisExecutable(),
+      before, [] { return ReadHostThreads(); }, ThreadCreator, HarnessIs(ThisExecutable()),
       std::chrono::milliseconds(1000));
   EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::milliseconds(500));
   ASSERT_EQ(own.size(), 1u);
