@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -130,6 +131,8 @@ class CaseRunner {
   // Hardware counters of one launch: the metrics asked for (the case's profile) and the trust
   // checks' work counters, in the same passes.
   void Profile(Case& k);
+  // The profiler scope of the contract stage for `problem` (case_profile.cc), made on first use.
+  std::optional<int> ContractScope(const Problem& problem);
   // Profile's counter passes (case_profile.cc): hardware-counted first, everything when the
   // tensor paths fall short; each pass wrapped by `before_pass`/`after_pass`. Fills `pr` and
   // `work`; returns the profiles' wall time.

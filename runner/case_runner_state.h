@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,9 @@ struct CaseRunner::State {
   // False once a hardware-only profile (profiler::MetricScope::kHardware) failed here: every
   // later profile collects all counters at once (runner/case_profile.cc).
   bool hardware_scope_usable = true;
+  // The contract stage's profiler scope per problem dtype (CaseRunner::ContractScope); -1 where
+  // it does not apply or CUPTI refused it.
+  std::map<std::string, int> contract_scopes;
   std::unique_ptr<profiler::RangeProfiler> range_profiler;
   std::string metrics_unavailable;  // set once the profiler cannot work in this process
   std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "profiler/metric_catalogue.h"
 #include "profiler/work_counters.h"
 
@@ -98,6 +100,51 @@ TEST(CuptiStatus, PermissionErrorNamesTheFix) {
 
 TEST(CuptiMetricHost, UnknownChipIsAnError) {
   EXPECT_FALSE(CuptiMetricHost::Create("NOT_A_CHIP").ok());
+}
+
+// The config image of `names` from a host object of its own, and the passes CUPTI says it needs.
+int PassesOnFreshHost(const std::string& chip, const std::vector<std::string>& names) {
+  auto host = CuptiMetricHost::Create(chip);
+  EXPECT_TRUE(host.ok()) << host.status();
+  if (!host.ok()) return -1;
+  auto image = (*host)->ConfigImage(names);
+  EXPECT_TRUE(image.ok()) << image.status();
+  if (!image.ok()) return -1;
+  auto passes = CuptiMetricHost::NumPasses(*image);
+  return passes.ok() ? *passes : -1;
+}
+
+// Why the range profiler builds each scope's config image with a host object of its own
+// (profiler/cupti_profiler.cc, MakeScope): a host object adds the metrics of each image to those
+// of the images before, so the second image of one host is not the config of its own metrics.
+TEST(CuptiHostImages, ASecondImageOfOneHostHoldsTheFirstsMetricsToo) {
+  const std::string chip = ReferenceChipForCc(90);
+  const WorkCounterSet* work = WorkCountersFor(90);
+  ASSERT_NE(work, nullptr);
+  std::vector<std::string> all = work->AllHwNames(), hardware;
+  for (const std::string& n : all) {
+    if (n.find("__sass_") == std::string::npos) hardware.push_back(n);
+  }
+  all.push_back("gpu__time_duration.sum");
+  hardware.push_back("gpu__time_duration.sum");
+  const int hardware_alone = PassesOnFreshHost(chip, hardware);
+  const int all_alone = PassesOnFreshHost(chip, all);
+  auto shared = CuptiMetricHost::Create(chip);
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  ASSERT_TRUE((*shared)->ConfigImage(all).ok());
+  auto second = (*shared)->ConfigImage(hardware);
+  ASSERT_TRUE(second.ok()) << second.status();
+  const int hardware_after_all = *CuptiMetricHost::NumPasses(*second);
+  std::printf(
+      "GH100 work counters: hardware-counted alone %d passes, every counter %d, the "
+      "hardware image of a host that made the full one first %d\n",
+      hardware_alone, all_alone, hardware_after_all);
+  EXPECT_GT(hardware_after_all, hardware_alone);
+  // The replay loop's bound (profiler/cupti_profiler_passes.h): each metric on its own.
+  int one_at_a_time = 0;
+  for (const std::string& n : all) one_at_a_time += PassesOnFreshHost(chip, {n});
+  std::printf("every counter one at a time: %d passes\n", one_at_a_time);
+  EXPECT_GE(one_at_a_time, all_alone);
 }
 
 }  // namespace
