@@ -14,14 +14,17 @@
 namespace flashscope::runner {
 namespace {
 
-// Field 22 of /proc/.../stat (starttime). The name (field 2) is in parentheses and may hold
-// spaces and parentheses itself: the fields after it start past the last ')'.
-bool ReadStartTicks(const std::filesystem::path& stat, unsigned long long* ticks) {
+// One read of /proc/.../stat per thread: its name (field 2, in parentheses, which may hold
+// spaces and parentheses itself, so the fields after it start past the last ')') and its start
+// time (field 22, starttime).
+bool ReadStat(const std::filesystem::path& stat, HostThread* t) {
   std::ifstream in(stat);
   std::string line;
   if (!std::getline(in, line)) return false;
+  const size_t open = line.find('(');
   const size_t close = line.rfind(')');
-  if (close == std::string::npos) return false;
+  if (open == std::string::npos || close == std::string::npos || close < open) return false;
+  t->name = line.substr(open + 1, close - open - 1);
   std::istringstream rest(line.substr(close + 1));
   std::string field;
   // After the name: field 3 (state) ... field 22 (starttime), i.e. the 20th token.
@@ -29,18 +32,11 @@ bool ReadStartTicks(const std::filesystem::path& stat, unsigned long long* ticks
     if (!(rest >> field)) return false;
   }
   try {
-    *ticks = std::stoull(field);
+    t->start_ticks = std::stoull(field);
   } catch (...) {
     return false;
   }
   return true;
-}
-
-std::string ReadName(const std::filesystem::path& comm) {
-  std::ifstream in(comm);
-  std::string name;
-  std::getline(in, name);
-  return name;
 }
 
 bool SameThread(const HostThread& a, const HostThread& b) {
@@ -59,8 +55,7 @@ std::vector<HostThread> ReadHostThreads(const std::string& task_dir) {
     } catch (...) {
       continue;
     }
-    if (!ReadStartTicks(entry.path() / "stat", &t.start_ticks)) continue;  // ended meanwhile
-    t.name = ReadName(entry.path() / "comm");
+    if (!ReadStat(entry.path() / "stat", &t)) continue;  // ended meanwhile
     out.push_back(std::move(t));
   }
   std::sort(out.begin(), out.end(),

@@ -20,7 +20,7 @@ struct HostThread {
   // Start time in clock ticks since boot (/proc/.../stat field 22): a tid the kernel reused for
   // a new thread is a different thread.
   unsigned long long start_ticks = 0;
-  std::string name;  // /proc/.../comm
+  std::string name;  // as /proc/.../comm says (the stat line's second field)
 };
 
 // The threads of this process (`task_dir`: /proc/self/task, or another process's in tests),
