@@ -226,8 +226,7 @@ TEST(TrustGpuTest, VerificationAloneWouldHavePassedThem) {
   static const std::set<std::string> kAlone = {
       "test.cheat_fp16_accum",    "test.cheat_side_stream",  "test.cheat_cache_inputs",
       "test.cheat_when_poisoned", "test.cheat_l2_persist",   "test.cheat_write_inputs",
-      "test.cheat_oob_write",     "test.cheat_partial_fp16", "test.cheat_write_reference",
-      "test.cheat_host_thread"};
+      "test.cheat_oob_write",     "test.cheat_partial_fp16", "test.cheat_host_thread"};
   for (const reports::CaseResult& c : report.cases) {
     if (!kAlone.count(c.kernel_id) || c.status == reports::CaseStatus::kSkipped) continue;
     SCOPED_TRACE(c.Key());
