@@ -100,10 +100,16 @@ TEST_F(MetricScopeGpuTest, HardwareScopeLeavesInstrumentedCountersOutAndKeepsThe
   EXPECT_EQ(after, all->passes);
   std::printf("all metrics: %d passes, kernel %.4f ms\n", all->passes, all->kernel_ms);
   EXPECT_GE(all->passes, hw->passes);
-  // And back: the scopes alternate on one enabled profiler.
+  // Each scope's session takes the passes CUPTI said its config needs: one host object per
+  // config image, and the profiler object enabled afresh when the scope changes (the 2 x H200
+  // trust run's all-metrics sessions after hardware-only ones wanted more than their config).
+  EXPECT_EQ(hw->passes, (*rp)->PassesNeeded(MetricScope::kHardware));
+  EXPECT_EQ(all->passes, (*rp)->PassesNeeded(MetricScope::kAll));
+  // And back: the scopes alternate on one profiler.
   auto again = (*rp)->Profile(launch, flush, stream_, Replay::kUser, {}, MetricScope::kHardware);
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->values.size(), 2u);
+  EXPECT_EQ(again->passes, (*rp)->PassesNeeded(MetricScope::kHardware));
 }
 
 TEST_F(MetricScopeGpuTest, WithoutInstrumentedMetricsHardwareIsAll) {
