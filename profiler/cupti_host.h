@@ -51,8 +51,10 @@ class CuptiMetricHost {
   // OK when CUPTI knows every name; else InvalidArgument listing each unknown name.
   absl::Status CheckMetrics(const std::vector<std::string>& hw_names);
 
-  // The config image for these metrics (one call per host object: CUPTI's host object does not
-  // recover from a rejected name, so CheckMetrics first).
+  // The config image for these metrics. One call per host object: CUPTI's host object does not
+  // recover from a rejected name (so CheckMetrics first), and it adds the metrics of each call to
+  // those of the calls before, so a second image holds the first one's metrics too
+  // (profiler_cupti_host_test, CuptiHostImages).
   absl::StatusOr<std::vector<uint8_t>> ConfigImage(const std::vector<std::string>& hw_names);
 
   // Replay passes a config image needs.
