@@ -15,29 +15,12 @@
 #include "absl/strings/str_cat.h"
 #include "profiler/cuda_check.h"
 #include "profiler/cupti_host.h"
+#include "profiler/cupti_profiler_internal.h"
 #include "profiler/kernel_combine.h"
 
 namespace flashscope::profiler {
 namespace {
 
-// FLASHSCOPE_CUPTI_TRACE=1 prints each CUPTI call before it is made: where a crash inside CUPTI
-// happened, when there is no debugger on the GPU machine.
-bool TraceCupti() {
-  static const bool on = [] {
-    const char* v = std::getenv("FLASHSCOPE_CUPTI_TRACE");
-    return v != nullptr && v[0] == '1';
-  }();
-  return on;
-}
-
-#define FS_CUPTI_RETURN_IF_ERROR(expr, what)                                           \
-  do {                                                                                 \
-    if (TraceCupti()) std::fprintf(stderr, "[cupti] %s\n", std::string(what).c_str()); \
-    if (absl::Status fs_s_ = CuptiStatus((expr), what); !fs_s_.ok()) return fs_s_;     \
-  } while (0)
-
-// Passes beyond what CUPTI said it needs mean the replay loop is not converging.
-constexpr int kExtraPassGuard = 4;
 // Each kernel's GPU time: the weights that combine ratios over the kernels of one launch.
 constexpr char kGpuTimeMetric[] = "gpu__time_duration.sum";
 
@@ -151,11 +134,7 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
                                      "another RangeProfiler alive in this process, or ncu "
                                      "attached?)"));
   }
-  absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
-      CuptiMetricHost::Create(rp->chip_, *avail);
-  if (!host.ok()) return host.status();
-  rp->host_ = std::move(*host);
-  if (absl::Status s = rp->host_->CheckMetrics(all_names); !s.ok()) return s;
+  rp->counter_availability_ = *avail;
   std::vector<size_t> every(metrics.size());
   for (size_t i = 0; i < every.size(); ++i) every[i] = i;
   absl::StatusOr<Scope> all = rp->MakeScope(std::move(every));
@@ -180,7 +159,12 @@ absl::StatusOr<RangeProfiler::Scope> RangeProfiler::MakeScope(
   if (std::find(sc.names.begin(), sc.names.end(), kGpuTimeMetric) == sc.names.end()) {
     sc.names.push_back(kGpuTimeMetric);
   }
-  absl::StatusOr<std::vector<uint8_t>> config = host_->ConfigImage(sc.names);
+  absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
+      CuptiMetricHost::Create(chip_, counter_availability_);
+  if (!host.ok()) return host.status();
+  sc.host = *std::move(host);
+  if (absl::Status s = sc.host->CheckMetrics(sc.names); !s.ok()) return s;
+  absl::StatusOr<std::vector<uint8_t>> config = sc.host->ConfigImage(sc.names);
   if (!config.ok()) return config.status();
   sc.config_image = std::move(*config);
   absl::StatusOr<int> passes = CuptiMetricHost::NumPasses(sc.config_image);
@@ -232,7 +216,7 @@ absl::StatusOr<int> RangeProfiler::SubsetScope(const std::vector<std::string>& h
 }
 
 int RangeProfiler::ScopeIndex(MetricScope scope, int subset) const {
-  if (scope == MetricScope::kHardware) return hw_scope_;
+  if (scope == MetricScope::kHardware) return hw_scope_ >= 0 ? hw_scope_ : 0;
   if (scope == MetricScope::kSubset) {
     return subset >= 0 && subset < static_cast<int>(subset_scopes_.size()) ? subset_scopes_[subset]
                                                                            : -1;
@@ -253,7 +237,7 @@ RangeProfiler::~RangeProfiler() {
   Disable();
   if (pass_start_) cudaEventDestroy(static_cast<cudaEvent_t>(pass_start_));
   if (pass_stop_) cudaEventDestroy(static_cast<cudaEvent_t>(pass_stop_));
-  host_.reset();
+  scopes_.clear();  // the host objects go before CUPTI is deinitialised
   if (!initialized_) return;
   CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
   cuptiProfilerDeInitialize(&p);  // teardown: an error here changes no result
@@ -306,12 +290,14 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   const auto t0 = std::chrono::steady_clock::now();
   // Everything queued before profiling must finish outside the profiled kernels.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  if (absl::Status s = EnsureEnabled(replay); !s.ok()) return s;
   ProfileResult result;
   result.replay = replay;
   result.scope =
       scope == MetricScope::kHardware && !has_hardware_subset() ? MetricScope::kAll : scope;
   result.subset = scope == MetricScope::kSubset ? subset : -1;
+  if (absl::Status s = EnsureEnabled(replay, ScopeIndex(result.scope, result.subset)); !s.ok()) {
+    return s;
+  }
   result.instrumented = ScopeOf(result).instrumented;
   auto since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -333,40 +319,41 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   return result;
 }
 
-absl::Status RangeProfiler::EnsureEnabled(Replay replay) {
+absl::Status RangeProfiler::EnsureEnabled(Replay replay, int scope) {
   // Enabled once and kept: no launch outside a Start/Stop pair is profiled, so timing and other
   // work on the context are unaffected, and the per-call enable/disable cost is gone.
-  // One enabled object serves one replay mode: a change of mode enables afresh (the kernel-replay
-  // GPU test crashed inside CUPTI when it followed user-replay calls on the same object).
-  if (object_ != nullptr && object_replay_ != replay) Disable();
+  // One enabled object serves one replay mode and one config: a change of either enables afresh
+  // (the kernel-replay GPU test crashed inside CUPTI when it followed user-replay calls on the
+  // same object; every session of the all-metrics config that followed a hardware-only session
+  // on the same object wanted more passes than its config said, 2 x H200 trust run). A case
+  // that needs both scopes pays one enable per change (~0.1 s, docs/profiler.md).
+  if (object_ != nullptr && (object_replay_ != replay || object_scope_ != scope)) Disable();
   if (object_ != nullptr) return absl::OkStatus();
   object_replay_ = replay;
+  object_scope_ = scope;
   CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   enable.ctx = static_cast<CUcontext>(context_);
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
   object_ = enable.pRangeProfilerObject;
+  // The counter-data image of the scope enabled, sized for the metrics its config collects.
+  std::vector<const char*> names;
+  for (const auto& n : scopes_[scope].names) names.push_back(n.c_str());
+  CUpti_RangeProfiler_GetCounterDataSize_Params size = {
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
+  size.maxNumOfRanges = kMaxKernelsPerLaunch;
+  size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
+                           "cuptiRangeProfilerGetCounterDataSize");
+  scopes_[scope].counter_data.assign(size.counterDataSize, 0);
   return absl::OkStatus();
 }
 
 absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* result) {
   CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
-  Scope& sc = ScopeOf(*result);
-  if (sc.counter_data.empty()) {
-    // Sized for the metrics this scope's config collects, once per enabled object.
-    std::vector<const char*> names;
-    for (const auto& n : sc.names) names.push_back(n.c_str());
-    CUpti_RangeProfiler_GetCounterDataSize_Params size = {
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    size.pRangeProfilerObject = object;
-    size.pMetricNames = names.data();
-    size.numMetrics = names.size();
-    size.maxNumOfRanges = kMaxKernelsPerLaunch;
-    size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
-                             "cuptiRangeProfilerGetCounterDataSize");
-    sc.counter_data.assign(size.counterDataSize, 0);
-  }
-  std::vector<uint8_t>* counter_data = &sc.counter_data;
+  std::vector<uint8_t>* counter_data = &ScopeOf(*result).counter_data;
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = object;
@@ -377,7 +364,7 @@ absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* resu
 
   CUpti_RangeProfiler_SetConfig_Params config = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   config.pRangeProfilerObject = object;
-  const std::vector<uint8_t>& image = sc.config_image;
+  const std::vector<uint8_t>& image = ScopeOf(*result).config_image;
   config.configSize = image.size();
   config.pConfig = image.data();
   config.counterDataImageSize = counter_data->size();
@@ -407,75 +394,6 @@ absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* resu
   return true;
 }
 
-absl::Status RangeProfiler::RunPasses(const std::function<cudaError_t(cudaStream_t)>& launch,
-                                      const std::function<absl::Status()>& before_pass,
-                                      const std::function<absl::Status()>& after_pass,
-                                      cudaStream_t stream, Replay replay, bool user_range,
-                                      ProfileResult* result) {
-  CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
-  const int passes_needed = ScopeOf(*result).passes_needed;
-  const auto pass_start = static_cast<cudaEvent_t>(pass_start_);
-  const auto pass_stop = static_cast<cudaEvent_t>(pass_stop_);
-  bool all_submitted = false;
-  while (!all_submitted) {
-    if (result->passes >= passes_needed + kExtraPassGuard) {
-      return absl::InternalError(absl::StrCat("CUPTI range profiler still wants passes after ",
-                                              result->passes, " (config said ", passes_needed,
-                                              "); giving up"));
-    }
-    if (before_pass) {
-      if (absl::Status s = before_pass(); !s.ok()) return s;
-    }
-    // The L2 flush (or whatever before_pass queued) must not be profiled: it runs before Start.
-    FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream),
-                            "cudaStreamSynchronize before a profiling pass");
-    CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    start.pRangeProfilerObject = object;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-    if (user_range) {
-      CUpti_RangeProfiler_PushRange_Params push = {
-          CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-      push.pRangeProfilerObject = object;
-      push.pRangeName = "flashscope_case";
-      FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
-    }
-    // Events are not kernels: no auto range is opened for them.
-    const cudaError_t start_error = cudaEventRecord(pass_start, stream);
-    const cudaError_t launch_error = launch(stream);
-    const cudaError_t stop_error = cudaEventRecord(pass_stop, stream);
-    const cudaError_t sync_error = cudaStreamSynchronize(stream);
-    if (user_range) {
-      CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-      pop.pRangeProfilerObject = object;
-      FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
-    }
-    CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = object;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-    FS_CUDA_RETURN_IF_ERROR(launch_error, "kernel launch (profiling pass)");
-    FS_CUDA_RETURN_IF_ERROR(sync_error, "kernel execution (profiling pass)");
-    FS_CUDA_RETURN_IF_ERROR(start_error, "cudaEventRecord (profiling pass start)");
-    FS_CUDA_RETURN_IF_ERROR(stop_error, "cudaEventRecord (profiling pass stop)");
-    float ms = 0;
-    FS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, pass_start, pass_stop),
-                            "cudaEventElapsedTime (profiling pass)");
-    result->pass_ms.push_back(ms);
-    if (after_pass) {
-      if (absl::Status s = after_pass(); !s.ok()) return s;
-    }
-    ++result->passes;
-    all_submitted = stop.isAllPassSubmitted != 0;
-    if (replay == Replay::kKernel && !all_submitted) {
-      // Kernel replay runs every pass inside the one launch; relaunching would change the data.
-      return absl::InternalError(
-          "CUPTI kernel replay returned with passes still to run (isAllPassSubmitted = 0)");
-    }
-  }
-  // Kernel replay ran every pass inside the one launch.
-  if (replay == Replay::kKernel) result->passes = std::max(result->passes, passes_needed);
-  return absl::OkStatus();
-}
-
 absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* result) {
   CUpti_RangeProfiler_DecodeData_Params decode = {
       CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
@@ -489,7 +407,7 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   }
   CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-  const Scope& sc = ScopeOf(*result);
+  Scope& sc = ScopeOf(*result);
   info.pCounterDataImage = sc.counter_data.data();
   info.counterDataImageSize = sc.counter_data.size();
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataInfo(&info),
@@ -508,7 +426,7 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   // per_kernel[k][i]: metric names[i] of kernel k.
   std::vector<std::vector<double>> per_kernel;
   for (size_t k = 0; k < info.numTotalRanges; ++k) {
-    absl::StatusOr<std::vector<double>> values = host_->Evaluate(sc.counter_data, k, names);
+    absl::StatusOr<std::vector<double>> values = sc.host->Evaluate(sc.counter_data, k, names);
     if (!values.ok()) return values.status();
     per_kernel.push_back(*std::move(values));
   }

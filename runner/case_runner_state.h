@@ -21,6 +21,7 @@
 #include "runner/case_binding.h"
 #include "runner/case_isolation.h"
 #include "runner/case_runner.h"
+#include "runner/host_threads.h"
 #include "runner/secret_seeds.h"
 #include "runner/trust_case.h"
 
@@ -64,6 +65,11 @@ struct CaseRunner::Case {
   std::optional<BoundLaunch> launch;           // on input set 0; names a plugin's own errors
   std::unique_ptr<TrustCase> trust;            // its launch() reads the current input set
   std::unique_ptr<BufferIntegrity> integrity;  // inputs, references and guards, per launch
+  // The worker's host threads when the case started, before any of its plugin code ran
+  // (runner/host_threads.h); watched once taken, checked once.
+  std::vector<HostThread> threads_before;
+  bool threads_watched = false;
+  bool threads_checked = false;
 };
 
 namespace case_runner_internal {
