@@ -135,11 +135,6 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
                                      "attached?)"));
   }
   rp->counter_availability_ = *avail;
-  absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
-      CuptiMetricHost::Create(rp->chip_, *avail);
-  if (!host.ok()) return host.status();
-  rp->host_ = std::move(*host);
-  if (absl::Status s = rp->host_->CheckMetrics(all_names); !s.ok()) return s;
   std::vector<size_t> every(metrics.size());
   for (size_t i = 0; i < every.size(); ++i) every[i] = i;
   absl::StatusOr<Scope> all = rp->MakeScope(std::move(every));
@@ -164,13 +159,11 @@ absl::StatusOr<RangeProfiler::Scope> RangeProfiler::MakeScope(
   if (std::find(sc.names.begin(), sc.names.end(), kGpuTimeMetric) == sc.names.end()) {
     sc.names.push_back(kGpuTimeMetric);
   }
-  // A host object of its own: CUPTI's host object adds the metrics of every config image to those
-  // of the images before (cuptiProfilerHostConfigAddMetrics), so a second image from one host
-  // held every metric again, SASS-instrumented ones included. It evaluates the scope's data too.
   absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
       CuptiMetricHost::Create(chip_, counter_availability_);
   if (!host.ok()) return host.status();
   sc.host = *std::move(host);
+  if (absl::Status s = sc.host->CheckMetrics(sc.names); !s.ok()) return s;
   absl::StatusOr<std::vector<uint8_t>> config = sc.host->ConfigImage(sc.names);
   if (!config.ok()) return config.status();
   sc.config_image = std::move(*config);
@@ -223,7 +216,7 @@ absl::StatusOr<int> RangeProfiler::SubsetScope(const std::vector<std::string>& h
 }
 
 int RangeProfiler::ScopeIndex(MetricScope scope, int subset) const {
-  if (scope == MetricScope::kHardware) return hw_scope_;
+  if (scope == MetricScope::kHardware) return hw_scope_ >= 0 ? hw_scope_ : 0;
   if (scope == MetricScope::kSubset) {
     return subset >= 0 && subset < static_cast<int>(subset_scopes_.size()) ? subset_scopes_[subset]
                                                                            : -1;
@@ -244,7 +237,7 @@ RangeProfiler::~RangeProfiler() {
   Disable();
   if (pass_start_) cudaEventDestroy(static_cast<cudaEvent_t>(pass_start_));
   if (pass_stop_) cudaEventDestroy(static_cast<cudaEvent_t>(pass_stop_));
-  host_.reset();
+  scopes_.clear();  // the host objects go before CUPTI is deinitialised
   if (!initialized_) return;
   CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
   cuptiProfilerDeInitialize(&p);  // teardown: an error here changes no result
@@ -280,13 +273,12 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileSubset(
   return result;
 }
 
-void RangeProfiler::Disable(bool keep_counter_data) {
+void RangeProfiler::Disable() {
   if (object_ == nullptr) return;
   CUpti_RangeProfiler_Disable_Params d = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
   d.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
   cuptiRangeProfilerDisable(&d);  // recovery: the error being returned is the one that matters
   object_ = nullptr;
-  if (keep_counter_data) return;
   for (Scope& sc : scopes_) sc.counter_data.clear();
 }
 
@@ -327,46 +319,41 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   return result;
 }
 
-absl::Status RangeProfiler::EnsureEnabled(Replay replay, int scope_index) {
+absl::Status RangeProfiler::EnsureEnabled(Replay replay, int scope) {
   // Enabled once and kept: no launch outside a Start/Stop pair is profiled, so timing and other
   // work on the context are unaffected, and the per-call enable/disable cost is gone.
   // One enabled object serves one replay mode and one config: a change of either enables afresh
   // (the kernel-replay GPU test crashed inside CUPTI when it followed user-replay calls on the
-  // same object; on the 2 x H200 trust run every session of the all-metrics config that followed
-  // a hardware-only session on the same object wanted more passes than its config said). The
-  // counter-data images are kept: their size depends on the metrics, not on the object.
-  if (object_ != nullptr && (object_replay_ != replay || object_scope_ != scope_index)) {
-    Disable(/*keep_counter_data=*/true);
-  }
+  // same object; every session of the all-metrics config that followed a hardware-only session
+  // on the same object wanted more passes than its config said, 2 x H200 trust run). A case
+  // that needs both scopes pays one enable per change (~0.1 s, docs/profiler.md).
+  if (object_ != nullptr && (object_replay_ != replay || object_scope_ != scope)) Disable();
   if (object_ != nullptr) return absl::OkStatus();
   object_replay_ = replay;
-  object_scope_ = scope_index;
+  object_scope_ = scope;
   CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   enable.ctx = static_cast<CUcontext>(context_);
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
   object_ = enable.pRangeProfilerObject;
+  // The counter-data image of the scope enabled, sized for the metrics its config collects.
+  std::vector<const char*> names;
+  for (const auto& n : scopes_[scope].names) names.push_back(n.c_str());
+  CUpti_RangeProfiler_GetCounterDataSize_Params size = {
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
+  size.maxNumOfRanges = kMaxKernelsPerLaunch;
+  size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
+                           "cuptiRangeProfilerGetCounterDataSize");
+  scopes_[scope].counter_data.assign(size.counterDataSize, 0);
   return absl::OkStatus();
 }
 
 absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* result) {
   CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
-  Scope& sc = ScopeOf(*result);
-  if (sc.counter_data.empty()) {
-    // Sized for the metrics this scope's config collects, once per enabled object.
-    std::vector<const char*> names;
-    for (const auto& n : sc.names) names.push_back(n.c_str());
-    CUpti_RangeProfiler_GetCounterDataSize_Params size = {
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    size.pRangeProfilerObject = object;
-    size.pMetricNames = names.data();
-    size.numMetrics = names.size();
-    size.maxNumOfRanges = kMaxKernelsPerLaunch;
-    size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
-                             "cuptiRangeProfilerGetCounterDataSize");
-    sc.counter_data.assign(size.counterDataSize, 0);
-  }
-  std::vector<uint8_t>* counter_data = &sc.counter_data;
+  std::vector<uint8_t>* counter_data = &ScopeOf(*result).counter_data;
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = object;
@@ -377,7 +364,7 @@ absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* resu
 
   CUpti_RangeProfiler_SetConfig_Params config = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   config.pRangeProfilerObject = object;
-  const std::vector<uint8_t>& image = sc.config_image;
+  const std::vector<uint8_t>& image = ScopeOf(*result).config_image;
   config.configSize = image.size();
   config.pConfig = image.data();
   config.counterDataImageSize = counter_data->size();
@@ -420,7 +407,7 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   }
   CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-  const Scope& sc = ScopeOf(*result);
+  Scope& sc = ScopeOf(*result);
   info.pCounterDataImage = sc.counter_data.data();
   info.counterDataImageSize = sc.counter_data.size();
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataInfo(&info),

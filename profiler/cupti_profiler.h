@@ -98,7 +98,7 @@ class RangeProfiler {
   // and counted in hardware), with its own config image and pass count, made on the first call
   // and kept: the same names again give the same id. What ProfileSubset() collects.
   absl::StatusOr<int> SubsetScope(const std::vector<std::string>& hw_names);
-  // The passes CUPTI says a scope needs (kAll, kHardware; -1 for one this profiler lacks).
+  // The passes CUPTI's config says a scope needs (-1 for a scope this profiler lacks).
   int PassesNeeded(MetricScope scope, int subset = -1) const;
   // Profile() of the metrics of SubsetScope `subset` alone.
   absl::StatusOr<ProfileResult> ProfileSubset(
@@ -115,21 +115,22 @@ class RangeProfiler {
  private:
   RangeProfiler() = default;
   // One set of metrics a Profile() collects: scopes_[0] every metric, then the hardware-counted
-  // ones (when some are instrumented), then the subsets callers asked for.
+  // ones (when some are instrumented), then the subsets callers asked for. Each has a CUPTI host
+  // object of its own: a host object adds the metrics of every ConfigImage call to those of the
+  // calls before (measured: the hardware-only stage ran 13 passes where the full image said 7).
   struct Scope {
     std::vector<size_t> metric_index;  // into metrics_
     std::vector<std::string> names;    // what CUPTI collects: theirs, then gpu__time_duration.sum
+    std::unique_ptr<CuptiMetricHost> host;  // built config_image; evaluates this scope's data
     std::vector<uint8_t> config_image;
     int passes_needed = 0;
-    bool instrumented = false;
-    std::vector<uint8_t> counter_data;  // sized when the profiler object is enabled
-    // The CUPTI host object that built config_image (one per image: a host object accumulates
-    // the metrics of its images) and evaluates this scope's counter data.
-    std::unique_ptr<CuptiMetricHost> host;
     int one_at_a_time = 0;  // OneAtATimePasses, once computed
+    bool instrumented = false;
+    std::vector<uint8_t> counter_data;  // sized when the profiler object is enabled for it
   };
   absl::StatusOr<Scope> MakeScope(std::vector<size_t> metric_index) const;
   int ScopeIndex(MetricScope scope, int subset) const;
+  Scope& ScopeOf(const ProfileResult& r) { return scopes_[ScopeIndex(r.scope, r.subset)]; }
   absl::StatusOr<ProfileResult> ProfileEnabled(
       const std::function<cudaError_t(cudaStream_t)>& launch,
       const std::function<absl::Status()>& before_pass,
@@ -152,34 +153,31 @@ class RangeProfiler {
                                   cudaStream_t stream, bool user_range, ProfileResult* result);
   // The replay loop's bound (profiler/cupti_profiler_passes.h): the passes of the scope's
   // metrics, each collected on its own; computed once per scope, when first needed.
-  absl::StatusOr<int> OneAtATimePasses(Scope& sc);
+  absl::StatusOr<int> OneAtATimePasses(Scope& scope);
   // The kernels of a session that has not finished all its passes, by their auto ranges' names.
-  std::string KernelsOfUnfinishedSession(const Scope& sc);
+  std::string KernelsOfUnfinishedSession();
+  std::vector<std::string> RangeNames() const;  // of the decoded counter-data image
   absl::Status DecodeAndCombine(bool user_range, ProfileResult* result);
-  Scope& ScopeOf(const ProfileResult& r) { return scopes_[ScopeIndex(r.scope, r.subset)]; }
   // Adds the kHardware scope when some metric is instrumented and some is not.
   absl::Status PrepareHardwareScope();
-  // Of the range profiler object, if enabled; the next Profile() enables again. The scopes'
-  // counter-data images are cleared unless `keep_counter_data`.
-  void Disable(bool keep_counter_data = false);
+  void Disable();  // of the range profiler object, if enabled; the next Profile() enables again
 
   std::vector<MetricDef> metrics_;
   std::string chip_;
   int device_ = 0;
   void* context_ = nullptr;                    // CUcontext (primary context of device_)
-  std::unique_ptr<CuptiMetricHost> host_;      // checks names (Create)
-  std::vector<uint8_t> counter_availability_;  // the device's, for a host object per image
+  std::vector<uint8_t> counter_availability_;  // the device's, for each scope's host object
   std::vector<Scope> scopes_;                  // [0]: every metric; see Scope
   int hw_scope_ = -1;               // MetricScope::kHardware's index, -1 when it would be kAll
   std::vector<int> subset_scopes_;  // SubsetScope id -> index
   void* pass_start_ = nullptr;      // cudaEvent_t: each pass's own launch time
   void* pass_stop_ = nullptr;
   bool initialized_ = false;  // cuptiProfilerInitialize succeeded
-  // Enabled on the first Profile() and kept until destruction, with its counter-data image:
+  // Enabled on the first Profile() and kept while the replay mode and the scope stay the same:
   // enabling and sizing per call cost ~0.13 s per case (measured on an H200, docs/profiler.md).
   void* object_ = nullptr;                // CUpti_RangeProfiler_Object*
   Replay object_replay_ = Replay::kUser;  // the mode object_ was configured for
-  int object_scope_ = 0;                  // and the scope (index) it was configured for
+  int object_scope_ = 0;                  // and the scope (index) it was enabled for
 };
 
 }  // namespace flashscope::profiler

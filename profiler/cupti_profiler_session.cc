@@ -24,8 +24,8 @@ absl::Status RangeProfiler::RunPasses(const std::function<cudaError_t(cudaStream
                                       const std::function<absl::Status()>& after_pass,
                                       cudaStream_t stream, Replay replay, bool user_range,
                                       ProfileResult* result) {
-  Scope& sc = ScopeOf(*result);
-  const int passes_needed = sc.passes_needed;
+  Scope& scope = ScopeOf(*result);
+  const int passes_needed = scope.passes_needed;
   auto pass = [&]() -> absl::StatusOr<bool> {
     return RunOnePass(launch, before_pass, after_pass, stream, user_range, result);
   };
@@ -42,8 +42,8 @@ absl::Status RangeProfiler::RunPasses(const std::function<cudaError_t(cudaStream
   }
   ReplayPassSource source;
   source.run_pass = pass;
-  source.one_at_a_time = [&]() { return OneAtATimePasses(sc); };
-  source.kernels = [&]() { return KernelsOfUnfinishedSession(sc); };
+  source.one_at_a_time = [&]() { return OneAtATimePasses(scope); };
+  source.kernels = [&]() { return KernelsOfUnfinishedSession(); };
   absl::StatusOr<int> passes = ReplayUntilAllSubmitted(passes_needed, source);
   if (!passes.ok()) return passes.status();
   result->passes = *passes;
@@ -100,10 +100,11 @@ absl::StatusOr<bool> RangeProfiler::RunOnePass(
   return stop.isAllPassSubmitted != 0;
 }
 
-absl::StatusOr<int> RangeProfiler::OneAtATimePasses(Scope& sc) {
-  if (sc.one_at_a_time > 0) return sc.one_at_a_time;
+absl::StatusOr<int> RangeProfiler::OneAtATimePasses(Scope& scope) {
+  int& cached = scope.one_at_a_time;
+  if (cached > 0) return cached;
   int sum = 0;
-  for (const std::string& name : sc.names) {
+  for (const std::string& name : scope.names) {
     // One host object per image: CUPTI's host object accumulates the metrics of its images.
     absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
         CuptiMetricHost::Create(chip_, counter_availability_);
@@ -114,11 +115,11 @@ absl::StatusOr<int> RangeProfiler::OneAtATimePasses(Scope& sc) {
     if (!passes.ok()) return passes.status();
     sum += *passes;
   }
-  sc.one_at_a_time = sum;
+  cached = sum;
   return sum;
 }
 
-std::string RangeProfiler::KernelsOfUnfinishedSession(const Scope& sc) {
+std::string RangeProfiler::KernelsOfUnfinishedSession() {
   // The session so far, decoded (allowed after Stop) for its auto ranges' names: the kernels.
   CUpti_RangeProfiler_DecodeData_Params decode = {
       CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
@@ -126,27 +127,32 @@ std::string RangeProfiler::KernelsOfUnfinishedSession(const Scope& sc) {
   if (cuptiRangeProfilerDecodeData(&decode) != CUPTI_SUCCESS) {
     return "the launch's kernels (CUPTI could not decode the unfinished session to name them)";
   }
-  CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
-      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-  info.pCounterDataImage = sc.counter_data.data();
-  info.counterDataImageSize = sc.counter_data.size();
-  std::vector<std::string> names;
-  if (cuptiRangeProfilerGetCounterDataInfo(&info) == CUPTI_SUCCESS) {
-    for (size_t i = 0; i < info.numTotalRanges; ++i) {
-      CUpti_RangeProfiler_CounterData_GetRangeInfo_Params range = {
-          CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
-      range.pCounterDataImage = sc.counter_data.data();
-      range.counterDataImageSize = sc.counter_data.size();
-      range.rangeIndex = i;
-      range.rangeDelimiter = "/";
-      if (cuptiRangeProfilerCounterDataGetRangeInfo(&range) == CUPTI_SUCCESS &&
-          range.rangeName != nullptr) {
-        names.emplace_back(range.rangeName);
-      }
-    }
-  }
+  std::vector<std::string> names = RangeNames();
   if (names.empty()) return "the launch's kernels (CUPTI recorded no named range)";
   return absl::StrCat("kernel ", absl::StrJoin(names, ", kernel "));
+}
+
+std::vector<std::string> RangeProfiler::RangeNames() const {
+  std::vector<std::string> names;
+  CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
+      CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+  const std::vector<uint8_t>& counter_data = scopes_[object_scope_].counter_data;
+  info.pCounterDataImage = counter_data.data();
+  info.counterDataImageSize = counter_data.size();
+  if (cuptiRangeProfilerGetCounterDataInfo(&info) != CUPTI_SUCCESS) return names;
+  for (size_t i = 0; i < info.numTotalRanges; ++i) {
+    CUpti_RangeProfiler_CounterData_GetRangeInfo_Params range = {
+        CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+    range.pCounterDataImage = counter_data.data();
+    range.counterDataImageSize = counter_data.size();
+    range.rangeIndex = i;
+    range.rangeDelimiter = "/";
+    if (cuptiRangeProfilerCounterDataGetRangeInfo(&range) == CUPTI_SUCCESS &&
+        range.rangeName != nullptr) {
+      names.emplace_back(range.rangeName);
+    }
+  }
+  return names;
 }
 
 }  // namespace flashscope::profiler
