@@ -4,10 +4,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "common/closest_names.h"
 #include "protocol/worker_protocol.h"
 #include "reports/text_safety.h"
 #include "runner/planner.h"
+#include "common/closest_names.h"
 
 namespace flashscope::runner {
 namespace {

@@ -10,9 +10,9 @@
 
 #include "absl/status/statusor.h"
 #include "plugins/plugin_set.h"
-#include "protocol/worker_protocol.h"
 #include "reports/plan.h"
 #include "suites/suite.h"
+#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 

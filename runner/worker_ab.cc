@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "analysis/ab_verdict.h"
 #include "profiler/paired_sampling.h"
+#include "analysis/ab_verdict.h"
 #include "reports/devices.h"
 #include "reports/journal.h"
 #include "runner/case_runner.h"

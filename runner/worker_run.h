@@ -5,11 +5,11 @@
 #pragma once
 
 #include "absl/status/statusor.h"
-#include "protocol/worker_protocol.h"
 #include "reports/journal.h"
 #include "reports/plan.h"
 #include "runner/case_runner.h"
 #include "suites/suite.h"
+#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
 
