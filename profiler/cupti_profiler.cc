@@ -196,10 +196,6 @@ absl::StatusOr<int> RangeProfiler::SubsetScope(const std::vector<std::string>& h
       return absl::InvalidArgumentError(
           absl::StrCat("SubsetScope: ", n, " is not one of the profiler's metrics"));
     }
-    if (IsInstrumentedMetric(n)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("SubsetScope: ", n, " is instrumented; a subset is counted in hardware"));
-    }
     index.push_back(static_cast<size_t>(it - metrics_.begin()));
   }
   if (index.empty()) return absl::InvalidArgumentError("SubsetScope: no metrics named");

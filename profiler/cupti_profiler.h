@@ -94,9 +94,9 @@ class RangeProfiler {
                                         MetricScope scope = MetricScope::kAll);
   // True when some metric is instrumented and some is not: kHardware then collects less.
   bool has_hardware_subset() const { return hw_scope_ >= 0; }
-  // A scope of some of the metrics given to Create(), by hw_name (every one must be among them,
-  // and counted in hardware), with its own config image and pass count, made on the first call
-  // and kept: the same names again give the same id. What ProfileSubset() collects.
+  // A scope of some of the metrics given to Create(), by hw_name (every one must be among them),
+  // with its own config image and pass count, made on the first call and kept: the same names
+  // again give the same id. What ProfileSubset() collects (instrumented when one of them is).
   absl::StatusOr<int> SubsetScope(const std::vector<std::string>& hw_names);
   // The passes CUPTI's config says a scope needs (-1 for a scope this profiler lacks).
   int PassesNeeded(MetricScope scope, int subset = -1) const;

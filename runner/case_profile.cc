@@ -25,6 +25,24 @@
 #include "verify/problem_costs.h"
 
 namespace flashscope::runner {
+
+// The profiles of one case: where their time went, for the work check's values (what to cut
+// next), and the profiled_duration check's evidence: the first profile whose passes compare with
+// timed launches (counted in hardware, user replay), else the first profile's, with its reason.
+struct ProfileTally {
+  TrustCase* trust = nullptr;
+  double wall_s = 0, configure_s = 0, passes_s = 0, decode_s = 0;
+  int passes = 0;
+  bool durations_set = false, durations_comparable = false;
+  void Add(const profiler::ProfileResult& r);
+  std::vector<reports::TrustValue> Values() const {
+    return {{"profile_configure_s", configure_s, "s"},
+            {"profile_passes_s", passes_s, "s"},
+            {"profile_decode_s", decode_s, "s"},
+            {"profile_passes", static_cast<double>(passes), "count"}};
+  }
+};
+
 namespace {
 
 namespace phase = suites::protocol::phase;
@@ -51,25 +69,6 @@ std::string NotComparable(const profiler::ProfileResult& r) {
   }
   return "";
 }
-
-// The profiles of one case: where their time went, for the work check's values (what to cut next).
-struct ProfileTally {
-  double wall_s = 0, configure_s = 0, passes_s = 0, decode_s = 0;
-  int passes = 0;
-  void Add(const profiler::ProfileResult& r) {
-    wall_s += r.wall_s;
-    configure_s += r.configure_s;
-    passes_s += r.passes_s;
-    decode_s += r.decode_s;
-    passes += r.passes;
-  }
-  std::vector<reports::TrustValue> Values() const {
-    return {{"profile_configure_s", configure_s, "s"},
-            {"profile_passes_s", passes_s, "s"},
-            {"profile_decode_s", decode_s, "s"},
-            {"profile_passes", static_cast<double>(passes), "count"}};
-  }
-};
 
 using ScopeProfile =
     std::function<absl::StatusOr<profiler::ProfileResult>(profiler::MetricScope scope)>;
@@ -100,6 +99,20 @@ absl::StatusOr<profiler::ProfileResult> ProfileHardwareThenAll(
 }
 
 }  // namespace
+
+void ProfileTally::Add(const profiler::ProfileResult& r) {
+  wall_s += r.wall_s;
+  configure_s += r.configure_s;
+  passes_s += r.passes_s;
+  decode_s += r.decode_s;
+  passes += r.passes;
+  if (durations_comparable || trust == nullptr) return;
+  const std::string why = NotComparable(r);
+  if (!why.empty() && durations_set) return;
+  trust->SetProfiledDurations(r.pass_ms, r.kernel_ms, why);
+  durations_set = true;
+  durations_comparable = why.empty();
+}
 
 void CaseRunner::Profile(Case& k) {
   State& s = *state_;
@@ -161,25 +174,64 @@ void CaseRunner::Profile(Case& k) {
   k.r.profile = pr;
 }
 
-// The contract stage's scope for the problem's dtype: its in-contract tensor paths and the DRAM
-// bytes (runner/trust_case.h, ContractCounterNames), made once per dtype; nullopt where it does
-// not apply (metrics asked for, no in-contract tensor path, CUPTI refused the scope).
-std::optional<int> CaseRunner::ContractScope(const Problem& problem) {
+// A contract stage's scope for the problem's dtype (runner/trust_case.h, ContractCounterNames),
+// made once per dtype and stage; nullopt where it does not apply (metrics asked for, nothing in
+// contract to count, CUPTI refused the scope).
+std::optional<int> CaseRunner::ContractScope(const Problem& problem, ContractStage stage) {
   State& s = *state_;
   if (!s.metric_defs.empty() || s.work_counters == nullptr) return std::nullopt;
-  const std::string dtype = DTypeOf(problem);
-  auto it = s.contract_scopes.find(dtype);
+  const std::string key =
+      DTypeOf(problem) + (stage == ContractStage::kWithScalar ? " with scalar" : "");
+  auto it = s.contract_scopes.find(key);
   if (it == s.contract_scopes.end()) {
-    const std::vector<std::string> names = ContractCounterNames(*s.work_counters, dtype);
+    const std::vector<std::string> names =
+        ContractCounterNames(*s.work_counters, DTypeOf(problem), stage);
     int id = -1;
     if (!names.empty()) {
       absl::StatusOr<int> made = s.range_profiler->SubsetScope(names);
       if (made.ok()) id = *made;
     }
-    it = s.contract_scopes.emplace(dtype, id).first;
+    it = s.contract_scopes.emplace(key, id).first;
   }
   if (it->second < 0) return std::nullopt;
   return it->second;
+}
+
+// Stage 1 (docs/trust.md, check 2): the contract's own paths and DRAM bytes, in the fewest passes
+// -- the tensor paths (one pass), or with the scalar paths too (two, instrumented) for a kernel
+// whose tensor paths fell short before (State::scalar_first; which stage runs first changes no
+// rule). True when they alone did the problem's minimal FLOPs: `work` then holds the evidence and
+// nothing more is collected. `result` keeps the last profile (NotFound: the launch ran no kernel).
+bool CaseRunner::ContractCovers(Case& k, const ContractProfile& profile, ProfileTally* tally,
+                                absl::StatusOr<profiler::ProfileResult>* result,
+                                reports::WorkInput* work) {
+  State& s = *state_;
+  const std::string kernel_key = k.c->kernel->info().id + " " + DTypeOf(k.c->problem);
+  const bool scalar_first = s.scalar_first.count(kernel_key) > 0;
+  for (ContractStage stage : {ContractStage::kTensor, ContractStage::kWithScalar}) {
+    if (stage == ContractStage::kTensor && scalar_first) continue;
+    std::optional<int> scope = ContractScope(k.c->problem, stage);
+    if (!scope) continue;
+    *result = profile(*scope);
+    if (!result->ok()) {
+      if (absl::IsNotFound(result->status())) return false;
+      s.contract_scopes[DTypeOf(k.c->problem) +
+                        (stage == ContractStage::kWithScalar ? " with scalar" : "")] = -1;
+      continue;  // CUPTI refused this scope here: the next stage from now on
+    }
+    tally->Add(**result);
+    reports::WorkInput w =
+        WorkInputFrom(*s.work_counters, ByHwName(**result), (*result)->kernels,
+                      (*result)->replay == profiler::Replay::kUser, k.c->problem);
+    if (reports::ContractPathsCoverWork(w)) {
+      w.outside_contract_counted = false;
+      w.census_every = reports::kPrecisionCensusEvery;
+      *work = std::move(w);
+      return true;
+    }
+    if (stage == ContractStage::kTensor) s.scalar_first.insert(kernel_key);
+  }
+  return false;
 }
 
 double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>& before_pass,
@@ -196,6 +248,7 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
                                      scope);
   };
   ProfileTally tally;
+  tally.trust = k.trust.get();
   auto record = [&](const profiler::ProfileResult& r) {
     k.trust->SetWorkCosts(tally.Values());
     *pr = ToProfileRecord(r);
@@ -205,31 +258,21 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
   auto work_from = [&](const profiler::ProfileResult& r) {
     return WorkInputFrom(*s.work_counters, ByHwName(r), r.kernels, user, k.c->problem);
   };
-  // Stage 1 (docs/trust.md, "Cost"): the contract's own tensor paths and DRAM bytes, in the
-  // fewest passes. When they alone did the problem's minimal FLOPs, no minimal work was left
-  // for arithmetic outside the contract, and nothing more is collected.
+  // The census (docs/trust.md, check 2): on a share of cases drawn by the harness every path is
+  // counted, the contract stage skipped.
+  const bool census = s.seeds.Next() % reports::kPrecisionCensusEvery == 0;
   absl::StatusOr<profiler::ProfileResult> result = absl::UnavailableError("not profiled");
-  if (std::optional<int> contract = ContractScope(k.c->problem); contract) {
-    result = s.range_profiler->ProfileSubset(k.trust->launch(), before_pass, s.stream, replay,
-                                             after_pass, *contract);
-    if (result.ok()) {
-      tally.Add(*result);
-      k.trust->SetProfiledDurations(result->pass_ms, result->kernel_ms, NotComparable(*result));
-      reports::WorkInput w = work_from(*result);
-      const bool census = s.seeds.Next() % reports::kPrecisionCensusEvery == 0;
-      if (reports::ContractPathsCoverWork(w) && !census) {
-        w.outside_contract_counted = false;
-        w.census_every = reports::kPrecisionCensusEvery;
-        record(*result);
-        *work = std::move(w);
-        return tally.wall_s;
-      }
-    } else if (!absl::IsNotFound(result.status())) {
-      s.contract_scopes[DTypeOf(k.c->problem)] = -1;  // CUPTI refused it here: stage 2 from now
+  if (!census) {
+    auto subset = [&](int scope) {
+      return s.range_profiler->ProfileSubset(k.trust->launch(), before_pass, s.stream, replay,
+                                             after_pass, scope);
+    };
+    if (ContractCovers(k, subset, &tally, &result, work)) {
+      record(*result);
+      return tally.wall_s;
     }
   }
   if (result.ok() || !absl::IsNotFound(result.status())) {  // NotFound: the launch ran no kernel
-    const bool had_durations = result.ok();
     auto tensor_short = [&](const profiler::ProfileResult& r) {
       if (s.work_counters == nullptr) return false;
       const reports::WorkInput hw = work_from(r);
@@ -241,9 +284,6 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
     result = ProfileHardwareThenAll(
         profile, s.hardware_scope_usable && s.range_profiler->has_hardware_subset(),
         &s.hardware_scope_usable, tensor_short, AnyInstrumented(s.metric_defs), &tally);
-    if (result.ok() && !had_durations) {
-      k.trust->SetProfiledDurations(result->pass_ms, result->kernel_ms, NotComparable(*result));
-    }
   }
   if (!result.ok()) {
     if (absl::IsNotFound(result.status()) && s.work_counters != nullptr) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,9 @@ struct CaseRunner::State {
   // The contract stage's profiler scope per problem dtype (CaseRunner::ContractScope); -1 where
   // it does not apply or CUPTI refused it.
   std::map<std::string, int> contract_scopes;
+  // "kernel dtype" pairs whose in-contract tensor paths fell short: their contract stage starts
+  // with the scalar paths (CaseRunner::ContractCovers).
+  std::set<std::string> scalar_first;
   std::unique_ptr<profiler::RangeProfiler> range_profiler;
   std::string metrics_unavailable;  // set once the profiler cannot work in this process
   std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)

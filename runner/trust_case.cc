@@ -52,13 +52,22 @@ reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
 }
 
 std::vector<std::string> ContractCounterNames(const profiler::WorkCounterSet& set,
-                                              const std::string& dtype) {
+                                              const std::string& dtype, ContractStage stage) {
   std::vector<std::string> names;
+  bool tensor = false;
   for (const profiler::WorkCounter& c : set.paths) {
-    if (profiler::IsInstrumentedMetric(c.hw_name) || !c.precision_evidence) continue;
+    if (profiler::IsInstrumentedMetric(c.hw_name)) {
+      // The scalar paths are work evidence (FFMA also precision evidence, within every contract).
+      if (stage == ContractStage::kWithScalar) names.push_back(c.hw_name);
+      continue;
+    }
     const reports::WorkPath path{c.path, c.inputs, c.accumulate, 0, c.precision_evidence};
-    if (reports::InContract(path, dtype)) names.push_back(c.hw_name);
+    if (c.precision_evidence && reports::InContract(path, dtype)) {
+      names.push_back(c.hw_name);
+      tensor = true;
+    }
   }
+  if (stage == ContractStage::kTensor && !tensor) return {};
   if (names.empty()) return names;
   names.push_back(set.dram_read);
   names.push_back(set.dram_write);

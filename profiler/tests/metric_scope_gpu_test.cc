@@ -89,7 +89,10 @@ TEST_F(MetricScopeGpuTest, HardwareScopeLeavesInstrumentedCountersOutAndKeepsThe
   // The premise of profiled_duration: counted in hardware, the kernel runs at its own speed.
   EXPECT_GT(hw->kernel_ms, 0.5 * median);
   EXPECT_LT(hw->kernel_ms, 1.5 * median);
-  for (double ms : hw->pass_ms) EXPECT_LT(ms, 2.0 * median + 0.5);
+  // Each pass's event time holds CUPTI's host work around the launch too (measured on an H200,
+  // 2026-11-28: 1.15 ms around a 0.03 ms kernel), so it bounds nothing; it is never below the
+  // kernel's own time.
+  for (double ms : hw->pass_ms) EXPECT_GE(ms, 0.9 * hw->kernel_ms);
 
   after = 0;
   auto all = (*rp)->Profile(launch, flush, stream_, Replay::kUser, count, MetricScope::kAll);
@@ -133,8 +136,10 @@ TEST_F(MetricScopeGpuTest, ASubsetCollectsOnlyItsMetricsInNoMorePasses) {
   ASSERT_TRUE(tensor.ok()) << tensor.status();
   auto same = (*rp)->SubsetScope({metrics_[0].hw_name});
   ASSERT_TRUE(same.ok());
-  EXPECT_EQ(*same, *tensor);                                     // made once, kept
-  EXPECT_FALSE((*rp)->SubsetScope({metrics_[1].hw_name}).ok());  // instrumented: refused
+  EXPECT_EQ(*same, *tensor);                              // made once, kept
+  auto ffma = (*rp)->SubsetScope({metrics_[1].hw_name});  // instrumented: allowed, and said
+  ASSERT_TRUE(ffma.ok()) << ffma.status();
+  EXPECT_NE(*ffma, *tensor);
   EXPECT_FALSE((*rp)->SubsetScope({"dram__no_such_metric.sum"}).ok());
   EXPECT_LE((*rp)->PassesNeeded(MetricScope::kSubset, *tensor),
             (*rp)->PassesNeeded(MetricScope::kHardware));
