@@ -75,19 +75,18 @@ __global__ void __launch_bounds__(kThreads)
   if (lse != nullptr) StoreLse(t, lse, bh, seq_q, m0);
 }
 
-template <typename T, int D>
-cudaError_t LaunchTyped(ElementAndHeadDim<T, D>, const AttentionProblem& p, const AttentionArgs& a,
-                        cudaStream_t stream) {
-  return LaunchTiledRung<T>(&A03WmmaKernel<T, D>, kBlockM, kThreads, Smem<T, D>::kBytes, p, a,
-                            stream);
-}
-
-template <typename T, int D>
-DeviceFunction Describe(ElementAndHeadDim<T, D>) {
-  return {reinterpret_cast<const void*>(&A03WmmaKernel<T, D>),
-          std::string("a03_wmma<") + ElementName<T>() + "," + std::to_string(D) + ">", kThreads,
-          Smem<T, D>::kBytes};
-}
+struct A03Rung {
+  template <typename T, int D>
+  static cudaError_t Launch(ElementAndHeadDim<T, D>, const AttentionProblem& p,
+                            const AttentionArgs& a, cudaStream_t stream) {
+    return LaunchTiledRung<T>(&A03WmmaKernel<T, D>, kBlockM, kThreads, Smem<T, D>::kBytes, p, a,
+                              stream);
+  }
+  template <typename T, int D>
+  static DeviceFunction Describe(ElementAndHeadDim<T, D>) {
+    return RungFunction<T, D>(&A03WmmaKernel<T, D>, "a03_wmma", kThreads, Smem<T, D>::kBytes);
+  }
+};
 
 }  // namespace
 
@@ -100,12 +99,7 @@ KernelEntry MakeA03Wmma() {
       "both products on tensor cores via nvcuda::wmma 16x16x16 (fp32 accumulate); "
       "S, P and O round-trip through shared memory";
   info.tile = TileShape{kBlockM, kBlockN, kFrag, kThreads};
-  return BasicRungEntry(
-      std::move(info),
-      [](auto instance, const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-        return LaunchTyped(instance, p, a, s);
-      },
-      [](auto instance) { return Describe(instance); });
+  return BasicRungEntry<A03Rung>(std::move(info));
 }
 
 }  // namespace flashscope::kernels

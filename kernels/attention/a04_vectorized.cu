@@ -112,27 +112,27 @@ __global__ void __launch_bounds__(kThreads)
 
 bool Aligned16(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; }
 
-template <typename T, int D>
-cudaError_t LaunchTyped(ElementAndHeadDim<T, D>, const AttentionProblem& p, const AttentionArgs& a,
-                        cudaStream_t stream) {
-  // Row starts are multiples of D·sizeof(T) = 128 or 256 bytes from the base, so base alignment
-  // decides every vector's alignment.
-  if (Aligned16(a.q) && Aligned16(a.k) && Aligned16(a.v) && Aligned16(a.o)) {
-    return LaunchTiledRung<T>(&A04VectorizedKernel<T, D, true>, kBlockM, kThreads,
+struct A04Rung {
+  template <typename T, int D>
+  static cudaError_t Launch(ElementAndHeadDim<T, D>, const AttentionProblem& p,
+                            const AttentionArgs& a, cudaStream_t stream) {
+    // Row starts are multiples of D·sizeof(T) = 128 or 256 bytes from the base, so base alignment
+    // decides every vector's alignment.
+    if (Aligned16(a.q) && Aligned16(a.k) && Aligned16(a.v) && Aligned16(a.o)) {
+      return LaunchTiledRung<T>(&A04VectorizedKernel<T, D, true>, kBlockM, kThreads,
+                                Smem<T, D>::kBytes, p, a, stream);
+    }
+    return LaunchTiledRung<T>(&A04VectorizedKernel<T, D, false>, kBlockM, kThreads,
                               Smem<T, D>::kBytes, p, a, stream);
   }
-  return LaunchTiledRung<T>(&A04VectorizedKernel<T, D, false>, kBlockM, kThreads,
-                            Smem<T, D>::kBytes, p, a, stream);
-}
-
-// The vectorised variant: what runs for every buffer the runner allocates (cudaMalloc aligns to
-// 256 bytes).
-template <typename T, int D>
-DeviceFunction Describe(ElementAndHeadDim<T, D>) {
-  return {reinterpret_cast<const void*>(&A04VectorizedKernel<T, D, true>),
-          std::string("a04_vectorized<") + ElementName<T>() + "," + std::to_string(D) + ">",
-          kThreads, Smem<T, D>::kBytes};
-}
+  // The vectorised variant: what runs for every buffer the runner allocates (cudaMalloc aligns to
+  // 256 bytes).
+  template <typename T, int D>
+  static DeviceFunction Describe(ElementAndHeadDim<T, D>) {
+    return RungFunction<T, D>(&A04VectorizedKernel<T, D, true>, "a04_vectorized", kThreads,
+                              Smem<T, D>::kBytes);
+  }
+};
 
 }  // namespace
 
@@ -145,12 +145,7 @@ KernelEntry MakeA04Vectorized() {
       "uint4 (16-byte) global loads of Q/K/V tiles and stores of O instead of 2-byte "
       "element copies";
   info.tile = TileShape{kBlockM, kBlockN, kFrag, kThreads};
-  return BasicRungEntry(
-      std::move(info),
-      [](auto instance, const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-        return LaunchTyped(instance, p, a, s);
-      },
-      [](auto instance) { return Describe(instance); });
+  return BasicRungEntry<A04Rung>(std::move(info));
 }
 
 }  // namespace flashscope::kernels
