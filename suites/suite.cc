@@ -3,6 +3,7 @@
 #include "common/closest_names.h"
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,6 +22,8 @@ namespace flashscope::suites {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+std::atomic<uint64_t> g_suites_parsed{0};  // SuitesParsed()
 
 absl::Status Bad(const std::string& path, const std::string& where, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", where, ": ", what));
@@ -428,6 +431,7 @@ const std::vector<std::string>& SwitchableTrustChecks() {
 }
 
 absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path) {
+  g_suites_parsed.fetch_add(1, std::memory_order_relaxed);
   absl::StatusOr<Json> parsed = ParseSuiteJson(text, path);
   if (!parsed.ok()) return parsed.status();
   const Json& j = *parsed;
@@ -458,8 +462,10 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
   return suite;
 }
 
-absl::StatusOr<Suite> LoadSuiteFile(const std::string& path) {
-  absl::StatusOr<std::string> text = reports::ReadInputFile(path);
+uint64_t SuitesParsed() { return g_suites_parsed.load(std::memory_order_relaxed); }
+
+absl::StatusOr<Suite> LoadSuiteFile(const std::string& path, std::string* as_stored) {
+  absl::StatusOr<std::string> text = reports::ReadInputFile(path, as_stored);
   if (!text.ok()) {
     if (absl::IsNotFound(text.status())) {
       return absl::NotFoundError(absl::StrCat(path, ": cannot open the suite file"));
