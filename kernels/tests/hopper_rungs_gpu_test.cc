@@ -40,15 +40,10 @@ bool OnHopper() {
   return major == 9 && minor == 0;
 }
 
+// AttentionShape with lse wanted and the given mask.
 AttentionProblem Shape(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
                        bool causal) {
-  AttentionProblem p;
-  p.batch = b;
-  p.heads = h;
-  p.seq_q = sq;
-  p.seq_k = sk;
-  p.head_dim = d;
-  p.dtype = t;
+  AttentionProblem p = AttentionShape(b, h, sq, sk, d, t);
   p.causal = causal;
   p.want_lse = true;
   return p;
