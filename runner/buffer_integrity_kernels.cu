@@ -1,17 +1,12 @@
 #include "runner/buffer_integrity_kernels.h"
 
+#include "common/split_mix.h"
+
 namespace flashscope::runner {
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-
-__device__ unsigned long long Mix(unsigned long long x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // The content region holding global chunk `c` (regions in order of first_chunk; guards skipped).
 __device__ int RegionOfChunk(const IntegrityRegion* regions, int n, unsigned long long c) {
@@ -34,10 +29,10 @@ __device__ unsigned long long WarpHashChunk(const IntegrityRegion& reg, unsigned
   unsigned long long h = 0;
   for (unsigned long long off = begin + lane * 8; off < words_end; off += 32 * 8) {
     const unsigned long long w = *reinterpret_cast<const unsigned long long*>(reg.ptr + off);
-    h += Mix(w ^ (off * 0xD6E8FEB86659FD93ull));
+    h += SplitMix64(w ^ (off * 0xD6E8FEB86659FD93ull));
   }
   for (unsigned long long off = words_end + lane; off < end; off += 32) {
-    h += Mix((static_cast<unsigned long long>(reg.ptr[off]) << 56) ^ off);
+    h += SplitMix64((static_cast<unsigned long long>(reg.ptr[off]) << 56) ^ off);
   }
   for (int d = 16; d > 0; d /= 2) h += __shfl_xor_sync(0xffffffffu, h, d);
   return h;

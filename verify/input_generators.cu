@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "common/element_convert.cuh"
+#include "common/split_mix.h"
 
 namespace flashscope::verify {
 namespace {
@@ -26,15 +27,8 @@ enum Stream : uint64_t {
 constexpr float kLogitGap = 10.f;
 constexpr float kPi = 3.14159265358979f;
 
-__device__ __forceinline__ uint64_t SplitMix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 __device__ __forceinline__ uint64_t Hash(uint64_t seed, uint64_t stream, uint64_t index) {
-  return SplitMix(SplitMix(seed ^ SplitMix(stream)) + index * 0x9E3779B97F4A7C15ull);
+  return SplitMix64(SplitMix64(seed ^ SplitMix64(stream)) + index * 0x9E3779B97F4A7C15ull);
 }
 
 // In (0, 1): 24 random bits, centred in their interval so that log() never sees 0.

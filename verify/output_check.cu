@@ -1,6 +1,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "common/split_mix.h"
 #include "verify/output_check.h"
 
 namespace flashscope::verify {
@@ -8,15 +9,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kMaxBlocks = 1024;  // grid-stride: any size
-
-__device__ __forceinline__ unsigned long long Mix(unsigned long long x) {
-  // splitmix64's finaliser: every (index, bits) pair lands on an unrelated 64-bit value, so the
-  // wrapping sum over elements changes when any element's bits or position change.
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 template <typename T>
 struct Element;
@@ -55,8 +47,10 @@ __global__ void OutputCheckKernel(const typename Element<T>::Bits* out, const fl
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
     const typename E::Bits bits = out[i];
-    hash += Mix(static_cast<unsigned long long>(bits) ^
-                (static_cast<unsigned long long>(i) * 0xD6E8FEB86659FD93ull));
+    // splitmix64's finaliser: every (index, bits) pair lands on an unrelated 64-bit value, so the
+    // wrapping sum over elements changes when any element's bits or position change.
+    hash += SplitMix64(static_cast<unsigned long long>(bits) ^
+                       (static_cast<unsigned long long>(i) * 0xD6E8FEB86659FD93ull));
     if (bits == E::kPoison) {
       ++never;
       ++bad;
