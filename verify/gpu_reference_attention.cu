@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "common/element_convert.cuh"
+#include "verify/element_dispatch.cuh"
 #include "verify/gpu_reference.h"
 
 namespace flashscope::verify {
@@ -299,32 +300,19 @@ cudaError_t AttentionReferenceGpu(const AttentionProblem& p, const void* q, cons
                                   const void* v, ReferencePrecision precision, float* out,
                                   float* lse, cudaStream_t stream) {
   const bool f64 = precision == ReferencePrecision::kFp64;
-  switch (p.dtype) {
-    case DType::kF16:
-      return f64 ? LaunchReference<__half, double>(p, q, k, v, out, lse, stream)
-                 : LaunchReference<__half, float>(p, q, k, v, out, lse, stream);
-    case DType::kBF16:
-      return f64 ? LaunchReference<__nv_bfloat16, double>(p, q, k, v, out, lse, stream)
-                 : LaunchReference<__nv_bfloat16, float>(p, q, k, v, out, lse, stream);
-    case DType::kF32:
-      return f64 ? LaunchReference<float, double>(p, q, k, v, out, lse, stream)
-                 : LaunchReference<float, float>(p, q, k, v, out, lse, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    using T = decltype(element);
+    return f64 ? LaunchReference<T, double>(p, q, k, v, out, lse, stream)
+               : LaunchReference<T, float>(p, q, k, v, out, lse, stream);
+  });
 }
 
 cudaError_t AttentionSamePrecisionBaselineGpu(const AttentionProblem& p, const void* q,
                                               const void* k, const void* v, float* out,
                                               cudaStream_t stream) {
-  switch (p.dtype) {
-    case DType::kF16:
-      return LaunchBaseline<__half>(p, q, k, v, out, stream);
-    case DType::kBF16:
-      return LaunchBaseline<__nv_bfloat16>(p, q, k, v, out, stream);
-    case DType::kF32:
-      return LaunchBaseline<float>(p, q, k, v, out, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    return LaunchBaseline<decltype(element)>(p, q, k, v, out, stream);
+  });
 }
 
 }  // namespace flashscope::verify

@@ -6,6 +6,7 @@
 
 #include "common/element_convert.cuh"
 #include "common/split_mix.h"
+#include "verify/element_dispatch.cuh"
 
 namespace flashscope::verify {
 namespace {
@@ -208,29 +209,17 @@ cudaError_t GenerateAttentionInputs(const AttentionProblem& p, InputKind kind, u
   if (p.batch <= 0 || p.heads <= 0 || p.seq_q <= 0 || p.seq_k <= 0 || p.head_dim <= 0) {
     return cudaErrorInvalidValue;
   }
-  switch (p.dtype) {
-    case DType::kF16:
-      return LaunchAttention<__half>(p, kind, seed, q, k, v, stream);
-    case DType::kBF16:
-      return LaunchAttention<__nv_bfloat16>(p, kind, seed, q, k, v, stream);
-    case DType::kF32:
-      return LaunchAttention<float>(p, kind, seed, q, k, v, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    return LaunchAttention<decltype(element)>(p, kind, seed, q, k, v, stream);
+  });
 }
 
 cudaError_t GenerateGemmInputs(const GemmProblem& p, InputKind kind, uint64_t seed, void* a,
                                void* b, cudaStream_t stream) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return cudaErrorInvalidValue;
-  switch (p.dtype) {
-    case DType::kF16:
-      return LaunchGemm<__half>(p, kind, seed, a, b, stream);
-    case DType::kBF16:
-      return LaunchGemm<__nv_bfloat16>(p, kind, seed, a, b, stream);
-    case DType::kF32:
-      return LaunchGemm<float>(p, kind, seed, a, b, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    return LaunchGemm<decltype(element)>(p, kind, seed, a, b, stream);
+  });
 }
 
 }  // namespace flashscope::verify

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "common/element_convert.cuh"
+#include "verify/element_dispatch.cuh"
 #include "verify/gpu_reference.h"
 #include "verify/sampled_rows.h"
 
@@ -365,15 +366,9 @@ cudaError_t LaunchAttentionRowCheck(const AttentionProblem& p, const void* q, co
       e != cudaSuccess) {
     return e;
   }
-  switch (p.dtype) {
-    case DType::kF16:
-      return LaunchRows<__half>(p, q, k, v, out, lse, rows, seed, bound, counts, stream);
-    case DType::kBF16:
-      return LaunchRows<__nv_bfloat16>(p, q, k, v, out, lse, rows, seed, bound, counts, stream);
-    case DType::kF32:
-      return LaunchRows<float>(p, q, k, v, out, lse, rows, seed, bound, counts, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    return LaunchRows<decltype(element)>(p, q, k, v, out, lse, rows, seed, bound, counts, stream);
+  });
 }
 
 cudaError_t LaunchGemmEntryCheck(const GemmProblem& p, const void* a, const void* b, const float* c,
@@ -384,15 +379,9 @@ cudaError_t LaunchGemmEntryCheck(const GemmProblem& p, const void* a, const void
       e != cudaSuccess) {
     return e;
   }
-  switch (p.dtype) {
-    case DType::kF16:
-      return LaunchEntries<__half>(p, a, b, c, entries, seed, bound, counts, stream);
-    case DType::kBF16:
-      return LaunchEntries<__nv_bfloat16>(p, a, b, c, entries, seed, bound, counts, stream);
-    case DType::kF32:
-      return LaunchEntries<float>(p, a, b, c, entries, seed, bound, counts, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    return LaunchEntries<decltype(element)>(p, a, b, c, entries, seed, bound, counts, stream);
+  });
 }
 
 }  // namespace flashscope::verify
