@@ -21,7 +21,6 @@ namespace fs = std::filesystem;
 
 class RunSafetyTest : public testing::SupervisorFixture {
  protected:
-  RunSafetyTest() : SupervisorFixture(testing::kFakeRunSuite) {}
   std::string Lock() const { return Journal() + ".lock"; }
 };
 

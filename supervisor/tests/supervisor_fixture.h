@@ -26,7 +26,8 @@ inline constexpr char kFakeRunSuite[] =
 
 class SupervisorFixture : public ::testing::Test {
  protected:
-  explicit SupervisorFixture(std::string suite_text) : suite_text_(std::move(suite_text)) {}
+  explicit SupervisorFixture(std::string suite_text = kFakeRunSuite)
+      : suite_text_(std::move(suite_text)) {}
 
   void SetUp() override {
     for (const char* v :

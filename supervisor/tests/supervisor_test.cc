@@ -25,10 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class SupervisorTest : public testing::SupervisorFixture {
- protected:
-  SupervisorTest() : SupervisorFixture(testing::kFakeRunSuite) {}
-};
+using SupervisorTest = testing::SupervisorFixture;
 
 TEST_F(SupervisorTest, DryRunPrintsThePlanWithProvenanceAndNeedsNoGpu) {
   setenv("FAKE_NO_GPU", "1", 1);
