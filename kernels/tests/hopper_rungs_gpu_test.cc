@@ -17,15 +17,7 @@
 namespace flashscope::kernels {
 namespace {
 
-using testing::AttentionCase;
-using testing::AttentionOutput;
-using testing::CompareAttention;
-using testing::CompareGemm;
-using testing::GemmCase;
-using testing::MakeAttentionCase;
-using testing::MakeGemmCase;
-using testing::RunAttention;
-using testing::RunGemm;
+using namespace testing;  // the device runs and comparisons (kernel_gpu_run.h)
 
 // The rungs this test covers; each must be registered (a build without sm_90a has none of them).
 const char* const kRungs[] = {"attn.a19_split_kv", "attn.a20_dynamic_schedule",
