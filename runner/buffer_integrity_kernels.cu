@@ -38,33 +38,40 @@ __device__ unsigned long long WarpHashChunk(const IntegrityRegion& reg, unsigned
   return h;
 }
 
-__global__ void HashKernel(const IntegrityRegion* regions, int n, unsigned long long* hashes,
-                           unsigned long long total_chunks) {
-  const unsigned long long warp =
-      (static_cast<unsigned long long>(blockIdx.x) * kThreads + threadIdx.x) / 32;
-  const unsigned long long warps = static_cast<unsigned long long>(gridDim.x) * kWarps;
-  for (unsigned long long c = warp; c < total_chunks; c += warps) {
-    const int r = RegionOfChunk(regions, n, c);
-    const unsigned long long h = WarpHashChunk(regions[r], c - regions[r].first_chunk);
-    if (threadIdx.x % 32 == 0) hashes[c] = h;
-  }
-}
-
-__global__ void CompareKernel(const IntegrityRegion* regions, int n, unsigned long long* hashes,
-                              unsigned long long total_chunks, unsigned long long* results,
-                              unsigned long long label) {
+// The chunks of the content regions dealt to this warp, grid-stride over the warps of the grid:
+// fn(region, chunk within it, global chunk, the warp's hash of it) for each.
+template <class Fn>
+__device__ __forceinline__ void ForEachWarpChunk(const IntegrityRegion* regions, int n,
+                                                 unsigned long long total_chunks, Fn fn) {
   const unsigned long long warp =
       (static_cast<unsigned long long>(blockIdx.x) * kThreads + threadIdx.x) / 32;
   const unsigned long long warps = static_cast<unsigned long long>(gridDim.x) * kWarps;
   for (unsigned long long c = warp; c < total_chunks; c += warps) {
     const int r = RegionOfChunk(regions, n, c);
     const unsigned long long local = c - regions[r].first_chunk;
-    const unsigned long long h = WarpHashChunk(regions[r], local);
-    if (threadIdx.x % 32 == 0 && h != hashes[c]) {
-      hashes[c] = h;
-      atomicMin(&results[r], (label << kIntegrityLabelShift) | (local * kIntegrityChunkBytes));
-    }
+    fn(r, local, c, WarpHashChunk(regions[r], local));
   }
+}
+
+__global__ void HashKernel(const IntegrityRegion* regions, int n, unsigned long long* hashes,
+                           unsigned long long total_chunks) {
+  ForEachWarpChunk(regions, n, total_chunks,
+                   [&](int, unsigned long long, unsigned long long c, unsigned long long h) {
+                     if (threadIdx.x % 32 == 0) hashes[c] = h;
+                   });
+}
+
+__global__ void CompareKernel(const IntegrityRegion* regions, int n, unsigned long long* hashes,
+                              unsigned long long total_chunks, unsigned long long* results,
+                              unsigned long long label) {
+  ForEachWarpChunk(
+      regions, n, total_chunks,
+      [&](int r, unsigned long long local, unsigned long long c, unsigned long long h) {
+        if (threadIdx.x % 32 == 0 && h != hashes[c]) {
+          hashes[c] = h;
+          atomicMin(&results[r], (label << kIntegrityLabelShift) | (local * kIntegrityChunkBytes));
+        }
+      });
 }
 
 // blockIdx.y: the region; each thread checks bytes of guard regions.
