@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "common/element_convert.cuh"
+#include "verify/element_bits.cuh"
 #include "verify/element_dispatch.cuh"
 #include "verify/gpu_reference.h"
 #include "verify/sampled_rows.h"
@@ -23,31 +24,14 @@ constexpr int kThreads = 256;  // >= kReferenceMaxHeadDim: one thread per head d
 static_assert(kThreads >= kReferenceMaxHeadDim, "one thread per head dim");
 constexpr int kGemmWarps = 8;
 
-template <typename T>
-struct Bits;
-template <>
-struct Bits<float> {
-  using Type = unsigned int;
-  static constexpr Type kPoison = 0xFFFFFFFFu;
-};
-template <>
-struct Bits<__half> {
-  using Type = unsigned short;
-  static constexpr Type kPoison = 0xFFFFu;
-};
-template <>
-struct Bits<__nv_bfloat16> {
-  using Type = unsigned short;
-  static constexpr Type kPoison = 0xFFFFu;
-};
-
 // One output element against its reference: 1 when bad. Updates the per-thread tallies.
 template <typename T>
 __device__ int JudgeElement(const T* out, int64_t index, double ref, const SampledBound& b,
                             unsigned long long* never, unsigned long long* nonfinite,
                             float* max_abs) {
-  const typename Bits<T>::Type bits = reinterpret_cast<const typename Bits<T>::Type*>(out)[index];
-  if (bits == Bits<T>::kPoison) {
+  const typename ElementBits<T>::Type bits =
+      reinterpret_cast<const typename ElementBits<T>::Type*>(out)[index];
+  if (bits == ElementBits<T>::kPoison) {
     ++*never;
     return 1;
   }
