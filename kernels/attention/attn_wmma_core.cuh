@@ -172,6 +172,38 @@ __device__ __forceinline__ void AttendKeyTile(const Tiles<T, D>& t, int wr, int 
   }
 }
 
+// The main loop of the WMMA rungs: this block's Q rows loaded and the accumulators set, then every
+// key tile its rows may see loaded and attended. load(dst, src, rows, valid_rows) is the rung's
+// copy of a tile into rows of kLdIn. Ends synchronised, with the block's O, row maxima and sums in
+// shared memory for the rung's epilogue.
+template <typename T, int D, class LoadFn>
+__device__ __forceinline__ void AttendAllKeyTiles(const Tiles<T, D>& t, const T* __restrict__ q,
+                                                  const T* __restrict__ k, const T* __restrict__ v,
+                                                  long long bh, int m0, int seq_q, int seq_k,
+                                                  bool causal, float scale, LoadFn load) {
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const T* k_head = k + bh * seq_k * D;
+  const T* v_head = v + bh * seq_k * D;
+
+  load(t.q_s, q + (bh * seq_q + m0) * D, kBlockM, min(kBlockM, seq_q - m0));
+  InitAccumulators(t);
+  const int last_row = min(m0 + kBlockM, seq_q) - 1;
+  const int block_end = CausalKeyEndDev(last_row, seq_q, seq_k, causal);
+  const int wr = warp * kFrag;  // this warp's first row in the block
+
+  for (int n0 = 0; n0 < block_end; n0 += kBlockN) {
+    __syncthreads();  // previous K/V tile consumed; Q and the accumulators initialised
+    const int valid_keys = min(kBlockN, seq_k - n0);
+    load(t.k_s, k_head + static_cast<long long>(n0) * D, kBlockN, valid_keys);
+    load(t.v_s, v_head + static_cast<long long>(n0) * D, kBlockN, valid_keys);
+    __syncthreads();
+
+    AttendKeyTile(t, wr, lane, m0, n0, seq_q, seq_k, causal, scale);
+  }
+  __syncthreads();  // also covers blocks that saw no key tile at all
+}
+
 // After the last key tile: lse = m + log(l) per row, -inf for a row that saw no key.
 template <typename T, int D>
 __device__ __forceinline__ void StoreLse(const Tiles<T, D>& t, float* lse, long long bh, int seq_q,
