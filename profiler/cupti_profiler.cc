@@ -15,29 +15,12 @@
 #include "absl/strings/str_cat.h"
 #include "profiler/cuda_check.h"
 #include "profiler/cupti_host.h"
+#include "profiler/cupti_profiler_internal.h"
 #include "profiler/kernel_combine.h"
 
 namespace flashscope::profiler {
 namespace {
 
-// FLASHSCOPE_CUPTI_TRACE=1 prints each CUPTI call before it is made: where a crash inside CUPTI
-// happened, when there is no debugger on the GPU machine.
-bool TraceCupti() {
-  static const bool on = [] {
-    const char* v = std::getenv("FLASHSCOPE_CUPTI_TRACE");
-    return v != nullptr && v[0] == '1';
-  }();
-  return on;
-}
-
-#define FS_CUPTI_RETURN_IF_ERROR(expr, what)                                           \
-  do {                                                                                 \
-    if (TraceCupti()) std::fprintf(stderr, "[cupti] %s\n", std::string(what).c_str()); \
-    if (absl::Status fs_s_ = CuptiStatus((expr), what); !fs_s_.ok()) return fs_s_;     \
-  } while (0)
-
-// Passes beyond what CUPTI said it needs mean the replay loop is not converging.
-constexpr int kExtraPassGuard = 4;
 // Each kernel's GPU time: the weights that combine ratios over the kernels of one launch.
 constexpr char kGpuTimeMetric[] = "gpu__time_duration.sum";
 
@@ -107,9 +90,11 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
   if (metrics.empty()) return absl::InvalidArgumentError("RangeProfiler: no metrics requested");
   std::unique_ptr<RangeProfiler> rp(new RangeProfiler());
   rp->metrics_ = metrics;
-  for (const auto& m : metrics) rp->hw_names_.push_back(m.hw_name);
-  auto time_it = std::find(rp->hw_names_.begin(), rp->hw_names_.end(), kGpuTimeMetric);
-  if (time_it == rp->hw_names_.end()) rp->hw_names_.push_back(kGpuTimeMetric);
+  std::vector<std::string> all_names;
+  for (const auto& m : metrics) all_names.push_back(m.hw_name);
+  if (std::find(all_names.begin(), all_names.end(), kGpuTimeMetric) == all_names.end()) {
+    all_names.push_back(kGpuTimeMetric);
+  }
   rp->device_ = device;
 
   FS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device), "cudaSetDevice");
@@ -137,7 +122,7 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
     absl::StatusOr<std::unique_ptr<CuptiMetricHost>> names_only =
         CuptiMetricHost::Create(rp->chip_, {});
     if (!names_only.ok()) return names_only.status();
-    if (absl::Status s = (*names_only)->CheckMetrics(rp->hw_names_); !s.ok()) return s;
+    if (absl::Status s = (*names_only)->CheckMetrics(all_names); !s.ok()) return s;
   }
   absl::StatusOr<std::vector<uint8_t>> avail = CounterAvailability(ctx);
   if (!avail.ok()) {
@@ -149,17 +134,12 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
                                      "another RangeProfiler alive in this process, or ncu "
                                      "attached?)"));
   }
-  absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
-      CuptiMetricHost::Create(rp->chip_, *avail);
-  if (!host.ok()) return host.status();
-  rp->host_ = std::move(*host);
-  if (absl::Status s = rp->host_->CheckMetrics(rp->hw_names_); !s.ok()) return s;
-  absl::StatusOr<std::vector<uint8_t>> config = rp->host_->ConfigImage(rp->hw_names_);
-  if (!config.ok()) return config.status();
-  rp->config_image_ = std::move(*config);
-  absl::StatusOr<int> passes = CuptiMetricHost::NumPasses(rp->config_image_);
-  if (!passes.ok()) return passes.status();
-  rp->passes_needed_ = *passes;
+  rp->counter_availability_ = *avail;
+  std::vector<size_t> every(metrics.size());
+  for (size_t i = 0; i < every.size(); ++i) every[i] = i;
+  absl::StatusOr<Scope> all = rp->MakeScope(std::move(every));
+  if (!all.ok()) return all.status();
+  rp->scopes_.push_back(*std::move(all));
   if (absl::Status st = rp->PrepareHardwareScope(); !st.ok()) return st;
   FS_CUDA_RETURN_IF_ERROR(cudaEventCreate(reinterpret_cast<cudaEvent_t*>(&rp->pass_start_)),
                           "cudaEventCreate (profiling pass)");
@@ -168,25 +148,85 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
   return rp;
 }
 
-absl::Status RangeProfiler::PrepareHardwareScope() {
-  for (size_t i = 0; i < metrics_.size(); ++i) {
-    if (!IsInstrumentedMetric(metrics_[i].hw_name)) hw_metrics_.push_back(i);
+absl::StatusOr<RangeProfiler::Scope> RangeProfiler::MakeScope(
+    std::vector<size_t> metric_index) const {
+  Scope sc;
+  sc.metric_index = std::move(metric_index);
+  for (size_t i : sc.metric_index) {
+    sc.names.push_back(metrics_[i].hw_name);
+    sc.instrumented = sc.instrumented || IsInstrumentedMetric(metrics_[i].hw_name);
   }
-  if (hw_metrics_.empty() || hw_metrics_.size() == metrics_.size()) {
-    hw_metrics_.clear();  // kHardware would collect all or nothing: it is kAll
-    return absl::OkStatus();
+  if (std::find(sc.names.begin(), sc.names.end(), kGpuTimeMetric) == sc.names.end()) {
+    sc.names.push_back(kGpuTimeMetric);
   }
-  for (size_t i : hw_metrics_) hw_hw_names_.push_back(metrics_[i].hw_name);
-  if (std::find(hw_hw_names_.begin(), hw_hw_names_.end(), kGpuTimeMetric) == hw_hw_names_.end()) {
-    hw_hw_names_.push_back(kGpuTimeMetric);
-  }
-  absl::StatusOr<std::vector<uint8_t>> config = host_->ConfigImage(hw_hw_names_);
+  absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
+      CuptiMetricHost::Create(chip_, counter_availability_);
+  if (!host.ok()) return host.status();
+  sc.host = *std::move(host);
+  if (absl::Status s = sc.host->CheckMetrics(sc.names); !s.ok()) return s;
+  absl::StatusOr<std::vector<uint8_t>> config = sc.host->ConfigImage(sc.names);
   if (!config.ok()) return config.status();
-  hw_config_image_ = std::move(*config);
-  absl::StatusOr<int> passes = CuptiMetricHost::NumPasses(hw_config_image_);
+  sc.config_image = std::move(*config);
+  absl::StatusOr<int> passes = CuptiMetricHost::NumPasses(sc.config_image);
   if (!passes.ok()) return passes.status();
-  hw_passes_needed_ = *passes;
+  sc.passes_needed = *passes;
+  return sc;
+}
+
+absl::Status RangeProfiler::PrepareHardwareScope() {
+  std::vector<size_t> hardware;
+  for (size_t i = 0; i < metrics_.size(); ++i) {
+    if (!IsInstrumentedMetric(metrics_[i].hw_name)) hardware.push_back(i);
+  }
+  // kHardware would collect all or nothing: it is kAll.
+  if (hardware.empty() || hardware.size() == metrics_.size()) return absl::OkStatus();
+  absl::StatusOr<Scope> sc = MakeScope(std::move(hardware));
+  if (!sc.ok()) return sc.status();
+  hw_scope_ = static_cast<int>(scopes_.size());
+  scopes_.push_back(*std::move(sc));
   return absl::OkStatus();
+}
+
+absl::StatusOr<int> RangeProfiler::SubsetScope(const std::vector<std::string>& hw_names) {
+  std::vector<size_t> index;
+  for (const std::string& n : hw_names) {
+    auto it = std::find_if(metrics_.begin(), metrics_.end(),
+                           [&](const MetricDef& m) { return m.hw_name == n; });
+    if (it == metrics_.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SubsetScope: ", n, " is not one of the profiler's metrics"));
+    }
+    if (IsInstrumentedMetric(n)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SubsetScope: ", n, " is instrumented; a subset is counted in hardware"));
+    }
+    index.push_back(static_cast<size_t>(it - metrics_.begin()));
+  }
+  if (index.empty()) return absl::InvalidArgumentError("SubsetScope: no metrics named");
+  std::sort(index.begin(), index.end());
+  index.erase(std::unique(index.begin(), index.end()), index.end());
+  for (size_t id = 0; id < subset_scopes_.size(); ++id) {
+    if (scopes_[subset_scopes_[id]].metric_index == index) return static_cast<int>(id);
+  }
+  absl::StatusOr<Scope> sc = MakeScope(std::move(index));
+  if (!sc.ok()) return sc.status();
+  subset_scopes_.push_back(static_cast<int>(scopes_.size()));
+  scopes_.push_back(*std::move(sc));
+  return static_cast<int>(subset_scopes_.size()) - 1;
+}
+
+int RangeProfiler::ScopeIndex(MetricScope scope, int subset) const {
+  if (scope == MetricScope::kHardware) return hw_scope_ >= 0 ? hw_scope_ : 0;
+  if (scope == MetricScope::kSubset) {
+    return subset >= 0 && subset < static_cast<int>(subset_scopes_.size()) ? subset_scopes_[subset]
+                                                                           : -1;
+  }
+  return 0;
+}
+
+int RangeProfiler::PassesNeeded(MetricScope scope, int subset) const {
+  const int i = ScopeIndex(scope, subset);
+  return i < 0 ? -1 : scopes_[i].passes_needed;
 }
 
 bool IsInstrumentedMetric(const std::string& hw_name) {
@@ -197,7 +237,7 @@ RangeProfiler::~RangeProfiler() {
   Disable();
   if (pass_start_) cudaEventDestroy(static_cast<cudaEvent_t>(pass_start_));
   if (pass_stop_) cudaEventDestroy(static_cast<cudaEvent_t>(pass_stop_));
-  host_.reset();
+  scopes_.clear();  // the host objects go before CUPTI is deinitialised
   if (!initialized_) return;
   CUpti_Profiler_DeInitialize_Params p = {CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
   cuptiProfilerDeInitialize(&p);  // teardown: an error here changes no result
@@ -209,10 +249,26 @@ absl::StatusOr<ProfileResult> RangeProfiler::Profile(
     const std::function<cudaError_t(cudaStream_t)>& launch,
     const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay,
     const std::function<absl::Status()>& after_pass, MetricScope scope) {
+  if (scope == MetricScope::kSubset) {
+    return absl::InvalidArgumentError("Profile: a subset is collected with ProfileSubset");
+  }
   absl::StatusOr<ProfileResult> result =
-      ProfileEnabled(launch, before_pass, after_pass, stream, replay, scope);
+      ProfileEnabled(launch, before_pass, after_pass, stream, replay, scope, -1);
   // A failed call can leave CUPTI mid-session (measured on an H200: the call after a launch that
   // enqueued no kernel crashed inside CUPTI): disable, and let the next call enable afresh.
+  if (!result.ok()) Disable();
+  return result;
+}
+
+absl::StatusOr<ProfileResult> RangeProfiler::ProfileSubset(
+    const std::function<cudaError_t(cudaStream_t)>& launch,
+    const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay,
+    const std::function<absl::Status()>& after_pass, int subset) {
+  if (ScopeIndex(MetricScope::kSubset, subset) < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("ProfileSubset: no subset scope ", subset));
+  }
+  absl::StatusOr<ProfileResult> result =
+      ProfileEnabled(launch, before_pass, after_pass, stream, replay, MetricScope::kSubset, subset);
   if (!result.ok()) Disable();
   return result;
 }
@@ -223,26 +279,26 @@ void RangeProfiler::Disable() {
   d.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
   cuptiRangeProfilerDisable(&d);  // recovery: the error being returned is the one that matters
   object_ = nullptr;
-  all_counter_data_.clear();
-  hw_counter_data_.clear();
+  for (Scope& sc : scopes_) sc.counter_data.clear();
 }
 
 absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
     const std::function<cudaError_t(cudaStream_t)>& launch,
     const std::function<absl::Status()>& before_pass,
     const std::function<absl::Status()>& after_pass, cudaStream_t stream, Replay replay,
-    MetricScope scope) {
+    MetricScope scope, int subset) {
   const auto t0 = std::chrono::steady_clock::now();
   // Everything queued before profiling must finish outside the profiled kernels.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  if (absl::Status s = EnsureEnabled(replay); !s.ok()) return s;
   ProfileResult result;
   result.replay = replay;
-  result.scope = scope == MetricScope::kHardware && has_hardware_subset() ? MetricScope::kHardware
-                                                                          : MetricScope::kAll;
-  for (const std::string& n : Hardware(result) ? hw_hw_names_ : hw_names_) {
-    result.instrumented = result.instrumented || IsInstrumentedMetric(n);
+  result.scope =
+      scope == MetricScope::kHardware && !has_hardware_subset() ? MetricScope::kAll : scope;
+  result.subset = scope == MetricScope::kSubset ? subset : -1;
+  if (absl::Status s = EnsureEnabled(replay, ScopeIndex(result.scope, result.subset)); !s.ok()) {
+    return s;
   }
+  result.instrumented = ScopeOf(result).instrumented;
   auto since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
@@ -263,56 +319,56 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   return result;
 }
 
-absl::Status RangeProfiler::EnsureEnabled(Replay replay) {
+absl::Status RangeProfiler::EnsureEnabled(Replay replay, int scope) {
   // Enabled once and kept: no launch outside a Start/Stop pair is profiled, so timing and other
   // work on the context are unaffected, and the per-call enable/disable cost is gone.
-  // One enabled object serves one replay mode: a change of mode enables afresh (the kernel-replay
-  // GPU test crashed inside CUPTI when it followed user-replay calls on the same object).
-  if (object_ != nullptr && object_replay_ != replay) Disable();
+  // One enabled object serves one replay mode and one config: a change of either enables afresh
+  // (the kernel-replay GPU test crashed inside CUPTI when it followed user-replay calls on the
+  // same object; every session of the all-metrics config that followed a hardware-only session
+  // on the same object wanted more passes than its config said, 2 x H200 trust run). A case
+  // that needs both scopes pays one enable per change (~0.1 s, docs/profiler.md).
+  if (object_ != nullptr && (object_replay_ != replay || object_scope_ != scope)) Disable();
   if (object_ != nullptr) return absl::OkStatus();
   object_replay_ = replay;
+  object_scope_ = scope;
   CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   enable.ctx = static_cast<CUcontext>(context_);
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
   object_ = enable.pRangeProfilerObject;
-  // A counter-data image per scope, each sized for the metrics its config collects.
-  for (const bool hw : {false, true}) {
-    const std::vector<std::string>& scope_names = hw ? hw_hw_names_ : hw_names_;
-    if (scope_names.empty()) continue;
-    std::vector<const char*> names;
-    for (const auto& n : scope_names) names.push_back(n.c_str());
-    CUpti_RangeProfiler_GetCounterDataSize_Params size = {
-        CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-    size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
-    size.pMetricNames = names.data();
-    size.numMetrics = names.size();
-    size.maxNumOfRanges = kMaxKernelsPerLaunch;
-    size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
-                             "cuptiRangeProfilerGetCounterDataSize");
-    (hw ? hw_counter_data_ : all_counter_data_).assign(size.counterDataSize, 0);
-  }
+  // The counter-data image of the scope enabled, sized for the metrics its config collects.
+  std::vector<const char*> names;
+  for (const auto& n : scopes_[scope].names) names.push_back(n.c_str());
+  CUpti_RangeProfiler_GetCounterDataSize_Params size = {
+      CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
+  size.maxNumOfRanges = kMaxKernelsPerLaunch;
+  size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
+  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
+                           "cuptiRangeProfilerGetCounterDataSize");
+  scopes_[scope].counter_data.assign(size.counterDataSize, 0);
   return absl::OkStatus();
 }
 
 absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* result) {
   CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
-  counter_data_ = Hardware(*result) ? &hw_counter_data_ : &all_counter_data_;
+  std::vector<uint8_t>* counter_data = &ScopeOf(*result).counter_data;
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = {
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = object;
-  init.counterDataSize = counter_data_->size();
-  init.pCounterData = counter_data_->data();
+  init.counterDataSize = counter_data->size();
+  init.pCounterData = counter_data->data();
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerCounterDataImageInitialize(&init),
                            "cuptiRangeProfilerCounterDataImageInitialize");
 
   CUpti_RangeProfiler_SetConfig_Params config = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   config.pRangeProfilerObject = object;
-  const std::vector<uint8_t>& image = Hardware(*result) ? hw_config_image_ : config_image_;
+  const std::vector<uint8_t>& image = ScopeOf(*result).config_image;
   config.configSize = image.size();
   config.pConfig = image.data();
-  config.counterDataImageSize = counter_data_->size();
-  config.pCounterDataImage = counter_data_->data();
+  config.counterDataImageSize = counter_data->size();
+  config.pCounterDataImage = counter_data->data();
   config.range = CUPTI_AutoRange;
   config.replayMode = replay == Replay::kKernel ? CUPTI_KernelReplay : CUPTI_UserReplay;
   config.maxRangesPerPass = kMaxKernelsPerLaunch;
@@ -338,75 +394,6 @@ absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* resu
   return true;
 }
 
-absl::Status RangeProfiler::RunPasses(const std::function<cudaError_t(cudaStream_t)>& launch,
-                                      const std::function<absl::Status()>& before_pass,
-                                      const std::function<absl::Status()>& after_pass,
-                                      cudaStream_t stream, Replay replay, bool user_range,
-                                      ProfileResult* result) {
-  CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
-  const int passes_needed = Hardware(*result) ? hw_passes_needed_ : passes_needed_;
-  const auto pass_start = static_cast<cudaEvent_t>(pass_start_);
-  const auto pass_stop = static_cast<cudaEvent_t>(pass_stop_);
-  bool all_submitted = false;
-  while (!all_submitted) {
-    if (result->passes >= passes_needed + kExtraPassGuard) {
-      return absl::InternalError(absl::StrCat("CUPTI range profiler still wants passes after ",
-                                              result->passes, " (config said ", passes_needed,
-                                              "); giving up"));
-    }
-    if (before_pass) {
-      if (absl::Status s = before_pass(); !s.ok()) return s;
-    }
-    // The L2 flush (or whatever before_pass queued) must not be profiled: it runs before Start.
-    FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream),
-                            "cudaStreamSynchronize before a profiling pass");
-    CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-    start.pRangeProfilerObject = object;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-    if (user_range) {
-      CUpti_RangeProfiler_PushRange_Params push = {
-          CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-      push.pRangeProfilerObject = object;
-      push.pRangeName = "flashscope_case";
-      FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
-    }
-    // Events are not kernels: no auto range is opened for them.
-    const cudaError_t start_error = cudaEventRecord(pass_start, stream);
-    const cudaError_t launch_error = launch(stream);
-    const cudaError_t stop_error = cudaEventRecord(pass_stop, stream);
-    const cudaError_t sync_error = cudaStreamSynchronize(stream);
-    if (user_range) {
-      CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-      pop.pRangeProfilerObject = object;
-      FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
-    }
-    CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = object;
-    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-    FS_CUDA_RETURN_IF_ERROR(launch_error, "kernel launch (profiling pass)");
-    FS_CUDA_RETURN_IF_ERROR(sync_error, "kernel execution (profiling pass)");
-    FS_CUDA_RETURN_IF_ERROR(start_error, "cudaEventRecord (profiling pass start)");
-    FS_CUDA_RETURN_IF_ERROR(stop_error, "cudaEventRecord (profiling pass stop)");
-    float ms = 0;
-    FS_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, pass_start, pass_stop),
-                            "cudaEventElapsedTime (profiling pass)");
-    result->pass_ms.push_back(ms);
-    if (after_pass) {
-      if (absl::Status s = after_pass(); !s.ok()) return s;
-    }
-    ++result->passes;
-    all_submitted = stop.isAllPassSubmitted != 0;
-    if (replay == Replay::kKernel && !all_submitted) {
-      // Kernel replay runs every pass inside the one launch; relaunching would change the data.
-      return absl::InternalError(
-          "CUPTI kernel replay returned with passes still to run (isAllPassSubmitted = 0)");
-    }
-  }
-  // Kernel replay ran every pass inside the one launch.
-  if (replay == Replay::kKernel) result->passes = std::max(result->passes, passes_needed);
-  return absl::OkStatus();
-}
-
 absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* result) {
   CUpti_RangeProfiler_DecodeData_Params decode = {
       CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
@@ -420,8 +407,9 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   }
   CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
       CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-  info.pCounterDataImage = counter_data_->data();
-  info.counterDataImageSize = counter_data_->size();
+  Scope& sc = ScopeOf(*result);
+  info.pCounterDataImage = sc.counter_data.data();
+  info.counterDataImageSize = sc.counter_data.size();
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataInfo(&info),
                            "cuptiRangeProfilerGetCounterDataInfo");
   if (info.numTotalRanges < 1) {
@@ -431,20 +419,14 @@ absl::Status RangeProfiler::DecodeAndCombine(bool user_range, ProfileResult* res
   result->kernels = user_range ? 0 : static_cast<int>(info.numTotalRanges);
 
   // The metrics of this scope (indices into metrics_) and the names collected for them.
-  const bool hw = Hardware(*result);
-  const std::vector<std::string>& names = hw ? hw_hw_names_ : hw_names_;
-  std::vector<size_t> metric_index;
-  if (hw) {
-    metric_index = hw_metrics_;
-  } else {
-    for (size_t i = 0; i < metrics_.size(); ++i) metric_index.push_back(i);
-  }
+  const std::vector<std::string>& names = sc.names;
+  const std::vector<size_t>& metric_index = sc.metric_index;
   const size_t time_index =
       static_cast<size_t>(std::find(names.begin(), names.end(), kGpuTimeMetric) - names.begin());
   // per_kernel[k][i]: metric names[i] of kernel k.
   std::vector<std::vector<double>> per_kernel;
   for (size_t k = 0; k < info.numTotalRanges; ++k) {
-    absl::StatusOr<std::vector<double>> values = host_->Evaluate(*counter_data_, k, names);
+    absl::StatusOr<std::vector<double>> values = sc.host->Evaluate(sc.counter_data, k, names);
     if (!values.ok()) return values.status();
     per_kernel.push_back(*std::move(values));
   }

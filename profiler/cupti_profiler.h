@@ -8,7 +8,10 @@
 // Replay: an idempotent implementation is relaunched by us once per pass (user replay), with
 // `before_pass` (the runner's L2 flush) before each, so every pass sees the same cold cache. One
 // that is not idempotent (KernelInfo::idempotent == false) uses CUPTI's kernel replay: launched
-// once, CUPTI saves and restores the memory each kernel touches between its passes.
+// once, CUPTI saves and restores the memory each kernel touches between its passes. User replay
+// runs passes until CUPTI says every pass was submitted, up to a bound no schedule exceeds
+// (profiler/cupti_profiler_passes.h); each config image comes from a CUPTI host object of its
+// own, and a change of config enables the range profiler object afresh.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -39,6 +42,8 @@ enum class MetricScope {
   kAll,       // every metric given to Create()
   kHardware,  // only those counted in hardware: SASS-instrumented metrics (names with "__sass_")
               // left out, so that each pass runs the kernel as it is, at its own speed
+  kSubset,    // a subset named by the caller (RangeProfiler::SubsetScope): fewer counters, fewer
+              // passes (the trust checks' contract-path counters, runner/case_profile.cc)
 };
 
 // True for a metric CUPTI collects by instrumenting the kernel's SASS (slower passes).
@@ -52,6 +57,7 @@ struct ProfileResult {
   std::string ranges = "one auto range per kernel";  // or why the whole launch was one range
   double wall_s = 0;  // host wall time of Profile(), all passes and decoding included
   MetricScope scope = MetricScope::kAll;
+  int subset = -1;              // with kSubset: the SubsetScope id
   bool instrumented = false;    // an instrumented metric was collected (passes ran slower)
   std::vector<double> pass_ms;  // each pass's launch, start to stop event (user replay)
   // GPU time of the launch's kernels as CUPTI measured it (gpu__time_duration.sum over the
@@ -87,63 +93,91 @@ class RangeProfiler {
                                         const std::function<absl::Status()>& after_pass = {},
                                         MetricScope scope = MetricScope::kAll);
   // True when some metric is instrumented and some is not: kHardware then collects less.
-  bool has_hardware_subset() const { return !hw_config_image_.empty(); }
+  bool has_hardware_subset() const { return hw_scope_ >= 0; }
+  // A scope of some of the metrics given to Create(), by hw_name (every one must be among them,
+  // and counted in hardware), with its own config image and pass count, made on the first call
+  // and kept: the same names again give the same id. What ProfileSubset() collects.
+  absl::StatusOr<int> SubsetScope(const std::vector<std::string>& hw_names);
+  // The passes CUPTI's config says a scope needs (-1 for a scope this profiler lacks).
+  int PassesNeeded(MetricScope scope, int subset = -1) const;
+  // Profile() of the metrics of SubsetScope `subset` alone.
+  absl::StatusOr<ProfileResult> ProfileSubset(
+      const std::function<cudaError_t(cudaStream_t)>& launch,
+      const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay,
+      const std::function<absl::Status()>& after_pass, int subset);
 
   // Auto ranges one counter-data image holds: kernels one profiled launch may enqueue.
   static constexpr int kMaxKernelsPerLaunch = 64;
 
-  int passes_needed() const { return passes_needed_; }
+  int passes_needed() const { return scopes_[0].passes_needed; }
   const std::string& chip() const { return chip_; }
 
  private:
   RangeProfiler() = default;
+  // One set of metrics a Profile() collects: scopes_[0] every metric, then the hardware-counted
+  // ones (when some are instrumented), then the subsets callers asked for. Each has a CUPTI host
+  // object of its own: a host object adds the metrics of every ConfigImage call to those of the
+  // calls before (measured: the hardware-only stage ran 13 passes where the full image said 7).
+  struct Scope {
+    std::vector<size_t> metric_index;  // into metrics_
+    std::vector<std::string> names;    // what CUPTI collects: theirs, then gpu__time_duration.sum
+    std::unique_ptr<CuptiMetricHost> host;  // built config_image; evaluates this scope's data
+    std::vector<uint8_t> config_image;
+    int passes_needed = 0;
+    int one_at_a_time = 0;  // OneAtATimePasses, once computed
+    bool instrumented = false;
+    std::vector<uint8_t> counter_data;  // sized when the profiler object is enabled for it
+  };
+  absl::StatusOr<Scope> MakeScope(std::vector<size_t> metric_index) const;
+  int ScopeIndex(MetricScope scope, int subset) const;
+  Scope& ScopeOf(const ProfileResult& r) { return scopes_[ScopeIndex(r.scope, r.subset)]; }
   absl::StatusOr<ProfileResult> ProfileEnabled(
       const std::function<cudaError_t(cudaStream_t)>& launch,
       const std::function<absl::Status()>& before_pass,
       const std::function<absl::Status()>& after_pass, cudaStream_t stream, Replay replay,
-      MetricScope scope);
+      MetricScope scope, int subset);
   // ProfileEnabled's steps, in order: the range profiler object enabled for `replay` (kept
   // across calls) with its counter-data image sized; the image initialised and the config set
   // (true: CUPTI refused per-kernel auto ranges and one user range is measured, said in
   // result->ranges); the replay passes; the counters decoded and combined over the kernels.
-  absl::Status EnsureEnabled(Replay replay);
+  absl::Status EnsureEnabled(Replay replay, int scope_index);
   absl::StatusOr<bool> Configure(Replay replay, ProfileResult* result);
   absl::Status RunPasses(const std::function<cudaError_t(cudaStream_t)>& launch,
                          const std::function<absl::Status()>& before_pass,
                          const std::function<absl::Status()>& after_pass, cudaStream_t stream,
                          Replay replay, bool user_range, ProfileResult* result);
+  // One Start/launch/Stop pass with its hooks; true when CUPTI says every pass was submitted.
+  absl::StatusOr<bool> RunOnePass(const std::function<cudaError_t(cudaStream_t)>& launch,
+                                  const std::function<absl::Status()>& before_pass,
+                                  const std::function<absl::Status()>& after_pass,
+                                  cudaStream_t stream, bool user_range, ProfileResult* result);
+  // The replay loop's bound (profiler/cupti_profiler_passes.h): the passes of the scope's
+  // metrics, each collected on its own; computed once per scope, when first needed.
+  absl::StatusOr<int> OneAtATimePasses(Scope& scope);
+  // The kernels of a session that has not finished all its passes, by their auto ranges' names.
+  std::string KernelsOfUnfinishedSession();
+  std::vector<std::string> RangeNames() const;  // of the decoded counter-data image
   absl::Status DecodeAndCombine(bool user_range, ProfileResult* result);
-  bool Hardware(const ProfileResult& r) const { return r.scope == MetricScope::kHardware; }
-  // Builds the kHardware config (hw_metrics_ ...) when some metric is instrumented.
+  // Adds the kHardware scope when some metric is instrumented and some is not.
   absl::Status PrepareHardwareScope();
   void Disable();  // of the range profiler object, if enabled; the next Profile() enables again
 
   std::vector<MetricDef> metrics_;
-  // What CUPTI collects: the requested metrics, then gpu__time_duration.sum when not requested
-  // (the weights of kernel_combine.h).
-  std::vector<std::string> hw_names_;
   std::string chip_;
   int device_ = 0;
-  void* context_ = nullptr;  // CUcontext (primary context of device_)
-  std::unique_ptr<CuptiMetricHost> host_;
-  std::vector<uint8_t> config_image_;
-  int passes_needed_ = 0;
-  // MetricScope::kHardware: the hardware-counted metrics (indices into metrics_) and their own
-  // config image; empty when no metric is instrumented or every one is.
-  std::vector<size_t> hw_metrics_;
-  std::vector<std::string> hw_hw_names_;  // their names, then gpu__time_duration.sum
-  std::vector<uint8_t> hw_config_image_;
-  int hw_passes_needed_ = 0;
-  void* pass_start_ = nullptr;  // cudaEvent_t: each pass's own launch time
+  void* context_ = nullptr;                    // CUcontext (primary context of device_)
+  std::vector<uint8_t> counter_availability_;  // the device's, for each scope's host object
+  std::vector<Scope> scopes_;                  // [0]: every metric; see Scope
+  int hw_scope_ = -1;               // MetricScope::kHardware's index, -1 when it would be kAll
+  std::vector<int> subset_scopes_;  // SubsetScope id -> index
+  void* pass_start_ = nullptr;      // cudaEvent_t: each pass's own launch time
   void* pass_stop_ = nullptr;
   bool initialized_ = false;  // cuptiProfilerInitialize succeeded
-  // Enabled on the first Profile() and kept until destruction, with its counter-data image:
+  // Enabled on the first Profile() and kept while the replay mode and the scope stay the same:
   // enabling and sizing per call cost ~0.13 s per case (measured on an H200, docs/profiler.md).
-  void* object_ = nullptr;                 // CUpti_RangeProfiler_Object*
-  Replay object_replay_ = Replay::kUser;   // the mode object_ was configured for
-  std::vector<uint8_t> all_counter_data_;  // sized for every metric (MetricScope::kAll)
-  std::vector<uint8_t> hw_counter_data_;   // sized for hw_hw_names_ (kHardware)
-  std::vector<uint8_t>* counter_data_ = &all_counter_data_;  // the one the current call uses
+  void* object_ = nullptr;                // CUpti_RangeProfiler_Object*
+  Replay object_replay_ = Replay::kUser;  // the mode object_ was configured for
+  int object_scope_ = 0;                  // and the scope (index) it was enabled for
 };
 
 }  // namespace flashscope::profiler

@@ -154,7 +154,7 @@ absl::Status CaseIsolation::Restore() {
   return absl::FailedPreconditionError(absl::StrJoin(failed, "; "));
 }
 
-reports::TrustCheckRecord CaseIsolation::CheckAndRestore() {
+reports::TrustCheckRecord CaseIsolation::CheckAndRestore(const std::vector<LeftThread>& threads) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<StateChange> changes =
       DiffDeviceState(start_, ReadDeviceState(device_, stream_));
@@ -164,7 +164,9 @@ reports::TrustCheckRecord CaseIsolation::CheckAndRestore() {
     fresh_worker_needed_ = true;
   }
   const double cost = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return CheckIsolation(changes, restore_error, cost);
+  // A thread cannot be put back: the process that holds it ends after this case.
+  if (AnyCaseThread(threads)) fresh_worker_needed_ = true;
+  return CheckIsolation(changes, restore_error, cost, threads);
 }
 
 }  // namespace flashscope::runner

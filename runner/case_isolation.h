@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -31,9 +32,10 @@ class CaseIsolation {
   // Before a case: puts every changed setting back and resets the persisting L2 lines. An error
   // names the setting that could not be restored.
   absl::Status Restore();
-  // After a case's launches: the isolation check (what changed, old -> new), then the state put
-  // back for the next case. `fresh_worker_needed()` is true when that failed.
-  reports::TrustCheckRecord CheckAndRestore();
+  // After a case's launches: the isolation check (what changed, old -> new, and `threads`, the
+  // host threads the case left running), then the state put back for the next case.
+  // `fresh_worker_needed()` is true when that failed or a thread of the case is still running.
+  reports::TrustCheckRecord CheckAndRestore(const std::vector<LeftThread>& threads = {});
   bool fresh_worker_needed() const { return fresh_worker_needed_; }
 
  private:

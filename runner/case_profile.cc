@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -49,6 +50,53 @@ std::string NotComparable(const profiler::ProfileResult& r) {
     return "every counter pass collected SASS-instrumented counters, which slow the kernel";
   }
   return "";
+}
+
+// The profiles of one case: where their time went, for the work check's values (what to cut next).
+struct ProfileTally {
+  double wall_s = 0, configure_s = 0, passes_s = 0, decode_s = 0;
+  int passes = 0;
+  void Add(const profiler::ProfileResult& r) {
+    wall_s += r.wall_s;
+    configure_s += r.configure_s;
+    passes_s += r.passes_s;
+    decode_s += r.decode_s;
+    passes += r.passes;
+  }
+  std::vector<reports::TrustValue> Values() const {
+    return {{"profile_configure_s", configure_s, "s"},
+            {"profile_passes_s", passes_s, "s"},
+            {"profile_decode_s", decode_s, "s"},
+            {"profile_passes", static_cast<double>(passes), "count"}};
+  }
+};
+
+using ScopeProfile =
+    std::function<absl::StatusOr<profiler::ProfileResult>(profiler::MetricScope scope)>;
+
+// Stages 2 and 3: the hardware-counted metrics (every tensor path, the DRAM bytes), then
+// everything, SASS-instrumented scalar counters included, when the tensor paths fall short of
+// the work floor or an instrumented metric was asked for. `hardware_usable` turns false when CUPTI
+// refused the smaller config here.
+absl::StatusOr<profiler::ProfileResult> ProfileHardwareThenAll(
+    const ScopeProfile& profile, bool staged, bool* hardware_usable,
+    const std::function<bool(const profiler::ProfileResult&)>& tensor_short,
+    bool instrumented_asked, ProfileTally* tally) {
+  auto result = profile(staged ? profiler::MetricScope::kHardware : profiler::MetricScope::kAll);
+  if (staged && !result.ok() && !absl::IsNotFound(result.status())) {
+    result = profile(profiler::MetricScope::kAll);
+    // The full config worked where the smaller one did not: collect everything at once from now
+    // on (a kernel's own failure fails both).
+    if (result.ok()) *hardware_usable = false;
+  }
+  if (!result.ok()) return result;
+  tally->Add(*result);
+  if (result->scope != profiler::MetricScope::kHardware) return result;
+  if (!instrumented_asked && !tensor_short(*result)) return result;
+  // The scalar (instrumented) counters: their passes are checked too, not compared.
+  auto all = profile(profiler::MetricScope::kAll);
+  if (all.ok()) tally->Add(*all);
+  return all;
 }
 
 }  // namespace
@@ -113,6 +161,27 @@ void CaseRunner::Profile(Case& k) {
   k.r.profile = pr;
 }
 
+// The contract stage's scope for the problem's dtype: its in-contract tensor paths and the DRAM
+// bytes (runner/trust_case.h, ContractCounterNames), made once per dtype; nullopt where it does
+// not apply (metrics asked for, no in-contract tensor path, CUPTI refused the scope).
+std::optional<int> CaseRunner::ContractScope(const Problem& problem) {
+  State& s = *state_;
+  if (!s.metric_defs.empty() || s.work_counters == nullptr) return std::nullopt;
+  const std::string dtype = DTypeOf(problem);
+  auto it = s.contract_scopes.find(dtype);
+  if (it == s.contract_scopes.end()) {
+    const std::vector<std::string> names = ContractCounterNames(*s.work_counters, dtype);
+    int id = -1;
+    if (!names.empty()) {
+      absl::StatusOr<int> made = s.range_profiler->SubsetScope(names);
+      if (made.ok()) id = *made;
+    }
+    it = s.contract_scopes.emplace(dtype, id).first;
+  }
+  if (it->second < 0) return std::nullopt;
+  return it->second;
+}
+
 double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>& before_pass,
                                    const std::function<absl::Status()>& after_pass,
                                    reports::ProfileRecord* pr, reports::WorkInput* work) {
@@ -126,56 +195,54 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
     return s.range_profiler->Profile(k.trust->launch(), before_pass, s.stream, replay, after_pass,
                                      scope);
   };
-  const bool staged = s.hardware_scope_usable && s.range_profiler->has_hardware_subset();
-  auto result = profile(staged ? profiler::MetricScope::kHardware : profiler::MetricScope::kAll);
-  if (staged && !result.ok() && !absl::IsNotFound(result.status())) {
-    result = profile(profiler::MetricScope::kAll);
-    // The full config worked where the smaller one did not: CUPTI refused the smaller config
-    // here, so collect everything at once from now on (a kernel's own failure fails both).
-    if (result.ok()) s.hardware_scope_usable = false;
+  ProfileTally tally;
+  auto record = [&](const profiler::ProfileResult& r) {
+    k.trust->SetWorkCosts(tally.Values());
+    *pr = ToProfileRecord(r);
+    pr->passes = tally.passes;
+    pr->wall_s = tally.wall_s;
+  };
+  auto work_from = [&](const profiler::ProfileResult& r) {
+    return WorkInputFrom(*s.work_counters, ByHwName(r), r.kernels, user, k.c->problem);
+  };
+  // Stage 1 (docs/trust.md, "Cost"): the contract's own tensor paths and DRAM bytes, in the
+  // fewest passes. When they alone did the problem's minimal FLOPs, no minimal work was left
+  // for arithmetic outside the contract, and nothing more is collected.
+  absl::StatusOr<profiler::ProfileResult> result = absl::UnavailableError("not profiled");
+  if (std::optional<int> contract = ContractScope(k.c->problem); contract) {
+    result = s.range_profiler->ProfileSubset(k.trust->launch(), before_pass, s.stream, replay,
+                                             after_pass, *contract);
+    if (result.ok()) {
+      tally.Add(*result);
+      k.trust->SetProfiledDurations(result->pass_ms, result->kernel_ms, NotComparable(*result));
+      reports::WorkInput w = work_from(*result);
+      const bool census = s.seeds.Next() % reports::kPrecisionCensusEvery == 0;
+      if (reports::ContractPathsCoverWork(w) && !census) {
+        w.outside_contract_counted = false;
+        w.census_every = reports::kPrecisionCensusEvery;
+        record(*result);
+        *work = std::move(w);
+        return tally.wall_s;
+      }
+    } else if (!absl::IsNotFound(result.status())) {
+      s.contract_scopes[DTypeOf(k.c->problem)] = -1;  // CUPTI refused it here: stage 2 from now
+    }
   }
-  double profile_s = 0;
-  int passes = 0;
-  std::map<std::string, double> by_hw;
-  // Where the profiles' time went, for the work check's values (what to cut next).
-  double costs[3] = {0, 0, 0};  // configure, passes, decode
-  auto tally = [&](const profiler::ProfileResult& r) {
-    costs[0] += r.configure_s;
-    costs[1] += r.passes_s;
-    costs[2] += r.decode_s;
-  };
-  auto record_costs = [&]() {
-    k.trust->SetWorkCosts({{"profile_configure_s", costs[0], "s"},
-                           {"profile_passes_s", costs[1], "s"},
-                           {"profile_decode_s", costs[2], "s"},
-                           {"profile_passes", static_cast<double>(passes), "count"}});
-  };
-  if (result.ok()) {
-    tally(*result);
-    profile_s = result->wall_s;
-    passes = result->passes;
-    k.trust->SetProfiledDurations(result->pass_ms, result->kernel_ms, NotComparable(*result));
-    by_hw = ByHwName(*result);
-    bool need_all =
-        result->scope == profiler::MetricScope::kHardware && AnyInstrumented(s.metric_defs);
-    if (result->scope == profiler::MetricScope::kHardware && s.work_counters != nullptr) {
-      const reports::WorkInput hw =
-          WorkInputFrom(*s.work_counters, by_hw, result->kernels, user, k.c->problem);
+  if (result.ok() || !absl::IsNotFound(result.status())) {  // NotFound: the launch ran no kernel
+    const bool had_durations = result.ok();
+    auto tensor_short = [&](const profiler::ProfileResult& r) {
+      if (s.work_counters == nullptr) return false;
+      const reports::WorkInput hw = work_from(r);
       const double flops =
           std::accumulate(hw.paths.begin(), hw.paths.end(), 0.0,
                           [](double sum, const reports::WorkPath& p) { return sum + p.flops; });
-      need_all = need_all || flops < reports::kWorkFloor * hw.minimal_flops;
-    }
-    if (need_all) {
-      // The scalar (instrumented) counters: their passes are checked too, not compared.
-      auto all = profile(profiler::MetricScope::kAll);
-      if (all.ok()) {
-        tally(*all);
-        profile_s += all->wall_s;
-        passes += all->passes;
-        by_hw = ByHwName(*all);
-      }
-      result = std::move(all);
+      return flops < reports::kWorkFloor * hw.minimal_flops;
+    };
+    result = ProfileHardwareThenAll(
+        profile, s.hardware_scope_usable && s.range_profiler->has_hardware_subset(),
+        &s.hardware_scope_usable, tensor_short, AnyInstrumented(s.metric_defs), &tally);
+    if (result.ok() && !had_durations) {
+      k.trust->SetProfiledDurations(result->pass_ms, result->kernel_ms, NotComparable(*result));
     }
   }
   if (!result.ok()) {
@@ -186,13 +253,10 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
       work->unavailable_reason = absl::StrCat("hardware counters: ", result.status().message());
     }
     pr->unavailable_reason = std::string(result.status().message());
-    record_costs();
-    return profile_s;
+    k.trust->SetWorkCosts(tally.Values());
+    return tally.wall_s;
   }
-  record_costs();
-  *pr = ToProfileRecord(*result);
-  pr->passes = passes;
-  pr->wall_s = profile_s;
+  record(*result);
   std::vector<reports::MetricRecord> asked;
   for (const reports::MetricRecord& m : pr->metrics) {
     if (std::any_of(s.metric_defs.begin(), s.metric_defs.end(),
@@ -201,10 +265,8 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
     }
   }
   pr->metrics = std::move(asked);
-  if (s.work_counters != nullptr) {
-    *work = WorkInputFrom(*s.work_counters, by_hw, result->kernels, user, k.c->problem);
-  }
-  return profile_s;
+  if (s.work_counters != nullptr) *work = work_from(*result);
+  return tally.wall_s;
 }
 
 }  // namespace flashscope::runner

@@ -163,8 +163,10 @@ reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
   k.c = &c;
   k.r = c.planned;
   k.start = std::chrono::steady_clock::now();
+  WatchThreads(k);
   SinglePhases phases(*this, k);
   RunCasePhases(phases);
+  EndIfThreadsLeft(k);
   return k.r;
 }
 

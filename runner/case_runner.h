@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -16,6 +17,7 @@
 #include "profiler/kernel_tracer.h"
 #include "profiler/timing_policy.h"
 #include "reports/report.h"
+#include "runner/host_threads.h"
 #include "suites/suite.h"
 
 namespace flashscope::verify {
@@ -129,6 +131,8 @@ class CaseRunner {
   // Hardware counters of one launch: the metrics asked for (the case's profile) and the trust
   // checks' work counters, in the same passes.
   void Profile(Case& k);
+  // The profiler scope of the contract stage for `problem` (case_profile.cc), made on first use.
+  std::optional<int> ContractScope(const Problem& problem);
   // Profile's counter passes (case_profile.cc): hardware-counted first, everything when the
   // tensor paths fall short; each pass wrapped by `before_pass`/`after_pass`. Fills `pr` and
   // `work`; returns the profiles' wall time.
@@ -139,6 +143,13 @@ class CaseRunner {
   reports::CaseResult Conclude(Case& k);
   // The integrity and isolation checks into the case's trust record (runner/harness_checks.h).
   absl::Status AddHarnessChecks(Case& k);
+  // The worker's host threads as the case starts (runner/host_threads.h).
+  void WatchThreads(Case& k);
+  // The host threads the case started and left running (after a device synchronisation and the
+  // grace period); the worker ends after a case that left one of its own.
+  std::vector<LeftThread> ThreadsLeftBy(Case& k);
+  // For a case that ended before its trust checks: a thread it left running makes it an error.
+  void EndIfThreadsLeft(Case& k);
   // The activity tracer, created on first use; null when CUPTI cannot record (the reason stays
   // in the state).
   profiler::KernelTracer* Tracer();

@@ -1,8 +1,11 @@
 // The case runner's part of the checks that guard the harness itself (runner/harness_checks.h):
 // integrity (runner/buffer_integrity.h) and isolation (runner/case_isolation.h) into the case's
 // trust record, in their own file beside case_runner.cc.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "runner/case_runner.h"
 #include "runner/case_runner_state.h"
+#include "runner/thread_origin.h"
 
 namespace flashscope::runner {
 
@@ -21,7 +24,7 @@ absl::Status CaseRunner::AddHarnessChecks(Case& k) {
   // Inputs, a reference or guards a launch wrote into would meet the next kernel of the problem:
   // it gets a workspace made afresh.
   if (integrity->status == "failed") s.workspaces.Invalidate();
-  reports::TrustCheckRecord isolation = s.isolation->CheckAndRestore();
+  reports::TrustCheckRecord isolation = s.isolation->CheckAndRestore(ThreadsLeftBy(k));
   if (s.isolation->fresh_worker_needed()) context_lost_ = true;
   for (const reports::TrustCheckRecord* c : {&*integrity, &isolation}) {
     for (const reports::TrustValue& v : c->values) {
@@ -30,6 +33,36 @@ absl::Status CaseRunner::AddHarnessChecks(Case& k) {
     k.r.trust->checks.push_back(*c);
   }
   return absl::OkStatus();
+}
+
+void CaseRunner::WatchThreads(Case& k) {
+  k.threads_before = ReadHostThreads();
+  k.threads_watched = true;
+}
+
+std::vector<LeftThread> CaseRunner::ThreadsLeftBy(Case& k) {
+  if (!k.threads_watched || k.threads_checked) return {};
+  k.threads_checked = true;
+  // Whatever the case's threads enqueued so far has finished: a thread that has nothing left to
+  // wait for ends within the grace period, unless it is meant to outlive the case.
+  if (cudaDeviceSynchronize() != cudaSuccess) cudaGetLastError();
+  return ThreadsLeftRunning(
+      k.threads_before, [] { return ReadHostThreads(); }, ThreadCreator, ThisExecutable(),
+      kThreadGrace);
+}
+
+void CaseRunner::EndIfThreadsLeft(Case& k) {
+  const std::vector<LeftThread> left = ThreadsLeftBy(k);
+  if (!AnyCaseThread(left)) return;
+  context_lost_ = true;  // a thread cannot be put back: the next case gets a fresh worker
+  std::vector<LeftThread> mine;
+  for (const LeftThread& t : left) {
+    if (!t.harness) mine.push_back(t);
+  }
+  const std::string text =
+      absl::StrCat("isolation: ", absl::StrJoin(DescribeLeftThreads(mine), "; "));
+  k.r.status = reports::CaseStatus::kError;
+  k.r.reason = k.r.reason.empty() ? text : absl::StrCat(k.r.reason, "; ", text);
 }
 
 }  // namespace flashscope::runner

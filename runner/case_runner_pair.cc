@@ -60,6 +60,8 @@ PairResult CaseRunner::RunPair(const PairToRun& pair, const PairObserver& observ
 
   // The phases of a single case (runner/case_phases.h) for each side, but one workspace for both
   // and the timing of the two together.
+  // Threads either side leaves running are seen by the side concluded first (and the second).
+  for (Case& c : k) WatchThreads(c);
   for (int i = 0; i < 2; ++i) {
     side(i);
     live[i] = Supported(k[i]);

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "runner/case_binding.h"
 #include "runner/case_isolation.h"
 #include "runner/case_runner.h"
+#include "runner/host_threads.h"
 #include "runner/secret_seeds.h"
 #include "runner/trust_case.h"
 
@@ -44,6 +46,9 @@ struct CaseRunner::State {
   // False once a hardware-only profile (profiler::MetricScope::kHardware) failed here: every
   // later profile collects all counters at once (runner/case_profile.cc).
   bool hardware_scope_usable = true;
+  // The contract stage's profiler scope per problem dtype (CaseRunner::ContractScope); -1 where
+  // it does not apply or CUPTI refused it.
+  std::map<std::string, int> contract_scopes;
   std::unique_ptr<profiler::RangeProfiler> range_profiler;
   std::string metrics_unavailable;  // set once the profiler cannot work in this process
   std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)
@@ -60,6 +65,11 @@ struct CaseRunner::Case {
   std::optional<BoundLaunch> launch;           // on input set 0; names a plugin's own errors
   std::unique_ptr<TrustCase> trust;            // its launch() reads the current input set
   std::unique_ptr<BufferIntegrity> integrity;  // inputs, references and guards, per launch
+  // The worker's host threads when the case started, before any of its plugin code ran
+  // (runner/host_threads.h); watched once taken, checked once.
+  std::vector<HostThread> threads_before;
+  bool threads_watched = false;
+  bool threads_checked = false;
 };
 
 namespace case_runner_internal {

@@ -26,14 +26,17 @@ std::vector<StateChange> DiffDeviceState(const DeviceState& start, const DeviceS
 }
 
 reports::TrustCheckRecord CheckIsolation(const std::vector<StateChange>& changes,
-                                         const std::string& restore_error, double cost_s) {
+                                         const std::string& restore_error, double cost_s,
+                                         const std::vector<LeftThread>& threads) {
   reports::TrustCheckRecord r;
   r.check = "isolation";
   r.rule =
       "after the case's launches, the device state every case shares (device limits, cache "
       "preference, persisting-L2 set-aside, the launch stream's access-policy window and "
       "synchronisation policy, the current device) equals the state the worker started with; it is "
-      "restored (and persisting L2 lines reset) before every case";
+      "restored (and persisting L2 lines reset) before every case; and no host thread the case "
+      "started (other than the CUDA driver's, CUPTI's or the worker's own) is still running after "
+      "its launches were synchronised and a grace period";
   int violations = 0;
   for (const StateChange& c : changes) {
     const std::string line = absl::StrCat(c.name, ": ", c.before, " -> ", c.after);
@@ -47,12 +50,21 @@ reports::TrustCheckRecord CheckIsolation(const std::vector<StateChange>& changes
                        "violation)"));
     }
   }
+  const std::vector<std::string> thread_lines = DescribeLeftThreads(threads);
+  int left_running = 0;
+  for (size_t i = 0; i < threads.size(); ++i) {
+    if (!threads[i].harness) ++left_running;
+    r.findings.push_back(thread_lines[i]);
+  }
+  violations += left_running;
   if (!restore_error.empty()) {
     r.findings.push_back(absl::StrCat("could not restore the device state (", restore_error,
                                       "): the next case runs in a fresh worker"));
   }
   r.status = violations > 0 ? "failed" : "passed";
-  r.values.push_back({"changed_settings", static_cast<double>(violations), "settings"});
+  r.values.push_back(
+      {"changed_settings", static_cast<double>(violations - left_running), "settings"});
+  r.values.push_back({"threads_left_running", static_cast<double>(left_running), "threads"});
   r.values.push_back({"cost_s", cost_s, "s"});
   return r;
 }

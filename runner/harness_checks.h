@@ -3,7 +3,8 @@
 //   isolation  what a case left changed in the device state every case shares (device limits,
 //              cache preference, the launch stream's attributes, the current device), read back
 //              after its launches and compared with the state the worker started with
-//              (runner/case_isolation.h reads and restores it);
+//              (runner/case_isolation.h reads and restores it), and the host threads it left
+//              running (runner/host_threads.h);
 //   integrity  whether a launch wrote into a buffer it must leave alone (its inputs, the
 //              references) or past the end of any buffer it was given (the guard bytes of
 //              verify/device_buffer.h), found on the GPU (runner/buffer_integrity.h).
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "reports/trust_record.h"
+#include "runner/host_threads.h"
 
 namespace flashscope::runner {
 
@@ -43,9 +45,12 @@ struct StateChange {
 std::vector<StateChange> DiffDeviceState(const DeviceState& start, const DeviceState& now);
 
 // The isolation check of one case: `changes` found after its launches; `restore_error` non-empty
-// when putting the state back failed (the worker is then replaced before the next case).
+// when putting the state back failed (the worker is then replaced before the next case);
+// `threads` the host threads started during the case and still running at its end
+// (runner/host_threads.h): each of the case's own is a violation, the harness's are noted.
 reports::TrustCheckRecord CheckIsolation(const std::vector<StateChange>& changes,
-                                         const std::string& restore_error, double cost_s);
+                                         const std::string& restore_error, double cost_s,
+                                         const std::vector<LeftThread>& threads = {});
 
 // One watched region after a case's launches.
 struct RegionVerdict {

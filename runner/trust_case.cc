@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "profiler/cupti_profiler.h"
 #include "verify/problem_costs.h"
 #include "verify/sampled_check_counts.h"
 
@@ -14,11 +15,11 @@ double Since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+}  // namespace
+
 std::string DTypeOf(const Problem& p) {
   return std::string(DTypeName(std::visit([](const auto& x) { return x.dtype; }, p)));
 }
-
-}  // namespace
 
 reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
                                  const std::map<std::string, double>& values, int kernels,
@@ -48,6 +49,20 @@ reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
   w.minimal_flops = verify::MinimalWorkFlops(problem);
   w.minimal_input_bytes = verify::MinimalInputBytes(problem);
   return w;
+}
+
+std::vector<std::string> ContractCounterNames(const profiler::WorkCounterSet& set,
+                                              const std::string& dtype) {
+  std::vector<std::string> names;
+  for (const profiler::WorkCounter& c : set.paths) {
+    if (profiler::IsInstrumentedMetric(c.hw_name) || !c.precision_evidence) continue;
+    const reports::WorkPath path{c.path, c.inputs, c.accumulate, 0, c.precision_evidence};
+    if (reports::InContract(path, dtype)) names.push_back(c.hw_name);
+  }
+  if (names.empty()) return names;
+  names.push_back(set.dram_read);
+  names.push_back(set.dram_write);
+  return names;
 }
 
 reports::TracedLaunch ToTracedLaunch(const profiler::TracedSample& t) {

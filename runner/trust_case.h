@@ -47,6 +47,15 @@ reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
                                  const std::map<std::string, double>& values, int kernels,
                                  bool l2_flushed, const Problem& problem);
 
+// The problem's dtype by name ("fp16", "bf16", "fp32"), as the precision contract names it.
+std::string DTypeOf(const Problem& p);
+
+// The hardware names of the counters the contract stage collects for a problem of `dtype`
+// (runner/case_profile.cc): the in-contract tensor paths counted in hardware, then the DRAM
+// bytes; empty when no tensor path is in contract (fp32 problems), where the stage does not apply.
+std::vector<std::string> ContractCounterNames(const profiler::WorkCounterSet& set,
+                                              const std::string& dtype);
+
 // A traced sample in the report's terms: times in microseconds from the window's begin.
 reports::TracedLaunch ToTracedLaunch(const profiler::TracedSample& t);
 

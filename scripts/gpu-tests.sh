@@ -6,8 +6,10 @@
 # written by CMake) that is missing, a binary that ran no test, and a test that skipped itself
 # (GTEST_SKIP, e.g. "no GPU found") each count as a failure.
 set -uo pipefail
+# GPU_TESTS_LIST=FILE runs the binaries FILE names instead (a share of the list, e.g. one per GPU
+# of a multi-GPU machine, each run with its own CUDA_VISIBLE_DEVICES).
 build=${1:-build-test}
-list="$build/gpu_tests.txt"
+list=${GPU_TESTS_LIST:-"$build/gpu_tests.txt"}
 if [[ ! -f $list ]]; then
   echo "gpu tests: $list not found: configure the build with this version of flashscope" >&2
   exit 2

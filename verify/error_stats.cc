@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "verify/half_convert.h"
+#include "verify/parallel_chunks.h"
 
 namespace flashscope::verify {
 
@@ -30,17 +32,22 @@ ErrorStats StatsFromCheck(const OutputCheckCounts& counts, int64_t elements) {
   return s;
 }
 
-ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* ref, int64_t n,
-                             Tolerance tol) {
-  ErrorStats s;
-  s.elements = n;
+namespace {
+
+// One chunk's share of ComputeErrorStats, combined in chunk order.
+struct PartialStats {
+  int64_t never_written = 0, nan = 0, inf = 0, bad = 0, finite = 0;
   int64_t first_never = -1, first_nonfinite = -1, argmax = -1;
-  double sum_abs = 0, sum_sq = 0, sum_ref_sq = 0;
-  int64_t finite = 0;
-  for (int64_t i = 0; i < n; ++i) {
+  double sum_abs = 0, sum_sq = 0, sum_ref_sq = 0, max_abs = 0, max_rel = 0;
+};
+
+PartialStats StatsOfRange(const void* out_raw, DType out_dtype, const float* ref, int64_t begin,
+                          int64_t end, Tolerance tol) {
+  PartialStats s;
+  for (int64_t i = begin; i < end; ++i) {
     if (IsPoisoned(out_raw, out_dtype, i)) {
       ++s.never_written;
-      if (first_never < 0) first_never = i;
+      if (s.first_never < 0) s.first_never = i;
       continue;
     }
     const double o = LoadAsFloat(out_raw, out_dtype, i);
@@ -52,30 +59,74 @@ ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* 
         ++s.inf;
       }
       ++s.bad;
-      if (first_nonfinite < 0) first_nonfinite = i;
+      if (s.first_nonfinite < 0) s.first_nonfinite = i;
       continue;
     }
     const double err = std::fabs(o - r);
-    ++finite;
-    sum_abs += err;
-    sum_sq += err * err;
-    sum_ref_sq += r * r;
-    if (argmax < 0 || err > s.max_abs) {
+    ++s.finite;
+    s.sum_abs += err;
+    s.sum_sq += err * err;
+    s.sum_ref_sq += r * r;
+    if (s.argmax < 0 || err > s.max_abs) {
       s.max_abs = err;
-      argmax = i;
+      s.argmax = i;
     }
     const double denom = std::fmax(std::fabs(r), tol.atol);
     if (denom > 0) s.max_rel = std::fmax(s.max_rel, err / denom);
     if (err > tol.atol + tol.rtol * std::fabs(r)) ++s.bad;
   }
-  if (finite > 0) {
-    s.mean_abs = sum_abs / finite;
-    const double rmse = std::sqrt(sum_sq / finite);
-    const double ref_rms = std::sqrt(sum_ref_sq / finite);
+  return s;
+}
+
+// `b` covers elements after `a`'s: firsts and the first maximum stay the earliest.
+void Combine(PartialStats* a, const PartialStats& b) {
+  a->never_written += b.never_written;
+  a->nan += b.nan;
+  a->inf += b.inf;
+  a->bad += b.bad;
+  a->finite += b.finite;
+  if (a->first_never < 0) a->first_never = b.first_never;
+  if (a->first_nonfinite < 0) a->first_nonfinite = b.first_nonfinite;
+  if (b.argmax >= 0 && (a->argmax < 0 || b.max_abs > a->max_abs)) {
+    a->max_abs = b.max_abs;
+    a->argmax = b.argmax;
+  }
+  a->sum_abs += b.sum_abs;
+  a->sum_sq += b.sum_sq;
+  a->sum_ref_sq += b.sum_ref_sq;
+  a->max_rel = std::fmax(a->max_rel, b.max_rel);
+}
+
+// Below this many elements per chunk the threads cost more than they save.
+constexpr int64_t kMinElementsPerChunk = int64_t{1} << 20;
+
+}  // namespace
+
+ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* ref, int64_t n,
+                             Tolerance tol) {
+  std::vector<PartialStats> parts(ChunkCount(n, kMinElementsPerChunk));
+  ForEachChunk(n, kMinElementsPerChunk, [&](int c, int64_t begin, int64_t end) {
+    parts[c] = StatsOfRange(out_raw, out_dtype, ref, begin, end, tol);
+  });
+  PartialStats all;
+  for (const PartialStats& p : parts) Combine(&all, p);
+  ErrorStats s;
+  s.elements = n;
+  s.never_written = all.never_written;
+  s.nan = all.nan;
+  s.inf = all.inf;
+  s.bad = all.bad;
+  s.max_abs = all.max_abs;
+  s.max_rel = all.max_rel;
+  if (all.finite > 0) {
+    s.mean_abs = all.sum_abs / all.finite;
+    const double rmse = std::sqrt(all.sum_sq / all.finite);
+    const double ref_rms = std::sqrt(all.sum_ref_sq / all.finite);
     s.nrmse = ref_rms > 0 ? rmse / ref_rms : rmse;
   }
-  s.worst_index =
-      first_never >= 0 ? first_never : (first_nonfinite >= 0 ? first_nonfinite : argmax);
+  s.worst_index = all.first_never >= 0
+                      ? all.first_never
+                      : (all.first_nonfinite >= 0 ? all.first_nonfinite : all.argmax);
   return s;
 }
 

@@ -10,6 +10,8 @@
 
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
+
 namespace flashscope::reports {
 namespace {
 
@@ -203,6 +205,39 @@ TEST(Precision, ASmallShareOutsideTheContractIsTolerated) {
   EXPECT_EQ(CheckPrecision(w).status, "passed");
 }
 
+TEST(Precision, ContractPathsCoverTheWorkOnlyWhenTheyAloneDidTheMinimalFlops) {
+  // The contract stage collected fp16 mma.sync (fp32 accumulate) and fp16 wgmma alone.
+  WorkInput w = A10Work(kFlops, 0, 2.519e7);
+  EXPECT_TRUE(ContractPathsCoverWork(w));
+  w.paths[0].flops = 0.99 * kFlops;  // 1 % short: the other paths must be counted
+  EXPECT_FALSE(ContractPathsCoverWork(w));
+  w.paths[2].flops = 0.02 * kFlops;  // wgmma is in contract too
+  EXPECT_TRUE(ContractPathsCoverWork(w));
+  // Out-of-contract FLOPs never count towards the cover, nor does work-only evidence.
+  WorkInput fp16acc = A10Work(0, 2 * kFlops, 2.519e7);
+  EXPECT_FALSE(ContractPathsCoverWork(fp16acc));
+  fp16acc.problem_dtype = "bf16";
+  fp16acc.paths[0].flops = 2 * kFlops;  // fp16 inputs on a bf16 problem: outside
+  EXPECT_FALSE(ContractPathsCoverWork(fp16acc));
+  // No kernel, or a problem under the rule's size, is never covered.
+  w.kernels = 0;
+  EXPECT_FALSE(ContractPathsCoverWork(w));
+  WorkInput tiny = A10Work(1e5, 0, 0);
+  tiny.minimal_flops = 1536;
+  EXPECT_FALSE(ContractPathsCoverWork(tiny));
+}
+
+TEST(Precision, ACoveredCaseSaysTheOtherPathsWereNotCountedAndHowOftenTheyAre) {
+  WorkInput w = A10Work(1.05 * kFlops, 0, 2.519e7);
+  w.outside_contract_counted = false;
+  w.census_every = kPrecisionCensusEvery;
+  const TrustCheckRecord c = CheckPrecision(w);
+  EXPECT_EQ(c.status, "passed");
+  EXPECT_THAT(c.rule, HasSubstr("not collected on this case"));
+  EXPECT_THAT(c.rule, HasSubstr(absl::StrCat("one case in ", kPrecisionCensusEvery)));
+  EXPECT_EQ(Value(c, "outside_contract_flops"), nullptr);
+}
+
 LaunchOutputCheck Launch(const std::string& kind, int launch, int64_t bad_rows) {
   LaunchOutputCheck c;
   c.kind = kind;
@@ -299,8 +334,7 @@ ProfiledDurationInput Durations(double median, double kernel, std::vector<double
 
 TEST(ProfiledDuration, WithinTheSlowdownPasses) {
   // Events hold CUPTI's host work: a pass may take a while longer than its kernels.
-  const TrustCheckRecord c =
-      CheckProfiledDuration(Durations(1.0, 0.97, {1.1, 1.3, 4.0}));
+  const TrustCheckRecord c = CheckProfiledDuration(Durations(1.0, 0.97, {1.1, 1.3, 4.0}));
   EXPECT_EQ(c.status, "passed");
   EXPECT_NEAR(Value(c, "kernel_ratio")->value, 0.97, 1e-12);
   EXPECT_NEAR(Value(c, "slowest_ratio")->value, 4.0, 1e-12);
@@ -323,11 +357,10 @@ TEST(ProfiledDuration, APassSlowedByCuptisHostWorkIsRecordedNotJudged) {
 }
 
 TEST(ProfiledDuration, TinyLaunchesGetTheAbsoluteSlack) {
-  EXPECT_EQ(
-      CheckProfiledDuration(Durations(0.004, 0.004 * kProfiledSlowdownMax + 0.5 * kProfiledSlackMs,
-                                      {1.0}))
-          .status,
-      "passed");
+  EXPECT_EQ(CheckProfiledDuration(
+                Durations(0.004, 0.004 * kProfiledSlowdownMax + 0.5 * kProfiledSlackMs, {1.0}))
+                .status,
+            "passed");
 }
 
 TEST(ProfiledDuration, NotComparableIsOffWithTheReason) {

@@ -30,8 +30,8 @@ struct Meant {
   bool needs_fresh_inputs = false;
   // The honest kernel whose work the cheat falls back to when its trick finds nothing to exploit
   // (an address-keyed cache whose buffers never change address: every launch is a "repeat" and it
-  // computes; a reference it cannot find). Such a case may pass, but only at that kernel's own
-  // speed or slower: it gained nothing (GainedNothing).
+  // computes). Such a case may pass, but only at that kernel's own speed or slower: it gained
+  // nothing (GainedNothing).
   const char* falls_back_to = nullptr;
 };
 
@@ -50,10 +50,11 @@ const std::map<std::string, Meant>& MeantFor() {
       {"test.cheat_pointer_cache", {{"timed_outputs"}, true, "attn.a10_fa2"}},
       {"test.cheat_sequence", {{"timed_outputs"}}},
       {"test.cheat_deferred", {{"timed_outputs"}}},
-      {"test.cheat_host_thread", {{"timed_outputs"}}},
+      // Its thread outlives the case: isolation fails it and the worker ends after it.
+      {"test.cheat_host_thread", {{"timed_outputs", "isolation"}}},
       {"test.cheat_l2_persist", {{"isolation"}}},
       {"test.cheat_write_inputs", {{"integrity"}}},
-      {"test.cheat_write_reference", {{"integrity"}, false, "attn.a10_fa2"}},
+      {"test.cheat_write_reference", {{"integrity"}}},
       {"test.cheat_oob_write", {{"integrity"}}},
       {"test.cheat_partial_fp16", {{"precision"}}},
       {"test.cheat_tiny_zero", {{"timed_outputs"}}},
@@ -223,9 +224,10 @@ TEST(TrustGpuTest, HonestCaseAfterACheatMeasuresAsIfItRanFirst) {
 TEST(TrustGpuTest, VerificationAloneWouldHavePassedThem) {
   const reports::Report report = TrustReport();
   static const std::set<std::string> kAlone = {
-      "test.cheat_fp16_accum",    "test.cheat_side_stream", "test.cheat_cache_inputs",
-      "test.cheat_when_poisoned", "test.cheat_l2_persist",  "test.cheat_write_inputs",
-      "test.cheat_oob_write",     "test.cheat_partial_fp16"};
+      "test.cheat_fp16_accum",    "test.cheat_side_stream",  "test.cheat_cache_inputs",
+      "test.cheat_when_poisoned", "test.cheat_l2_persist",   "test.cheat_write_inputs",
+      "test.cheat_oob_write",     "test.cheat_partial_fp16", "test.cheat_write_reference",
+      "test.cheat_host_thread"};
   for (const reports::CaseResult& c : report.cases) {
     if (!kAlone.count(c.kernel_id) || c.status == reports::CaseStatus::kSkipped) continue;
     SCOPED_TRACE(c.Key());

@@ -1,0 +1,33 @@
+// Internal to the range profiler's two files (cupti_profiler.cc: set-up, configuration and
+// decoding; cupti_profiler_session.cc: the replay passes). Not for other code.
+#pragma once
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "absl/status/status.h"
+#include "profiler/cupti_host.h"
+
+namespace flashscope::profiler::cupti_internal {
+
+// FLASHSCOPE_CUPTI_TRACE=1 prints each CUPTI call before it is made: where a crash inside CUPTI
+// happened, when there is no debugger on the GPU machine.
+inline bool TraceCupti() {
+  static const bool on = [] {
+    const char* v = std::getenv("FLASHSCOPE_CUPTI_TRACE");
+    return v != nullptr && v[0] == '1';
+  }();
+  return on;
+}
+
+}  // namespace flashscope::profiler::cupti_internal
+
+#define FS_CUPTI_RETURN_IF_ERROR(expr, what)                                                 \
+  do {                                                                                       \
+    if (::flashscope::profiler::cupti_internal::TraceCupti()) {                              \
+      std::fprintf(stderr, "[cupti] %s\n", std::string(what).c_str());                       \
+    }                                                                                        \
+    if (absl::Status fs_s_ = ::flashscope::profiler::CuptiStatus((expr), what); !fs_s_.ok()) \
+      return fs_s_;                                                                          \
+  } while (0)
