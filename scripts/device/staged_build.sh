@@ -1,6 +1,5 @@
 # Sourced by the device scripts that run from the root of a repository copy holding a staged build
-# (.carry/bins.tar.xz, made by scripts/device/stage.sh): kernels-check.sh, shapes.sh,
-# sanitize-check.sh.
+# (.carry/bins.tar.xz, made by scripts/device/stage.sh).
 
 # start_device_script BUILD CHECKOUT...: sets root (this copy), out ($OUT, default /tmp/out,
 # created) and fs (BUILD's flashscope); unpacks the staged build when BUILD holds no flashscope
@@ -21,4 +20,12 @@ start_device_script() {
     fi
   done
   fs="$root/$build/cli/flashscope"
+}
+
+# unpack_staged_build ROOT: unpacks the staged build into ROOT whenever it is there (over an
+# earlier one), and links /work/main, the checkout the lead's binaries name, to ROOT (ab-quality.sh,
+# gate-quality.sh, history-runs.sh).
+unpack_staged_build() {
+  if [[ -f .carry/bins.tar.xz ]]; then tar -C "$1" -xJf .carry/bins.tar.xz; fi
+  if [[ "$1" != /work/main ]]; then mkdir -p /work && ln -sfn "$1" /work/main; fi
 }
