@@ -37,7 +37,6 @@
 #include "bench/bench_args.h"
 #include "bench/bench_case.h"
 #include "common/install_layout.h"
-#include "plugins/sha256.h"
 #include "profiler/device_info.h"
 #include "profiler/timing.h"
 #include "protocol/worker_process.h"
@@ -166,19 +165,17 @@ int Fail(const std::string& message) {
 
 // The suite's plan over the built-in kernels and the plugins (the suite's, --plugin=FILE or
 // FLASHSCOPE_PLUGINS, as for `flashscope run`), bound to the loaded kernels.
-absl::StatusOr<std::vector<runner::BoundCase>> Plan(const suites::Suite& suite,
+absl::StatusOr<std::vector<runner::BoundCase>> Plan(const runner::SuiteFile& suite,
                                                     const std::vector<std::string>& plugin_flags,
                                                     const std::string& kernels,
                                                     plugins::PluginSet* set,
                                                     reports::PlanRecord* plan) {
   // Bare names are looked up beside this program as beside flashscope-worker (same layout).
-  auto paths = suites::ResolvePlugins(
-      suites::PluginSourcesFromEnvironment(suite.plugins, plugin_flags, suites::ThisProgram()));
+  auto paths = suites::ResolvePlugins(suites::PluginSourcesFromEnvironment(
+      suite.suite.plugins, plugin_flags, suites::ThisProgram()));
   if (!paths.ok()) return paths.status();
   if (absl::Status s = runner::LoadKernels(*paths, -1, set); !s.ok()) return s;
-  auto sha = plugins::Sha256OfFile(suite.path);
-  if (!sha.ok()) return sha.status();
-  auto made = runner::MakePlan({&suite, *sha, set, kernels, "", {}});
+  auto made = runner::MakePlan({&suite.suite, suite.sha256, set, kernels, "", {}});
   if (!made.ok()) return made.status();
   *plan = *std::move(made);
   return runner::BindPlan(*plan, *set);
@@ -210,11 +207,12 @@ int main(int argc, char** argv) {
                                      : args.suites_dir;
   auto path = suites::ResolveSuitePath(args.suite, suites_dir);
   if (!path.ok()) return bench::Fail(std::string(path.status().message()));
-  auto suite = suites::LoadSuiteFile(*path);
-  if (!suite.ok()) return bench::Fail(std::string(suite.status().message()));
+  auto file = runner::ReadSuiteFile(*path);  // one read: the suite and the SHA-256 its plan records
+  if (!file.ok()) return bench::Fail(std::string(file.status().message()));
+  const suites::Suite* suite = &file->suite;
   static plugins::PluginSet kernel_set;  // the benchmarks' kernels live until exit
   static reports::PlanRecord plan;
-  auto cases = bench::Plan(*suite, args.plugins, kernels, &kernel_set, &plan);
+  auto cases = bench::Plan(*file, args.plugins, kernels, &kernel_set, &plan);
   if (!cases.ok()) return bench::Fail(std::string(cases.status().message()));
   auto device = profiler::QueryDevice(0);
   if (!device.ok()) {

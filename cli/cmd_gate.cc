@@ -193,9 +193,7 @@ void AddComparisonFlags(Command* c, const std::string& out_help) {
 Command CompareCommand() {
   Command c("compare", "BASE NEW",
             "median deltas, Mann-Whitney U on raw samples, a verdict per case", 2, 2, Compare);
-  c.details =
-      "A report may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by "
-      "content); --out X.xz (.gz, .zst) writes compressed.";
+  c.details = absl::StrCat("A report ", kReportInput, "; ", kCompressedOut, ".");
   AddComparisonFlags(&c, "write the rendering here (atomically) instead of stdout");
   return c;
 }
@@ -204,8 +202,7 @@ Command GateCommand() {
   Command c("gate", "BASE NEW", "compare + policy: exit 0 pass, 1 regression, 2 bad input or usage",
             2, 2, Gate);
   c.details =
-      "The rules and the policy file: docs/gating.md. A report may be \"-\" (standard input) and "
-      "may be compressed (xz, gzip, zstd: recognised by content).";
+      absl::StrCat("The rules and the policy file: docs/gating.md. A report ", kReportInput, ".");
   c.Add(Flag::String("policy", "FILE", "gate policy JSON (docs/gating.md); default: built-in"))
       .Add(Flag::String("json", "FILE", "also write the machine-readable verdict here"));
   AddComparisonFlags(&c, "write the rendering here (atomically); the verdict still goes to stdout");
@@ -216,10 +213,10 @@ Command RenderCommand() {
   Command c("render", "REPORT",
             "one report as markdown, JUnit XML, CSV, HTML, a terminal table, or a baseline", 1, 1,
             Render);
-  c.details =
-      "--format baseline writes the report without heatmaps, to commit under results/baselines/.\n"
-      "REPORT may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by\n"
-      "content); --out X.json.xz (.gz, .zst) writes compressed.";
+  c.details = absl::StrCat(
+      "--format baseline writes the report without heatmaps, to commit under "
+      "results/baselines/.\nREPORT ",
+      kReportInput, "; ", kCompressedOut, ".");
   c.Add(FormatFlag(/*with_baseline=*/true))
       .Add(OutFlag("write here (atomically) instead of stdout"))
       .Add(FileForceFlag())

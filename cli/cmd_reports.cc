@@ -102,9 +102,7 @@ std::string ComputeCapabilityProblem(double v) {
 Command ShowCommand() {
   Command c("show", "REPORT", "summary and case table of a report (or of a run's .journal.jsonl)",
             1, 1, Show);
-  c.details =
-      "REPORT may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by "
-      "content, whatever its name).";
+  c.details = absl::StrCat("REPORT ", kReportInput, ".");
   c.Add(Flag::String("status", "LIST",
                      "only cases of these statuses, a comma list (passed, failed, skipped, "
                      "error, timeout), e.g. failed,error"))

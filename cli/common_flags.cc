@@ -51,22 +51,29 @@ Flag FormatFlag(bool with_baseline) {
   return Flag::String("format", "F", "output format").Choices(formats);
 }
 
+namespace {
+
+// A threshold of the gate policy as a flag: the built-in policy's value as its default and the
+// policy's own check (gate applies it over the policy file's).
+Flag PolicyThresholdFlag(const char* name, const char* meta, const std::string& meaning,
+                         double reports::GatePolicy::*threshold, std::string (*check)(double)) {
+  return Flag::Double(name, meta, meaning + " (gate: overrides the policy's)",
+                      reports::GatePolicy{}.*threshold)
+      .Check(check);
+}
+
+}  // namespace
+
 Flag AlphaFlag() {
-  reports::GatePolicy defaults;
-  return Flag::Double("alpha", "A",
-                      "significance level of the Mann-Whitney U test, in (0, 1) (gate: overrides "
-                      "the policy's)",
-                      defaults.alpha)
-      .Check(reports::AlphaProblem);
+  return PolicyThresholdFlag("alpha", "A",
+                             "significance level of the Mann-Whitney U test, in (0, 1)",
+                             &reports::GatePolicy::alpha, reports::AlphaProblem);
 }
 
 Flag MinEffectFlag() {
-  reports::GatePolicy defaults;
-  return Flag::Double("min_effect", "E",
-                      "smallest relative median change that counts, in [0, 1): 0.02 = 2% (gate: "
-                      "overrides the policy's)",
-                      defaults.min_effect)
-      .Check(reports::MinEffectProblem);
+  return PolicyThresholdFlag("min_effect", "E",
+                             "smallest relative median change that counts, in [0, 1): 0.02 = 2%",
+                             &reports::GatePolicy::min_effect, reports::MinEffectProblem);
 }
 
 Flag SuitesDirFlag() {

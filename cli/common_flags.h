@@ -36,6 +36,14 @@ Flag DevicesFlag();
 // default 256; 0 lifts it (reports/input_file.h). Every command that reads a file takes it.
 Flag MaxInputFlag();
 
+// What every report argument accepts (reports/input_file.h), for the commands' details:
+// "REPORT " + kReportInput.
+inline constexpr char kReportInput[] =
+    "may be \"-\" (standard input) and may be compressed (xz, gzip, zstd: recognised by content, "
+    "whatever its name)";
+// What --out does with a compression ending.
+inline constexpr char kCompressedOut[] = "--out X.json.xz (.gz, .zst) writes compressed";
+
 // Colour for stdout: --color=always/never decide; auto colours a terminal unless NO_COLOR is set
 // or TERM is "dumb".
 bool UseColor(const Args& args);

@@ -3,6 +3,8 @@
 
 #include "profiler/profiler_kernels.h"
 
+#include "common/split_mix.h"
+
 namespace flashscope::profiler {
 namespace {
 
@@ -45,11 +47,7 @@ __global__ void L2FlushReadKernel(const uint4* data, size_t count, unsigned* sin
 
 __device__ __forceinline__ uint32_t Hash(uint64_t x) {
   // splitmix64 finaliser: a counter-based generator, so any thread computes any element.
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return static_cast<uint32_t>(x >> 32);
+  return static_cast<uint32_t>(SplitMix64(x) >> 32);
 }
 
 __global__ void FillUniform16Kernel(uint16_t* data, size_t count, bool bf16, uint64_t seed) {

@@ -93,7 +93,7 @@ std::string MaxInputText() {
   return cap == 0 ? "no cap" : absl::StrCat(cap >> 20, " MiB");
 }
 
-absl::StatusOr<std::string> ReadInputFile(const std::string& path) {
+absl::StatusOr<std::string> ReadInputFile(const std::string& path, std::string* as_stored) {
   absl::StatusOr<int> fd = OpenRegular(path);
   if (!fd.ok()) return fd.status();
   Fd closer(*fd);
@@ -104,6 +104,7 @@ absl::StatusOr<std::string> ReadInputFile(const std::string& path) {
   }
   absl::StatusOr<std::string> raw = ReadBounded(*fd, path, cap);
   if (!raw.ok()) return raw.status();
+  if (as_stored != nullptr) *as_stored = *raw;
   if (CompressionOfContent(*raw) == Compression::kNone) return raw;
   return DecompressData(*raw, cap, path);
 }

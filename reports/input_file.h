@@ -36,7 +36,10 @@ Compression CompressionForPath(const std::string& path);
 // (commands say where they accept it). Refuses: a missing file (NotFound), a directory, a device,
 // FIFO or socket (not a regular file: /dev/zero would never end), more than MaxInputBytes() bytes
 // after decompression, and corrupt or truncated compressed data. Every message names the path.
-absl::StatusOr<std::string> ReadInputFile(const std::string& path);
+// `as_stored`, when given, receives the bytes as the file holds them (before decompression): what
+// a SHA-256 of the file is taken of, from the same read as the text.
+absl::StatusOr<std::string> ReadInputFile(const std::string& path,
+                                          std::string* as_stored = nullptr);
 
 // `data` compressed as `c` (kNone: returned as is). `path` is for messages.
 absl::StatusOr<std::string> CompressData(absl::string_view data, Compression c,

@@ -1,17 +1,12 @@
 #include "runner/buffer_integrity_kernels.h"
 
+#include "common/split_mix.h"
+
 namespace flashscope::runner {
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int kWarps = kThreads / 32;
-
-__device__ unsigned long long Mix(unsigned long long x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 // The content region holding global chunk `c` (regions in order of first_chunk; guards skipped).
 __device__ int RegionOfChunk(const IntegrityRegion* regions, int n, unsigned long long c) {
@@ -34,42 +29,49 @@ __device__ unsigned long long WarpHashChunk(const IntegrityRegion& reg, unsigned
   unsigned long long h = 0;
   for (unsigned long long off = begin + lane * 8; off < words_end; off += 32 * 8) {
     const unsigned long long w = *reinterpret_cast<const unsigned long long*>(reg.ptr + off);
-    h += Mix(w ^ (off * 0xD6E8FEB86659FD93ull));
+    h += SplitMix64(w ^ (off * 0xD6E8FEB86659FD93ull));
   }
   for (unsigned long long off = words_end + lane; off < end; off += 32) {
-    h += Mix((static_cast<unsigned long long>(reg.ptr[off]) << 56) ^ off);
+    h += SplitMix64((static_cast<unsigned long long>(reg.ptr[off]) << 56) ^ off);
   }
   for (int d = 16; d > 0; d /= 2) h += __shfl_xor_sync(0xffffffffu, h, d);
   return h;
 }
 
-__global__ void HashKernel(const IntegrityRegion* regions, int n, unsigned long long* hashes,
-                           unsigned long long total_chunks) {
-  const unsigned long long warp =
-      (static_cast<unsigned long long>(blockIdx.x) * kThreads + threadIdx.x) / 32;
-  const unsigned long long warps = static_cast<unsigned long long>(gridDim.x) * kWarps;
-  for (unsigned long long c = warp; c < total_chunks; c += warps) {
-    const int r = RegionOfChunk(regions, n, c);
-    const unsigned long long h = WarpHashChunk(regions[r], c - regions[r].first_chunk);
-    if (threadIdx.x % 32 == 0) hashes[c] = h;
-  }
-}
-
-__global__ void CompareKernel(const IntegrityRegion* regions, int n, unsigned long long* hashes,
-                              unsigned long long total_chunks, unsigned long long* results,
-                              unsigned long long label) {
+// The chunks of the content regions dealt to this warp, grid-stride over the warps of the grid:
+// fn(region, chunk within it, global chunk, the warp's hash of it) for each.
+template <class Fn>
+__device__ __forceinline__ void ForEachWarpChunk(const IntegrityRegion* regions, int n,
+                                                 unsigned long long total_chunks, Fn fn) {
   const unsigned long long warp =
       (static_cast<unsigned long long>(blockIdx.x) * kThreads + threadIdx.x) / 32;
   const unsigned long long warps = static_cast<unsigned long long>(gridDim.x) * kWarps;
   for (unsigned long long c = warp; c < total_chunks; c += warps) {
     const int r = RegionOfChunk(regions, n, c);
     const unsigned long long local = c - regions[r].first_chunk;
-    const unsigned long long h = WarpHashChunk(regions[r], local);
-    if (threadIdx.x % 32 == 0 && h != hashes[c]) {
-      hashes[c] = h;
-      atomicMin(&results[r], (label << kIntegrityLabelShift) | (local * kIntegrityChunkBytes));
-    }
+    fn(r, local, c, WarpHashChunk(regions[r], local));
   }
+}
+
+__global__ void HashKernel(const IntegrityRegion* regions, int n, unsigned long long* hashes,
+                           unsigned long long total_chunks) {
+  ForEachWarpChunk(regions, n, total_chunks,
+                   [&](int, unsigned long long, unsigned long long c, unsigned long long h) {
+                     if (threadIdx.x % 32 == 0) hashes[c] = h;
+                   });
+}
+
+__global__ void CompareKernel(const IntegrityRegion* regions, int n, unsigned long long* hashes,
+                              unsigned long long total_chunks, unsigned long long* results,
+                              unsigned long long label) {
+  ForEachWarpChunk(
+      regions, n, total_chunks,
+      [&](int r, unsigned long long local, unsigned long long c, unsigned long long h) {
+        if (threadIdx.x % 32 == 0 && h != hashes[c]) {
+          hashes[c] = h;
+          atomicMin(&results[r], (label << kIntegrityLabelShift) | (local * kIntegrityChunkBytes));
+        }
+      });
 }
 
 // blockIdx.y: the region; each thread checks bytes of guard regions.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/closest_names.h"
+#include "plugins/sha256.h"
 #include "suites/shard.h"
 
 namespace flashscope::runner {
@@ -104,6 +105,13 @@ std::string LostReason(const PlanInputs& in, const std::string& pattern) {
 }
 
 }  // namespace
+
+absl::StatusOr<SuiteFile> ReadSuiteFile(const std::string& path) {
+  std::string as_stored;
+  auto suite = suites::LoadSuiteFile(path, &as_stored);
+  if (!suite.ok()) return suite.status();
+  return SuiteFile{*std::move(suite), plugins::Sha256Hex(as_stored)};
+}
 
 reports::ProvenanceRecord ToRecord(const plugins::Provenance& p) {
   reports::ProvenanceRecord r;

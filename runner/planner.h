@@ -10,11 +10,19 @@
 
 #include "absl/status/statusor.h"
 #include "plugins/plugin_set.h"
+#include "protocol/worker_protocol.h"
 #include "reports/plan.h"
 #include "suites/suite.h"
-#include "protocol/worker_protocol.h"
 
 namespace flashscope::runner {
+
+// A suite file as the worker takes it: one read, one parse, and the SHA-256 of the bytes of that
+// same read (the plan's suite_sha256), so the suite planned or run is the one the hash names.
+struct SuiteFile {
+  suites::Suite suite;
+  std::string sha256;
+};
+absl::StatusOr<SuiteFile> ReadSuiteFile(const std::string& path);
 
 struct PlanInputs {
   const suites::Suite* suite = nullptr;

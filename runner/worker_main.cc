@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -17,17 +16,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
-#include "plugins/sha256.h"
 #include "profiler/metric_catalogue.h"
 #include "protocol/worker_protocol.h"
 #include "reports/text_safety.h"
 #include "runner/kernel_listing.h"
 #include "runner/kernel_loading.h"
-#include "runner/planner.h"
+#include "runner/worker_plan.h"
 
 #if defined(FLASHSCOPE_HAVE_CUDA)
-#include "profiler/device_info.h"
-#include "runner/record_conversions.h"
 #include "runner/worker_ab.h"
 #include "runner/worker_run.h"
 #endif
@@ -36,82 +32,6 @@ namespace flashscope::runner {
 namespace {
 
 namespace protocol = suites::protocol;
-
-// CUDA's device 0 (a run without --devices uses it) and every GPU this process can see, for the
-// supervisor to choose from (supervisor/device_selection.h). Reads properties only: no context.
-void ProbeDevices(protocol::PlanningResult* result) {
-  protocol::DeviceRecord& d = result->device;
-#if defined(FLASHSCOPE_HAVE_CUDA)
-  auto count = profiler::CountDevices();
-  if (!count.ok()) {
-    d.reason = std::string(count.status().message());
-    return;
-  }
-  for (int i = 0; i < *count; ++i) {
-    auto device = profiler::QueryDevice(i);
-    if (!device.ok()) {
-      if (i == 0) d.reason = std::string(device.status().message());
-      continue;
-    }
-    if (i == 0) d.usable = true, d.name = device->name, d.cc = device->cc;
-    result->devices.push_back(ToDevice(*device, i));
-  }
-#else
-  d.reason = "this flashscope was built without CUDA (no nvcc, or -DFLASHSCOPE_CUDA=OFF)";
-#endif
-}
-
-// --dry_run's marks: what each planned case's kernel says about its problem, on this machine's GPU
-// when there is one. A phase line before each call pins a crash in supports() on its kernel.
-void AskSupports(const plugins::PluginSet& kernels, int progress_fd,
-                 protocol::PlanningResult* result) {
-  const int device_sm = result->device.usable ? result->device.cc : 0;
-  for (const reports::PlannedCaseRecord& c : result->plan.cases) {
-    const plugins::Kernel* k = c.error.empty() ? kernels.Find(c.kernel_id) : nullptr;
-    if (k == nullptr) continue;
-    protocol::Tell(
-        progress_fd,
-        {protocol::Event::kPhase, "", "",
-         absl::StrCat(
-             "supports() of ", c.key,
-             k->provenance().builtin ? "" : absl::StrCat(" (plugin ", k->provenance().path, ")"))});
-    std::string why = k->Supports(c.problem, device_sm);
-    if (!why.empty()) result->refusals[c.key] = std::move(why);
-  }
-}
-
-int Plan(const protocol::WorkerRequest& r) {
-  auto suite = suites::LoadSuiteFile(r.suite_path);
-  if (!suite.ok()) return protocol::TellFatal(r.progress_fd, std::string(suite.status().message()));
-  auto sha = plugins::Sha256OfFile(r.suite_path);
-  if (!sha.ok()) return protocol::TellFatal(r.progress_fd, std::string(sha.status().message()));
-  plugins::PluginSet kernels;
-  const bool ab = !r.ab_base.empty();
-  if (absl::Status s = ab ? LoadAbKernels(r.ab_base, r.ab_new, r.progress_fd, &kernels)
-                          : LoadKernels(r.plugins, r.progress_fd, &kernels);
-      !s.ok()) {
-    return protocol::TellFatal(r.progress_fd, std::string(s.message()), protocol::kExitBadPlugin);
-  }
-  PlanInputs in{&*suite, *sha, &kernels, r.kernels_filter, r.shard, r.lost_plugins};
-  protocol::PlanningResult result;
-  if (ab) {
-    auto plan = MakeAbPlan(in);
-    if (!plan.ok()) return protocol::TellFatal(r.progress_fd, std::string(plan.status().message()));
-    result.plan = std::move(plan->base);
-    result.ab_new = std::move(plan->next);
-  } else {
-    auto plan = MakePlan(in);
-    if (!plan.ok()) return protocol::TellFatal(r.progress_fd, std::string(plan.status().message()));
-    result.plan = *std::move(plan);
-  }
-  ProbeDevices(&result);
-  if (r.check_supports) AskSupports(kernels, r.progress_fd, &result);
-  std::ofstream out(r.plan_out, std::ios::binary | std::ios::trunc);
-  out << protocol::PlanningResultToText(result);
-  out.close();
-  if (!out) return protocol::TellFatal(r.progress_fd, absl::StrCat("cannot write ", r.plan_out));
-  return 0;
-}
 
 // A Python module whose import stopped at a package this interpreter does not have (torch on a
 // machine without a GPU): not a defect of the module, so the listing says what it needs and
@@ -214,7 +134,7 @@ int main(int argc, char** argv) {
   }
   switch (request->command) {
     case protocol::Command::kPlan:
-      return flashscope::runner::Plan(*request);
+      return flashscope::runner::PlanSuite(*request);
     case protocol::Command::kList:
       return flashscope::runner::FinishStandardOutput(flashscope::runner::List(*request));
     case protocol::Command::kMetrics:

@@ -9,7 +9,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "plugins/sha256.h"
 #include "reports/devices.h"
 #include "reports/journal.h"
 #include "runner/case_runner.h"
@@ -125,15 +124,13 @@ absl::Status SetUpPeaks(const suites::protocol::WorkerRequest& request,
 }
 
 absl::StatusOr<suites::Suite> PlannedSuite(const reports::PlanRecord& plan) {
-  auto suite = suites::LoadSuiteFile(plan.suite_path);
-  if (!suite.ok()) return suite.status();
-  auto sha = plugins::Sha256OfFile(plan.suite_path);
-  if (!sha.ok()) return sha.status();
-  if (*sha != plan.suite_sha256) {
+  auto file = ReadSuiteFile(plan.suite_path);
+  if (!file.ok()) return file.status();
+  if (file->sha256 != plan.suite_sha256) {
     return absl::FailedPreconditionError(absl::StrCat(
         "the suite file ", plan.suite_path, " changed since the run was planned; start a new run"));
   }
-  return suite;
+  return std::move(file->suite);
 }
 
 int RunCases(const suites::protocol::WorkerRequest& request) {

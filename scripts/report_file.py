@@ -36,3 +36,16 @@ def load_report(path):
         opener = open
     with opener(path, "rt", encoding="utf-8") as f:
         return json.load(f, object_pairs_hook=_refuse_duplicates)
+
+
+def trust_checks(case):
+    """The trust checks recorded for a case (docs/trust.md), [] when it has none."""
+    return (case.get("trust") or {}).get("checks", [])
+
+
+def check_value(check, name):
+    """The value named `name` of a trust check, None when the check does not record it."""
+    for v in check.get("values", []):
+        if v["name"] == name:
+            return v["value"]
+    return None

@@ -1,8 +1,7 @@
 #include "suites/suite.h"
 
-#include "common/closest_names.h"
-
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,6 +20,8 @@ namespace flashscope::suites {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
+std::atomic<uint64_t> g_suites_parsed{0};  // SuitesParsed()
 
 absl::Status Bad(const std::string& path, const std::string& where, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", where, ": ", what));
@@ -428,6 +429,7 @@ const std::vector<std::string>& SwitchableTrustChecks() {
 }
 
 absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path) {
+  g_suites_parsed.fetch_add(1, std::memory_order_relaxed);
   absl::StatusOr<Json> parsed = ParseSuiteJson(text, path);
   if (!parsed.ok()) return parsed.status();
   const Json& j = *parsed;
@@ -458,8 +460,10 @@ absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& pat
   return suite;
 }
 
-absl::StatusOr<Suite> LoadSuiteFile(const std::string& path) {
-  absl::StatusOr<std::string> text = reports::ReadInputFile(path);
+uint64_t SuitesParsed() { return g_suites_parsed.load(std::memory_order_relaxed); }
+
+absl::StatusOr<Suite> LoadSuiteFile(const std::string& path, std::string* as_stored) {
+  absl::StatusOr<std::string> text = reports::ReadInputFile(path, as_stored);
   if (!text.ok()) {
     if (absl::IsNotFound(text.status())) {
       return absl::NotFoundError(absl::StrCat(path, ": cannot open the suite file"));
@@ -467,32 +471,6 @@ absl::StatusOr<Suite> LoadSuiteFile(const std::string& path) {
     return text.status();
   }
   return ParseSuite(*text, path);
-}
-
-std::vector<std::string> ListSuiteFiles(const std::string& suites_dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(suites_dir, ec)) {
-    if (e.path().extension() == ".json") out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-absl::StatusOr<std::string> ResolveSuitePath(const std::string& name_or_path,
-                                             const std::string& suites_dir) {
-  namespace fs = std::filesystem;
-  if (fs::is_regular_file(name_or_path)) return name_or_path;
-  fs::path candidate = fs::path(suites_dir) / (name_or_path + ".json");
-  if (fs::is_regular_file(candidate)) return candidate.string();
-  std::vector<std::string> names;
-  for (const auto& f : ListSuiteFiles(suites_dir)) names.push_back(fs::path(f).stem().string());
-  const std::string hint = DidYouMean(name_or_path, names);
-  return absl::NotFoundError(
-      absl::StrCat("no suite '", name_or_path, "'",
-                   hint.empty() ? "" : absl::StrCat(" (did you mean '", hint, "'?)"),
-                   ": not a file, and not in ", suites_dir,
-                   " (suites there: ", names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
 }
 
 }  // namespace flashscope::suites

@@ -61,7 +61,12 @@ struct Suite {
 // the bad entry and what was expected ("suite.problems[1].axes.dtype[0]: unknown dtype 'fp8'
 // (expected fp32, fp16 or bf16)").
 absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path);
-absl::StatusOr<Suite> LoadSuiteFile(const std::string& path);
+// The suite in the file at `path`, read once; `as_stored`, when given, receives the file's bytes
+// of that read (reports::ReadInputFile), which the plan's SHA-256 is of.
+absl::StatusOr<Suite> LoadSuiteFile(const std::string& path, std::string* as_stored = nullptr);
+// How many suites this process has parsed (ParseSuite calls). Each process that runs a suite
+// parses it once (docs/architecture.md, "What is read and built once"); tests hold it to that.
+uint64_t SuitesParsed();
 
 // A suite argument is a path to a file or the name of a file in `suites_dir` ("smoke" ->
 // suites_dir/smoke.json). NotFound lists the suites that exist.

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "common/element_convert.cuh"
+#include "verify/element_dispatch.cuh"
 #include "verify/gpu_reference.h"
 
 namespace flashscope::verify {
@@ -109,20 +110,54 @@ __device__ void LoadQueryRows(const Smem<T, A>& sm, const AttnShape& s, const T*
   }
 }
 
+// This warp's query row: block blockIdx.x holds kWarps rows (row0...) of one (batch, head) bh, a
+// warp each; `valid` (warp-uniform) when the row exists. block_end: the key end of the block's
+// last row (key ends grow with the row); row_end: the row's own (0 when it does not exist).
+struct WarpRow {
+  int warp, lane;
+  int64_t bh, row0, row;
+  bool valid;
+  int64_t block_end, row_end;
+};
+
+__device__ __forceinline__ WarpRow WarpRowOf(const AttnShape& s) {
+  WarpRow w;
+  w.warp = threadIdx.x / 32;
+  w.lane = threadIdx.x % 32;
+  w.bh = blockIdx.x / s.row_blocks;
+  w.row0 = (blockIdx.x % s.row_blocks) * kWarps;
+  w.row = w.row0 + w.warp;
+  w.valid = w.row < s.seq_q;
+  w.block_end = KeyEnd(s, min(w.row0 + kWarps, s.seq_q) - 1);
+  w.row_end = w.valid ? KeyEnd(s, w.row) : 0;
+  return w;
+}
+
+// O += P·V over the tile's first min(keys_left, kKeyTile) keys: P of the warp's row from sm.p,
+// each lane its dims of V.
+template <typename T, typename A>
+__device__ __forceinline__ void AccumulateTilePV(const Smem<T, A>& sm, const AttnShape& s, int warp,
+                                                 int lane, int64_t keys_left,
+                                                 A (&acc)[kDimsPerLane]) {
+  const int n = static_cast<int>(keys_left < kKeyTile ? keys_left : kKeyTile);
+  for (int t = 0; t < n; ++t) {
+    const A pt = sm.p[warp * kKeyTile + t];
+    const T* vrow = sm.v + t * s.d;
+#pragma unroll
+    for (int c = 0; c < kDimsPerLane; ++c) {
+      const int dd = lane + 32 * c;
+      if (dd < s.d) acc[c] += pt * static_cast<A>(ToFloat<T>(vrow[dd]));
+    }
+  }
+}
+
 template <typename T, typename A>
 __global__ void __launch_bounds__(kThreads)
     AttentionReferenceKernel(AttnShape s, const T* q, const T* k, const T* v, float* out,
                              float* lse) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Smem<T, A> sm(smem_raw, s);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int64_t bh = blockIdx.x / s.row_blocks;
-  const int64_t row0 = (blockIdx.x % s.row_blocks) * kWarps;
-  const int64_t row = row0 + warp;
-  const bool valid = row < s.seq_q;  // warp-uniform
-  const int64_t last_row = min(row0 + kWarps, s.seq_q) - 1;
-  const int64_t block_end = KeyEnd(s, last_row);  // key ends grow with the row
-  const int64_t row_end = valid ? KeyEnd(s, row) : 0;
+  const auto [warp, lane, bh, row0, row, valid, block_end, row_end] = WarpRowOf(s);
 
   LoadQueryRows(sm, s, q, bh, row0);
   const A neg_inf = -INFINITY;
@@ -145,18 +180,9 @@ __global__ void __launch_bounds__(kThreads)
     l = l * alpha + WarpSum(p);
     sm.p[warp * kKeyTile + lane] = p;
     __syncwarp();
-    const int n = static_cast<int>(row_end - start < kKeyTile ? row_end - start : kKeyTile);
 #pragma unroll
     for (int c = 0; c < kDimsPerLane; ++c) acc[c] *= alpha;
-    for (int t = 0; t < n; ++t) {
-      const A pt = sm.p[warp * kKeyTile + t];
-      const T* vrow = sm.v + t * s.d;
-#pragma unroll
-      for (int c = 0; c < kDimsPerLane; ++c) {
-        const int dd = lane + 32 * c;
-        if (dd < s.d) acc[c] += pt * static_cast<A>(ToFloat<T>(vrow[dd]));
-      }
-    }
+    AccumulateTilePV(sm, s, warp, lane, row_end - start, acc);
     __syncwarp();
     m = m_new;
   }
@@ -180,13 +206,7 @@ __global__ void __launch_bounds__(kThreads)
     AttentionBaselineKernel(AttnShape s, const T* q, const T* k, const T* v, float* out) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const Smem<T, float> sm(smem_raw, s);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int64_t bh = blockIdx.x / s.row_blocks;
-  const int64_t row0 = (blockIdx.x % s.row_blocks) * kWarps;
-  const int64_t row = row0 + warp;
-  const bool valid = row < s.seq_q;
-  const int64_t block_end = KeyEnd(s, min(row0 + kWarps, s.seq_q) - 1);
-  const int64_t row_end = valid ? KeyEnd(s, row) : 0;
+  const auto [warp, lane, bh, row0, row, valid, block_end, row_end] = WarpRowOf(s);
   const float scale = static_cast<float>(s.scale);
 
   LoadQueryRows(sm, s, q, bh, row0);
@@ -211,16 +231,7 @@ __global__ void __launch_bounds__(kThreads)
       } else {
         sm.p[warp * kKeyTile + lane] = in ? RoundTo<T>(expf(score - m) / l) : 0.f;
         __syncwarp();
-        const int n = static_cast<int>(row_end - start < kKeyTile ? row_end - start : kKeyTile);
-        for (int t = 0; t < n; ++t) {
-          const float pt = sm.p[warp * kKeyTile + t];
-          const T* vrow = sm.v + t * s.d;
-#pragma unroll
-          for (int c = 0; c < kDimsPerLane; ++c) {
-            const int dd = lane + 32 * c;
-            if (dd < s.d) acc[c] += pt * ToFloat<T>(vrow[dd]);
-          }
-        }
+        AccumulateTilePV(sm, s, warp, lane, row_end - start, acc);
         __syncwarp();
       }
     }
@@ -299,32 +310,19 @@ cudaError_t AttentionReferenceGpu(const AttentionProblem& p, const void* q, cons
                                   const void* v, ReferencePrecision precision, float* out,
                                   float* lse, cudaStream_t stream) {
   const bool f64 = precision == ReferencePrecision::kFp64;
-  switch (p.dtype) {
-    case DType::kF16:
-      return f64 ? LaunchReference<__half, double>(p, q, k, v, out, lse, stream)
-                 : LaunchReference<__half, float>(p, q, k, v, out, lse, stream);
-    case DType::kBF16:
-      return f64 ? LaunchReference<__nv_bfloat16, double>(p, q, k, v, out, lse, stream)
-                 : LaunchReference<__nv_bfloat16, float>(p, q, k, v, out, lse, stream);
-    case DType::kF32:
-      return f64 ? LaunchReference<float, double>(p, q, k, v, out, lse, stream)
-                 : LaunchReference<float, float>(p, q, k, v, out, lse, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    using T = decltype(element);
+    return f64 ? LaunchReference<T, double>(p, q, k, v, out, lse, stream)
+               : LaunchReference<T, float>(p, q, k, v, out, lse, stream);
+  });
 }
 
 cudaError_t AttentionSamePrecisionBaselineGpu(const AttentionProblem& p, const void* q,
                                               const void* k, const void* v, float* out,
                                               cudaStream_t stream) {
-  switch (p.dtype) {
-    case DType::kF16:
-      return LaunchBaseline<__half>(p, q, k, v, out, stream);
-    case DType::kBF16:
-      return LaunchBaseline<__nv_bfloat16>(p, q, k, v, out, stream);
-    case DType::kF32:
-      return LaunchBaseline<float>(p, q, k, v, out, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    return LaunchBaseline<decltype(element)>(p, q, k, v, out, stream);
+  });
 }
 
 }  // namespace flashscope::verify

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/element_convert.cuh"
+#include "verify/element_dispatch.cuh"
 #include "verify/error_stats.h"
 #include "verify/gpu_reference.h"
 
@@ -100,18 +101,11 @@ cudaError_t GemmReferenceGpu(const GemmProblem& p, const void* a, const void* b,
                              ReferencePrecision precision, float* c, cudaStream_t stream) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return cudaErrorInvalidValue;
   const bool f64 = precision == ReferencePrecision::kFp64;
-  switch (p.dtype) {
-    case DType::kF32:
-      return f64 ? LaunchGemm<float, InOrderSum<double>>(p, a, b, c, stream)
-                 : LaunchGemm<float, InOrderSum<float>>(p, a, b, c, stream);
-    case DType::kF16:
-      return f64 ? LaunchGemm<__half, InOrderSum<double>>(p, a, b, c, stream)
-                 : LaunchGemm<__half, InOrderSum<float>>(p, a, b, c, stream);
-    case DType::kBF16:
-      return f64 ? LaunchGemm<__nv_bfloat16, InOrderSum<double>>(p, a, b, c, stream)
-                 : LaunchGemm<__nv_bfloat16, InOrderSum<float>>(p, a, b, c, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    using T = decltype(element);
+    return f64 ? LaunchGemm<T, InOrderSum<double>>(p, a, b, c, stream)
+               : LaunchGemm<T, InOrderSum<float>>(p, a, b, c, stream);
+  });
 }
 
 cudaError_t PoisonBytes(void* p, size_t bytes, cudaStream_t stream) {

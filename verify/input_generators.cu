@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "common/element_convert.cuh"
+#include "common/split_mix.h"
+#include "verify/element_dispatch.cuh"
 
 namespace flashscope::verify {
 namespace {
@@ -26,15 +28,8 @@ enum Stream : uint64_t {
 constexpr float kLogitGap = 10.f;
 constexpr float kPi = 3.14159265358979f;
 
-__device__ __forceinline__ uint64_t SplitMix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 __device__ __forceinline__ uint64_t Hash(uint64_t seed, uint64_t stream, uint64_t index) {
-  return SplitMix(SplitMix(seed ^ SplitMix(stream)) + index * 0x9E3779B97F4A7C15ull);
+  return SplitMix64(SplitMix64(seed ^ SplitMix64(stream)) + index * 0x9E3779B97F4A7C15ull);
 }
 
 // In (0, 1): 24 random bits, centred in their interval so that log() never sees 0.
@@ -214,29 +209,17 @@ cudaError_t GenerateAttentionInputs(const AttentionProblem& p, InputKind kind, u
   if (p.batch <= 0 || p.heads <= 0 || p.seq_q <= 0 || p.seq_k <= 0 || p.head_dim <= 0) {
     return cudaErrorInvalidValue;
   }
-  switch (p.dtype) {
-    case DType::kF16:
-      return LaunchAttention<__half>(p, kind, seed, q, k, v, stream);
-    case DType::kBF16:
-      return LaunchAttention<__nv_bfloat16>(p, kind, seed, q, k, v, stream);
-    case DType::kF32:
-      return LaunchAttention<float>(p, kind, seed, q, k, v, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    return LaunchAttention<decltype(element)>(p, kind, seed, q, k, v, stream);
+  });
 }
 
 cudaError_t GenerateGemmInputs(const GemmProblem& p, InputKind kind, uint64_t seed, void* a,
                                void* b, cudaStream_t stream) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return cudaErrorInvalidValue;
-  switch (p.dtype) {
-    case DType::kF16:
-      return LaunchGemm<__half>(p, kind, seed, a, b, stream);
-    case DType::kBF16:
-      return LaunchGemm<__nv_bfloat16>(p, kind, seed, a, b, stream);
-    case DType::kF32:
-      return LaunchGemm<float>(p, kind, seed, a, b, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    return LaunchGemm<decltype(element)>(p, kind, seed, a, b, stream);
+  });
 }
 
 }  // namespace flashscope::verify

@@ -1,6 +1,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "common/split_mix.h"
+#include "verify/element_bits.cuh"
 #include "verify/output_check.h"
 
 namespace flashscope::verify {
@@ -9,54 +11,26 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kMaxBlocks = 1024;  // grid-stride: any size
 
-__device__ __forceinline__ unsigned long long Mix(unsigned long long x) {
-  // splitmix64's finaliser: every (index, bits) pair lands on an unrelated 64-bit value, so the
-  // wrapping sum over elements changes when any element's bits or position change.
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-template <typename T>
-struct Element;
-template <>
-struct Element<float> {
-  using Bits = unsigned int;
-  static constexpr Bits kPoison = 0xFFFFFFFFu;
-  __device__ static float Value(Bits b) { return __uint_as_float(b); }
-};
-template <>
-struct Element<__half> {
-  using Bits = unsigned short;
-  static constexpr Bits kPoison = 0xFFFFu;
-  __device__ static float Value(Bits b) { return __half2float(__ushort_as_half(b)); }
-};
-template <>
-struct Element<__nv_bfloat16> {
-  using Bits = unsigned short;
-  static constexpr Bits kPoison = 0xFFFFu;
-  __device__ static float Value(Bits b) { return __bfloat162float(__ushort_as_bfloat16(b)); }
-};
-
 __device__ __forceinline__ unsigned long long WarpSum(unsigned long long v) {
   for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
   return v;
 }
 
 template <typename T>
-__global__ void OutputCheckKernel(const typename Element<T>::Bits* out, const float* ref,
+__global__ void OutputCheckKernel(const typename ElementBits<T>::Type* out, const float* ref,
                                   long long n, ElementBoundDevice bound,
                                   OutputCheckCounts* counts) {
-  using E = Element<T>;
+  using E = ElementBits<T>;
   unsigned long long bad = 0, never = 0, nonfinite = 0, hash = 0;
   float max_abs = 0.f;
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride) {
-    const typename E::Bits bits = out[i];
-    hash += Mix(static_cast<unsigned long long>(bits) ^
-                (static_cast<unsigned long long>(i) * 0xD6E8FEB86659FD93ull));
+    const typename E::Type bits = out[i];
+    // splitmix64's finaliser: every (index, bits) pair lands on an unrelated 64-bit value, so the
+    // wrapping sum over elements changes when any element's bits or position change.
+    hash += SplitMix64(static_cast<unsigned long long>(bits) ^
+                       (static_cast<unsigned long long>(i) * 0xD6E8FEB86659FD93ull));
     if (bits == E::kPoison) {
       ++never;
       ++bad;

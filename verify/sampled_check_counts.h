@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "common/split_mix.h"
+
 #if defined(__CUDACC__)
 #define FS_HOST_DEVICE __host__ __device__
 #else
@@ -39,19 +41,15 @@ struct SampledBound {
   double lse_rtol;
 };
 
-FS_HOST_DEVICE inline uint64_t SampleMix(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+// The mix of the samplers (SplitMix64), under the name runner/trust_case.cc calls it by.
+FS_HOST_DEVICE inline uint64_t SampleMix(uint64_t x) { return SplitMix64(x); }
 
 // The row (attention: b·H·Sq + h·Sq + i) or entry (gemm: m·N + n) that sample `i` of a check
 // drawn with `seed` reads, uniform over [0, total), independently per sample (with replacement:
 // a kernel that skips a fraction f of rows escapes n samples with probability exactly (1-f)^n).
 // The same function on the host (tests) and the device (the check kernels).
 FS_HOST_DEVICE inline uint64_t SampledIndex(uint64_t seed, uint64_t i, uint64_t total) {
-  return total == 0 ? 0 : SampleMix(seed ^ SampleMix(i + 0x5851F42D4C957F2Dull)) % total;
+  return total == 0 ? 0 : SplitMix64(seed ^ SplitMix64(i + 0x5851F42D4C957F2Dull)) % total;
 }
 
 }  // namespace flashscope::verify

@@ -12,6 +12,8 @@
 #include <cmath>
 
 #include "common/element_convert.cuh"
+#include "verify/element_bits.cuh"
+#include "verify/element_dispatch.cuh"
 #include "verify/gpu_reference.h"
 #include "verify/sampled_rows.h"
 
@@ -22,31 +24,14 @@ constexpr int kThreads = 256;  // >= kReferenceMaxHeadDim: one thread per head d
 static_assert(kThreads >= kReferenceMaxHeadDim, "one thread per head dim");
 constexpr int kGemmWarps = 8;
 
-template <typename T>
-struct Bits;
-template <>
-struct Bits<float> {
-  using Type = unsigned int;
-  static constexpr Type kPoison = 0xFFFFFFFFu;
-};
-template <>
-struct Bits<__half> {
-  using Type = unsigned short;
-  static constexpr Type kPoison = 0xFFFFu;
-};
-template <>
-struct Bits<__nv_bfloat16> {
-  using Type = unsigned short;
-  static constexpr Type kPoison = 0xFFFFu;
-};
-
 // One output element against its reference: 1 when bad. Updates the per-thread tallies.
 template <typename T>
 __device__ int JudgeElement(const T* out, int64_t index, double ref, const SampledBound& b,
                             unsigned long long* never, unsigned long long* nonfinite,
                             float* max_abs) {
-  const typename Bits<T>::Type bits = reinterpret_cast<const typename Bits<T>::Type*>(out)[index];
-  if (bits == Bits<T>::kPoison) {
+  const typename ElementBits<T>::Type bits =
+      reinterpret_cast<const typename ElementBits<T>::Type*>(out)[index];
+  if (bits == ElementBits<T>::kPoison) {
     ++*never;
     return 1;
   }
@@ -365,15 +350,9 @@ cudaError_t LaunchAttentionRowCheck(const AttentionProblem& p, const void* q, co
       e != cudaSuccess) {
     return e;
   }
-  switch (p.dtype) {
-    case DType::kF16:
-      return LaunchRows<__half>(p, q, k, v, out, lse, rows, seed, bound, counts, stream);
-    case DType::kBF16:
-      return LaunchRows<__nv_bfloat16>(p, q, k, v, out, lse, rows, seed, bound, counts, stream);
-    case DType::kF32:
-      return LaunchRows<float>(p, q, k, v, out, lse, rows, seed, bound, counts, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    return LaunchRows<decltype(element)>(p, q, k, v, out, lse, rows, seed, bound, counts, stream);
+  });
 }
 
 cudaError_t LaunchGemmEntryCheck(const GemmProblem& p, const void* a, const void* b, const float* c,
@@ -384,15 +363,9 @@ cudaError_t LaunchGemmEntryCheck(const GemmProblem& p, const void* a, const void
       e != cudaSuccess) {
     return e;
   }
-  switch (p.dtype) {
-    case DType::kF16:
-      return LaunchEntries<__half>(p, a, b, c, entries, seed, bound, counts, stream);
-    case DType::kBF16:
-      return LaunchEntries<__nv_bfloat16>(p, a, b, c, entries, seed, bound, counts, stream);
-    case DType::kF32:
-      return LaunchEntries<float>(p, a, b, c, entries, seed, bound, counts, stream);
-  }
-  return cudaErrorInvalidValue;
+  return WithElementType(p.dtype, [&](auto element) {
+    return LaunchEntries<decltype(element)>(p, a, b, c, entries, seed, bound, counts, stream);
+  });
 }
 
 }  // namespace flashscope::verify

@@ -26,11 +26,17 @@ TEST(Pelt, NoChangeInConstantOrTooShortSeries) {
   EXPECT_TRUE(PeltMeanChanges({1.0}, 0.1, 10).empty());
 }
 
-TEST(ChangePoints, PlantedStepFoundWithItsRevisionSizeAndTest) {
-  std::mt19937_64 rng(1);
+// The changes found in a synthetic history (default noise) with one step of relative `size` at
+// revision `at`, drawn from `seed`.
+ChangePointResult OneStep(uint64_t seed, int at, double size) {
+  std::mt19937_64 rng(seed);
   SyntheticHistorySpec spec;
-  spec.steps = {{30, 0.05}};
-  const ChangePointResult r = FindChangePoints(MakeSyntheticHistory(spec, rng), {});
+  spec.steps = {{at, size}};
+  return FindChangePoints(MakeSyntheticHistory(spec, rng), {});
+}
+
+TEST(ChangePoints, PlantedStepFoundWithItsRevisionSizeAndTest) {
+  const ChangePointResult r = OneStep(1, 30, 0.05);
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].index, 30);
   EXPECT_NEAR(r.changes[0].change, 0.05, 0.01);
@@ -40,10 +46,7 @@ TEST(ChangePoints, PlantedStepFoundWithItsRevisionSizeAndTest) {
 
 TEST(ChangePoints, TheLatestRevisionAloneIsAChange) {
   // What CI asks each night: did the revision just added make it slower?
-  std::mt19937_64 rng(2);
-  SyntheticHistorySpec spec;
-  spec.steps = {{49, 0.04}};
-  const ChangePointResult r = FindChangePoints(MakeSyntheticHistory(spec, rng), {});
+  const ChangePointResult r = OneStep(2, 49, 0.04);
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].index, 49);
   EXPECT_GT(r.changes[0].change, 0.03);

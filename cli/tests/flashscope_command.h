@@ -30,6 +30,8 @@ inline std::string Slurp(const std::filesystem::path& p) {
 
 class FlashscopeCommandTest : public ::testing::Test {
  protected:
+  using Result = CommandResult;  // what Flashscope() returns, as the tests name it
+
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
            ("flashscope_cli_" + std::to_string(getpid()) + "_" +

@@ -16,7 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using Result = testing::CommandResult;
 using testing::TestPlugin;
 
 class ListCli : public testing::FlashscopeCommandTest {

@@ -17,7 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using Result = testing::CommandResult;
 using testing::TestPlugin;
 
 class CliPlugins : public testing::FlashscopeCommandTest {

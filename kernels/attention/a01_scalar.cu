@@ -86,12 +86,18 @@ cudaError_t LaunchTyped(ElementAndHeadDim<T, D>, const AttentionProblem& p, cons
   return LaunchResult();
 }
 
-template <typename T, int D>
-DeviceFunction Describe(ElementAndHeadDim<T, D>) {
-  return {reinterpret_cast<const void*>(&A01ScalarKernel<T, D>),
-          std::string("a01_scalar<") + ElementName<T>() + "," + std::to_string(D) + ">", kThreads,
-          0};
-}
+// The rung's hooks: every query row of the problem.
+struct A01Rung {
+  template <typename T, int D>
+  static cudaError_t Launch(ElementAndHeadDim<T, D> instance, const AttentionProblem& p,
+                            const AttentionArgs& a, cudaStream_t stream) {
+    return LaunchTyped(instance, p, a, p.batch * p.heads * p.seq_q, stream);
+  }
+  template <typename T, int D>
+  static DeviceFunction Describe(ElementAndHeadDim<T, D>) {
+    return RungFunction<T, D>(&A01ScalarKernel<T, D>, "a01_scalar", kThreads, 0);
+  }
+};
 
 }  // namespace
 
@@ -110,12 +116,7 @@ KernelEntry MakeA01Scalar() {
   info.title = "Scalar FP32, one thread per query row, online softmax";
   info.changed = "first rung: no tiling, no tensor cores; K/V read from global per query row";
   info.tile = TileShape{kThreads, 1, 1, kThreads};
-  return BasicRungEntry(
-      std::move(info),
-      [](auto instance, const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-        return LaunchTyped(instance, p, a, p.batch * p.heads * p.seq_q, s);
-      },
-      [](auto instance) { return Describe(instance); });
+  return BasicRungEntry<A01Rung>(std::move(info));
 }
 
 }  // namespace flashscope::kernels

@@ -115,19 +115,18 @@ __global__ void __launch_bounds__(kBlockM)
   if (lse != nullptr) lse[q_row] = l > 0.f ? m + logf(l) : -INFINITY;
 }
 
-template <typename T, int D>
-cudaError_t LaunchTyped(ElementAndHeadDim<T, D>, const AttentionProblem& p, const AttentionArgs& a,
-                        cudaStream_t stream) {
-  return LaunchTiledRung<T>(&A02SmemTiledKernel<T, D>, kBlockM, kBlockM, SmemBytes<D>(), p, a,
-                            stream);
-}
-
-template <typename T, int D>
-DeviceFunction Describe(ElementAndHeadDim<T, D>) {
-  return {reinterpret_cast<const void*>(&A02SmemTiledKernel<T, D>),
-          std::string("a02_smem_tiled<") + ElementName<T>() + "," + std::to_string(D) + ">",
-          kBlockM, SmemBytes<D>()};
-}
+struct A02Rung {
+  template <typename T, int D>
+  static cudaError_t Launch(ElementAndHeadDim<T, D>, const AttentionProblem& p,
+                            const AttentionArgs& a, cudaStream_t stream) {
+    return LaunchTiledRung<T>(&A02SmemTiledKernel<T, D>, kBlockM, kBlockM, SmemBytes<D>(), p, a,
+                              stream);
+  }
+  template <typename T, int D>
+  static DeviceFunction Describe(ElementAndHeadDim<T, D>) {
+    return RungFunction<T, D>(&A02SmemTiledKernel<T, D>, "a02_smem_tiled", kBlockM, SmemBytes<D>());
+  }
+};
 
 }  // namespace
 
@@ -140,12 +139,7 @@ KernelEntry MakeA02SmemTiled() {
       "K/V tiles loaded once per block into shared memory and reused by 64 rows; "
       "softmax rescale once per 32-key tile";
   info.tile = TileShape{kBlockM, kBlockN, 1, kBlockM};
-  return BasicRungEntry(
-      std::move(info),
-      [](auto instance, const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-        return LaunchTyped(instance, p, a, s);
-      },
-      [](auto instance) { return Describe(instance); });
+  return BasicRungEntry<A02Rung>(std::move(info));
 }
 
 }  // namespace flashscope::kernels

@@ -36,32 +36,12 @@ __global__ void __launch_bounds__(kThreads)
   extern __shared__ __align__(128) unsigned char smem[];
   const Tiles<T, D> t(smem);
 
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
   const int m0 = blockIdx.x * kBlockM;
   const long long bh = static_cast<long long>(blockIdx.z) * heads + blockIdx.y;
-  const T* k_head = k + bh * seq_k * D;
-  const T* v_head = v + bh * seq_k * D;
-
-  LoadTileElements<T, D>(t.q_s, L::kLdIn, q + (bh * seq_q + m0) * D, kBlockM,
-                         min(kBlockM, seq_q - m0));
-  InitAccumulators(t);
-  const int last_row = min(m0 + kBlockM, seq_q) - 1;
-  const int block_end = CausalKeyEndDev(last_row, seq_q, seq_k, causal);
-  const int wr = warp * kFrag;  // this warp's first row in the block
-
-  for (int n0 = 0; n0 < block_end; n0 += kBlockN) {
-    __syncthreads();  // previous K/V tile consumed; Q and the accumulators initialised
-    const int valid_keys = min(kBlockN, seq_k - n0);
-    LoadTileElements<T, D>(t.k_s, L::kLdIn, k_head + static_cast<long long>(n0) * D, kBlockN,
-                           valid_keys);
-    LoadTileElements<T, D>(t.v_s, L::kLdIn, v_head + static_cast<long long>(n0) * D, kBlockN,
-                           valid_keys);
-    __syncthreads();
-
-    AttendKeyTile(t, wr, lane, m0, n0, seq_q, seq_k, causal, scale);
-  }
-  __syncthreads();  // also covers blocks that saw no key tile at all
+  AttendAllKeyTiles(t, q, k, v, bh, m0, seq_q, seq_k, causal, scale,
+                    [](T* dst, const T* src, int rows, int valid_rows) {
+                      LoadTileElements<T, D>(dst, L::kLdIn, src, rows, valid_rows);
+                    });
 
   // Epilogue: O / l in the input dtype; rows that saw no key have l = 0 and write zeros, lse -inf.
   for (int idx = threadIdx.x; idx < kBlockM * D; idx += kThreads) {
@@ -75,19 +55,18 @@ __global__ void __launch_bounds__(kThreads)
   if (lse != nullptr) StoreLse(t, lse, bh, seq_q, m0);
 }
 
-template <typename T, int D>
-cudaError_t LaunchTyped(ElementAndHeadDim<T, D>, const AttentionProblem& p, const AttentionArgs& a,
-                        cudaStream_t stream) {
-  return LaunchTiledRung<T>(&A03WmmaKernel<T, D>, kBlockM, kThreads, Smem<T, D>::kBytes, p, a,
-                            stream);
-}
-
-template <typename T, int D>
-DeviceFunction Describe(ElementAndHeadDim<T, D>) {
-  return {reinterpret_cast<const void*>(&A03WmmaKernel<T, D>),
-          std::string("a03_wmma<") + ElementName<T>() + "," + std::to_string(D) + ">", kThreads,
-          Smem<T, D>::kBytes};
-}
+struct A03Rung {
+  template <typename T, int D>
+  static cudaError_t Launch(ElementAndHeadDim<T, D>, const AttentionProblem& p,
+                            const AttentionArgs& a, cudaStream_t stream) {
+    return LaunchTiledRung<T>(&A03WmmaKernel<T, D>, kBlockM, kThreads, Smem<T, D>::kBytes, p, a,
+                              stream);
+  }
+  template <typename T, int D>
+  static DeviceFunction Describe(ElementAndHeadDim<T, D>) {
+    return RungFunction<T, D>(&A03WmmaKernel<T, D>, "a03_wmma", kThreads, Smem<T, D>::kBytes);
+  }
+};
 
 }  // namespace
 
@@ -100,12 +79,7 @@ KernelEntry MakeA03Wmma() {
       "both products on tensor cores via nvcuda::wmma 16x16x16 (fp32 accumulate); "
       "S, P and O round-trip through shared memory";
   info.tile = TileShape{kBlockM, kBlockN, kFrag, kThreads};
-  return BasicRungEntry(
-      std::move(info),
-      [](auto instance, const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-        return LaunchTyped(instance, p, a, s);
-      },
-      [](auto instance) { return Describe(instance); });
+  return BasicRungEntry<A03Rung>(std::move(info));
 }
 
 }  // namespace flashscope::kernels

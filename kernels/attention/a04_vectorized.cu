@@ -57,32 +57,12 @@ __global__ void __launch_bounds__(kThreads)
   extern __shared__ __align__(128) unsigned char smem[];
   const Tiles<T, D> t(smem);
 
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
   const int m0 = blockIdx.x * kBlockM;
   const long long bh = static_cast<long long>(blockIdx.z) * heads + blockIdx.y;
-  const T* k_head = k + bh * seq_k * D;
-  const T* v_head = v + bh * seq_k * D;
-
-  LoadTile<T, D, kVectorized>(t.q_s, L::kLdIn, q + (bh * seq_q + m0) * D, kBlockM,
-                              min(kBlockM, seq_q - m0));
-  InitAccumulators(t);
-  const int last_row = min(m0 + kBlockM, seq_q) - 1;
-  const int block_end = CausalKeyEndDev(last_row, seq_q, seq_k, causal);
-  const int wr = warp * kFrag;  // this warp's first row in the block
-
-  for (int n0 = 0; n0 < block_end; n0 += kBlockN) {
-    __syncthreads();  // previous K/V tile consumed; Q and the accumulators initialised
-    const int valid_keys = min(kBlockN, seq_k - n0);
-    LoadTile<T, D, kVectorized>(t.k_s, L::kLdIn, k_head + static_cast<long long>(n0) * D, kBlockN,
-                                valid_keys);
-    LoadTile<T, D, kVectorized>(t.v_s, L::kLdIn, v_head + static_cast<long long>(n0) * D, kBlockN,
-                                valid_keys);
-    __syncthreads();
-
-    AttendKeyTile(t, wr, lane, m0, n0, seq_q, seq_k, causal, scale);
-  }
-  __syncthreads();  // also covers blocks that saw no key tile at all
+  AttendAllKeyTiles(t, q, k, v, bh, m0, seq_q, seq_k, causal, scale,
+                    [](T* dst, const T* src, int rows, int valid_rows) {
+                      LoadTile<T, D, kVectorized>(dst, L::kLdIn, src, rows, valid_rows);
+                    });
 
   // Epilogue: O / l in the input dtype; rows that saw no key have l = 0 and write zeros, lse -inf.
   constexpr int kVecPerRow = D / kVec;
@@ -112,27 +92,27 @@ __global__ void __launch_bounds__(kThreads)
 
 bool Aligned16(const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; }
 
-template <typename T, int D>
-cudaError_t LaunchTyped(ElementAndHeadDim<T, D>, const AttentionProblem& p, const AttentionArgs& a,
-                        cudaStream_t stream) {
-  // Row starts are multiples of D·sizeof(T) = 128 or 256 bytes from the base, so base alignment
-  // decides every vector's alignment.
-  if (Aligned16(a.q) && Aligned16(a.k) && Aligned16(a.v) && Aligned16(a.o)) {
-    return LaunchTiledRung<T>(&A04VectorizedKernel<T, D, true>, kBlockM, kThreads,
+struct A04Rung {
+  template <typename T, int D>
+  static cudaError_t Launch(ElementAndHeadDim<T, D>, const AttentionProblem& p,
+                            const AttentionArgs& a, cudaStream_t stream) {
+    // Row starts are multiples of D·sizeof(T) = 128 or 256 bytes from the base, so base alignment
+    // decides every vector's alignment.
+    if (Aligned16(a.q) && Aligned16(a.k) && Aligned16(a.v) && Aligned16(a.o)) {
+      return LaunchTiledRung<T>(&A04VectorizedKernel<T, D, true>, kBlockM, kThreads,
+                                Smem<T, D>::kBytes, p, a, stream);
+    }
+    return LaunchTiledRung<T>(&A04VectorizedKernel<T, D, false>, kBlockM, kThreads,
                               Smem<T, D>::kBytes, p, a, stream);
   }
-  return LaunchTiledRung<T>(&A04VectorizedKernel<T, D, false>, kBlockM, kThreads,
-                            Smem<T, D>::kBytes, p, a, stream);
-}
-
-// The vectorised variant: what runs for every buffer the runner allocates (cudaMalloc aligns to
-// 256 bytes).
-template <typename T, int D>
-DeviceFunction Describe(ElementAndHeadDim<T, D>) {
-  return {reinterpret_cast<const void*>(&A04VectorizedKernel<T, D, true>),
-          std::string("a04_vectorized<") + ElementName<T>() + "," + std::to_string(D) + ">",
-          kThreads, Smem<T, D>::kBytes};
-}
+  // The vectorised variant: what runs for every buffer the runner allocates (cudaMalloc aligns to
+  // 256 bytes).
+  template <typename T, int D>
+  static DeviceFunction Describe(ElementAndHeadDim<T, D>) {
+    return RungFunction<T, D>(&A04VectorizedKernel<T, D, true>, "a04_vectorized", kThreads,
+                              Smem<T, D>::kBytes);
+  }
+};
 
 }  // namespace
 
@@ -145,12 +125,7 @@ KernelEntry MakeA04Vectorized() {
       "uint4 (16-byte) global loads of Q/K/V tiles and stores of O instead of 2-byte "
       "element copies";
   info.tile = TileShape{kBlockM, kBlockN, kFrag, kThreads};
-  return BasicRungEntry(
-      std::move(info),
-      [](auto instance, const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-        return LaunchTyped(instance, p, a, s);
-      },
-      [](auto instance) { return Describe(instance); });
+  return BasicRungEntry<A04Rung>(std::move(info));
 }
 
 }  // namespace flashscope::kernels

@@ -108,24 +108,33 @@ cudaError_t LaunchTiledRung(TiledRungKernel<T> kernel, int block_m, int threads,
   return LaunchResult();
 }
 
+// The device function of one instance of a basic rung: its kernel, named "<rung><fp16,64>" (the
+// element type and head dimension), launched with `threads` and `smem_bytes` of dynamic smem.
+template <typename T, int D, class KernelFn>
+DeviceFunction RungFunction(KernelFn* kernel, const char* rung, int threads, size_t smem_bytes) {
+  return {reinterpret_cast<const void*>(kernel),
+          std::string(rung) + "<" + ElementName<T>() + "," + std::to_string(D) + ">", threads,
+          smem_bytes};
+}
+
 // The entry of a rung that takes what AttentionBasicSupport accepts, on any sm_80+ GPU: `info`'s
-// facts (family and architecture filled in here) and hooks that launch and describe the one
-// instance a problem selects: launch(instance, problem, args, stream) and describe(instance),
-// each given an ElementAndHeadDim<T, D>.
-template <class LaunchFn, class DescribeFn>
-KernelEntry BasicRungEntry(KernelInfo info, LaunchFn launch, DescribeFn describe) {
+// facts (family and architecture filled in here) and the rung's hooks for the one instance a
+// problem selects, static members of `Rung` each given an ElementAndHeadDim<T, D>:
+// Rung::Launch(instance, problem, args, stream) and Rung::Describe(instance).
+template <class Rung>
+KernelEntry BasicRungEntry(KernelInfo info) {
   KernelEntry e;
   e.info = std::move(info);
   e.info.family = Family::kAttentionFwd;
   e.info.min_sm = 80;
   e.attention_supports = [](const AttentionProblem& p) { return AttentionBasicSupport(p); };
-  e.attention_launch = [launch](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    return WithElementAndHeadDim(p, [&](auto instance) { return launch(instance, p, a, s); });
+  e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
+    return WithElementAndHeadDim(p, [&](auto instance) { return Rung::Launch(instance, p, a, s); });
   };
-  e.device_functions = [describe](const Problem& prob) -> std::vector<DeviceFunction> {
+  e.device_functions = [](const Problem& prob) -> std::vector<DeviceFunction> {
     const auto* p = std::get_if<AttentionProblem>(&prob);
     if (p == nullptr || !AttentionBasicSupport(*p).empty()) return {};
-    return {WithElementAndHeadDim(*p, describe)};
+    return {WithElementAndHeadDim(*p, [](auto instance) { return Rung::Describe(instance); })};
   };
   return e;
 }

@@ -95,6 +95,24 @@ __device__ __forceinline__ void InitAccumulators(const Tiles<T, D>& t) {
   }
 }
 
+using Accumulator = wmma::fragment<wmma::accumulator, kFrag, kFrag, kFrag, float>;
+
+// acc += A·B over kSteps fragments along the inner dimension: A row-major at `a` (leading
+// dimension lda, kFrag columns a step), B laid out as BLayout at `b` (leading dimension ldb,
+// b_step elements a step).
+template <typename T, typename BLayout, int kSteps>
+__device__ __forceinline__ void MmaAccumulate(Accumulator& acc, const T* a, int lda, const T* b,
+                                              int ldb, int b_step) {
+#pragma unroll
+  for (int kb = 0; kb < kSteps; ++kb) {
+    wmma::fragment<wmma::matrix_a, kFrag, kFrag, kFrag, T, wmma::row_major> a_frag;
+    wmma::fragment<wmma::matrix_b, kFrag, kFrag, kFrag, T, BLayout> b_frag;
+    wmma::load_matrix_sync(a_frag, a + kb * kFrag, lda);
+    wmma::load_matrix_sync(b_frag, b + kb * b_step, ldb);
+    wmma::mma_sync(acc, a_frag, b_frag, acc);
+  }
+}
+
 // One key tile (keys n0 … n0 + kBlockN, already in k_s and v_s) for this warp's 16 rows starting
 // at block row `wr`: scores, online softmax, and O += P·V, all through shared memory.
 template <typename T, int D>
@@ -105,16 +123,10 @@ __device__ __forceinline__ void AttendKeyTile(const Tiles<T, D>& t, int wr, int 
   // S[wr:wr+16, :] = Q[wr:wr+16, :] · K_tileᵀ. K is stored [key][d], i.e. Kᵀ column-major.
 #pragma unroll
   for (int nb = 0; nb < kBlockN / kFrag; ++nb) {
-    wmma::fragment<wmma::accumulator, kFrag, kFrag, kFrag, float> s_frag;
+    Accumulator s_frag;
     wmma::fill_fragment(s_frag, 0.f);
-#pragma unroll
-    for (int kb = 0; kb < D / kFrag; ++kb) {
-      wmma::fragment<wmma::matrix_a, kFrag, kFrag, kFrag, T, wmma::row_major> a_frag;
-      wmma::fragment<wmma::matrix_b, kFrag, kFrag, kFrag, T, wmma::col_major> b_frag;
-      wmma::load_matrix_sync(a_frag, t.q_s + wr * L::kLdIn + kb * kFrag, L::kLdIn);
-      wmma::load_matrix_sync(b_frag, t.k_s + nb * kFrag * L::kLdIn + kb * kFrag, L::kLdIn);
-      wmma::mma_sync(s_frag, a_frag, b_frag, s_frag);
-    }
+    MmaAccumulate<T, wmma::col_major, D / kFrag>(s_frag, t.q_s + wr * L::kLdIn, L::kLdIn,
+                                                 t.k_s + nb * kFrag * L::kLdIn, L::kLdIn, kFrag);
     wmma::store_matrix_sync(t.s_s + wr * L::kLdS + nb * kFrag, s_frag, L::kLdS,
                             wmma::mem_row_major);
   }
@@ -151,19 +163,45 @@ __device__ __forceinline__ void AttendKeyTile(const Tiles<T, D>& t, int wr, int 
   // O[wr:wr+16, :] += P[wr:wr+16, :] · V_tile.
 #pragma unroll
   for (int db = 0; db < D / kFrag; ++db) {
-    wmma::fragment<wmma::accumulator, kFrag, kFrag, kFrag, float> o_frag;
+    Accumulator o_frag;
     float* o_tile = t.o_s + wr * L::kLdO + db * kFrag;
     wmma::load_matrix_sync(o_frag, o_tile, L::kLdO, wmma::mem_row_major);
-#pragma unroll
-    for (int kb = 0; kb < kBlockN / kFrag; ++kb) {
-      wmma::fragment<wmma::matrix_a, kFrag, kFrag, kFrag, T, wmma::row_major> a_frag;
-      wmma::fragment<wmma::matrix_b, kFrag, kFrag, kFrag, T, wmma::row_major> b_frag;
-      wmma::load_matrix_sync(a_frag, t.p_s + wr * L::kLdP + kb * kFrag, L::kLdP);
-      wmma::load_matrix_sync(b_frag, t.v_s + kb * kFrag * L::kLdIn + db * kFrag, L::kLdIn);
-      wmma::mma_sync(o_frag, a_frag, b_frag, o_frag);
-    }
+    MmaAccumulate<T, wmma::row_major, kBlockN / kFrag>(
+        o_frag, t.p_s + wr * L::kLdP, L::kLdP, t.v_s + db * kFrag, L::kLdIn, kFrag * L::kLdIn);
     wmma::store_matrix_sync(o_tile, o_frag, L::kLdO, wmma::mem_row_major);
   }
+}
+
+// The main loop of the WMMA rungs: this block's Q rows loaded and the accumulators set, then every
+// key tile its rows may see loaded and attended. load(dst, src, rows, valid_rows) is the rung's
+// copy of a tile into rows of kLdIn. Ends synchronised, with the block's O, row maxima and sums in
+// shared memory for the rung's epilogue.
+template <typename T, int D, class LoadFn>
+__device__ __forceinline__ void AttendAllKeyTiles(const Tiles<T, D>& t, const T* __restrict__ q,
+                                                  const T* __restrict__ k, const T* __restrict__ v,
+                                                  long long bh, int m0, int seq_q, int seq_k,
+                                                  bool causal, float scale, LoadFn load) {
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  const T* k_head = k + bh * seq_k * D;
+  const T* v_head = v + bh * seq_k * D;
+
+  load(t.q_s, q + (bh * seq_q + m0) * D, kBlockM, min(kBlockM, seq_q - m0));
+  InitAccumulators(t);
+  const int last_row = min(m0 + kBlockM, seq_q) - 1;
+  const int block_end = CausalKeyEndDev(last_row, seq_q, seq_k, causal);
+  const int wr = warp * kFrag;  // this warp's first row in the block
+
+  for (int n0 = 0; n0 < block_end; n0 += kBlockN) {
+    __syncthreads();  // previous K/V tile consumed; Q and the accumulators initialised
+    const int valid_keys = min(kBlockN, seq_k - n0);
+    load(t.k_s, k_head + static_cast<long long>(n0) * D, kBlockN, valid_keys);
+    load(t.v_s, v_head + static_cast<long long>(n0) * D, kBlockN, valid_keys);
+    __syncthreads();
+
+    AttendKeyTile(t, wr, lane, m0, n0, seq_q, seq_k, causal, scale);
+  }
+  __syncthreads();  // also covers blocks that saw no key tile at all
 }
 
 // After the last key tile: lse = m + log(l) per row, -inf for a row that saw no key.

@@ -31,47 +31,40 @@ constexpr int kBStride = kBN + 8;  // halves per B row in smem (272 bytes)
 constexpr int kAStage = kBM * kAStride, kBStage = kBK * kBStride;
 constexpr size_t kSmemBytes = size_t(kStages) * (kAStage + kBStage) * sizeof(__half);
 
+// Loads the tile of row-major `src` (rows x cols, leading dimension cols) at (row0, col0) into
+// shared memory rows of `stride` halves, 16-byte chunks of kChunksPerRow per row, two per thread;
+// elements past the matrix are zeros.
+template <bool kAligned, int kChunksPerRow, int kStride>
+__device__ __forceinline__ void LoadTile(__half* smem, const __half* src, int rows, int cols,
+                                         int row0, int col0, int tid) {
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int c = tid + i * kThreads;
+    const int r = c / kChunksPerRow, ch = c % kChunksPerRow;
+    const int gr = row0 + r, gc = col0 + ch * 8;
+    __half* dst = smem + r * kStride + ch * 8;
+    if constexpr (kAligned) {
+      const bool ok = gr < rows && gc < cols;
+      ptx::CpAsync16(ptx::SmemAddr(dst), ok ? src + int64_t(gr) * cols + gc : src, ok);
+    } else {
+      __align__(16) __half v[8];
+#pragma unroll
+      for (int e = 0; e < 8; ++e) {
+        v[e] = (gr < rows && gc + e < cols) ? src[int64_t(gr) * cols + gc + e] : __float2half(0.f);
+      }
+      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(v);
+    }
+  }
+}
+
 // Loads the A tile [kBM x kBK] at (m0, k0) and the B tile [kBK x kBN] at (k0, n0) into one stage.
 template <bool kAligned>
 __device__ __forceinline__ void LoadStage(__half* sA, __half* sB, const __half* A, const __half* B,
                                           int M, int N, int K, int m0, int n0, int k0, int tid) {
   // A: 128 rows × 4 chunks = 512 chunks, 2 per thread. B: 32 rows × 16 chunks, 2 per thread.
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int c = tid + i * kThreads;
-    const int r = c / 4, ch = c % 4;
-    const int gr = m0 + r, gc = k0 + ch * 8;
-    __half* dst = sA + r * kAStride + ch * 8;
-    if constexpr (kAligned) {
-      const bool ok = gr < M && gc < K;
-      ptx::CpAsync16(ptx::SmemAddr(dst), ok ? A + int64_t(gr) * K + gc : A, ok);
-    } else {
-      __align__(16) __half v[8];
-#pragma unroll
-      for (int e = 0; e < 8; ++e) {
-        v[e] = (gr < M && gc + e < K) ? A[int64_t(gr) * K + gc + e] : __float2half(0.f);
-      }
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(v);
-    }
-  }
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int c = tid + i * kThreads;
-    const int r = c / 16, ch = c % 16;
-    const int gr = k0 + r, gc = n0 + ch * 8;
-    __half* dst = sB + r * kBStride + ch * 8;
-    if constexpr (kAligned) {
-      const bool ok = gr < K && gc < N;
-      ptx::CpAsync16(ptx::SmemAddr(dst), ok ? B + int64_t(gr) * N + gc : B, ok);
-    } else {
-      __align__(16) __half v[8];
-#pragma unroll
-      for (int e = 0; e < 8; ++e) {
-        v[e] = (gr < K && gc + e < N) ? B[int64_t(gr) * N + gc + e] : __float2half(0.f);
-      }
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(v);
-    }
-  }
+  static_assert(kBM * kBK / 8 == 2 * kThreads && kBK * kBN / 8 == 2 * kThreads, "2 per thread");
+  LoadTile<kAligned, kBK / 8, kAStride>(sA, A, M, K, m0, k0, tid);
+  LoadTile<kAligned, kBN / 8, kBStride>(sB, B, K, N, k0, n0, tid);
 }
 
 template <bool kAligned>

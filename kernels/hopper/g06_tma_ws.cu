@@ -38,44 +38,30 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <cstdio>
-#include <mutex>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "kernels/gemm/gemm_common.cuh"
+#include "kernels/hopper/g06_tma_ws_entry.cuh"
 #include "kernels/hopper/g06_tma_ws_host.cuh"
 #include "kernels/hopper/g06_tma_ws_kernel.cuh"
-#include "kernels/hopper/tensor_map.h"
 #include "kernels/kernel_list.h"
 
 namespace flashscope::kernels {
 namespace {
 
-using g06::CeilDiv;
-using g06::G06TmaWsKernel;
+// kernels/perf/gemm_sweep.cu includes this file and launches instantiations through these.
 using g06::kBK;
 using g06::kBM;
 using g06::kThreads;
 using g06::LaunchTyped;
-using g06::Layout;
 using g06::Maps;
 using g06::MapsFor;
+using g06::Plan;
 using g06::SmCount;
 using g06::Tiles;
-using hopper::TmaAddressable;
 
 // ---------------------------------------------------------------- host side
-
-// Which kernel a problem runs: the TMA path when both operands are TMA-addressable (128x256
-// tiles, narrower for small problems; clusters of two CTAs sharing B for large ones); otherwise
-// the element-copying producer with 128x128 tiles.
-struct Plan {
-  bool tma = false;
-  int bn = 128;
-  int cluster = 1;
-};
 
 // 128x256 tiles, narrower only while the wider ones would leave more than half of the SMs idle.
 // (Narrow tiles read more operand bytes per FLOP: choosing by wave count alone picked 128x64 at
@@ -86,8 +72,10 @@ int ChooseBN(const GemmProblem& p) {
   return Tiles(p, 128) >= half ? 128 : 64;
 }
 
-// Shape-only rule (the runner's buffers are cudaMalloc'd, 256-byte aligned); PlanFor also checks
-// the pointers.
+// Which kernel a problem's shape runs: the TMA path when K and N make 16-byte rows (128x256 tiles,
+// narrower for small problems; clusters of two CTAs sharing B for large ones); otherwise the
+// element-copying producer with 128x128 tiles. Misaligned operands also take the element-copy
+// producer (g06::ForOperands, at launch).
 Plan ShapePlan(const GemmProblem& p) {
   Plan plan;
   plan.tma = p.k % 8 == 0 && p.n % 8 == 0;
@@ -99,80 +87,13 @@ Plan ShapePlan(const GemmProblem& p) {
   return plan;
 }
 
-Plan PlanFor(const GemmProblem& p, const void* a, const void* b) {
-  Plan plan = ShapePlan(p);
-  if (!TmaAddressable(a, p.k * 2).empty() || !TmaAddressable(b, p.n * 2).empty()) {
-    plan = Plan{};  // misaligned operands: the element-copy producer
-  }
-  return plan;
-}
-
-template <typename T, int kBN>
-cudaError_t LaunchTmaPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
-                          const Maps& maps, cudaStream_t stream) {
-  return plan.cluster == 2 ? LaunchTyped<T, kBN, true, 2>(p, a, maps, stream)
-                           : LaunchTyped<T, kBN, true, 1>(p, a, maps, stream);
-}
-
-template <typename T>
-cudaError_t LaunchForType(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
-                          const Maps& maps, cudaStream_t stream) {
-  if (!plan.tma) return LaunchTyped<T, 128, false, 1>(p, a, maps, stream);
-  if (plan.bn == 256) return LaunchTmaPlan<T, 256>(p, a, plan, maps, stream);
-  if (plan.bn == 128) return LaunchTmaPlan<T, 128>(p, a, plan, maps, stream);
-  return LaunchTmaPlan<T, 64>(p, a, plan, maps, stream);
-}
-
-cudaError_t LaunchG06(const GemmProblem& p, const GemmArgs& a, cudaStream_t stream) {
-  const Plan plan = PlanFor(p, a.a, a.b);
-  Maps maps;
-  if (plan.tma) {
-    if (const std::string why = MapsFor(p, a, plan.bn, &maps); !why.empty()) {
-      std::fprintf(stderr, "gemm.g06_tma_ws: %s\n", why.c_str());
-      return cudaErrorInvalidValue;
-    }
-  }
-  return p.dtype == DType::kBF16 ? LaunchForType<__nv_bfloat16>(p, a, plan, maps, stream)
-                                 : LaunchForType<__half>(p, a, plan, maps, stream);
-}
-
-std::string G06Supports(const GemmProblem& p) {
-  if (p.dtype != DType::kF16 && p.dtype != DType::kBF16) {
-    return std::string(DTypeName(p.dtype)) +
-           " inputs are not supported: g06 issues wgmma with fp16 or bf16 operands (use "
-           "gemm.g01..g03 for fp32)";
-  }
-  return TensorCoreGemmSizes(p);  // the 1-D persistent grid has no y limit
-}
-
-template <typename T, int kBN, bool kTma, int kCluster>
-DeviceFunction DescribeOne() {
-  const char* const type = std::is_same_v<T, __half> ? "fp16" : "bf16";
-  return {reinterpret_cast<const void*>(&G06TmaWsKernel<T, kBN, kTma, kCluster>),
-          std::string("G06TmaWsKernel<") + type + ", " + std::to_string(kBN) + ", " +
-              (kTma ? "tma" : "copy") + ", cluster " + std::to_string(kCluster) + ">",
-          kThreads, Layout<kBN>::kSmemBytes};
-}
-
-template <typename T, int kBN>
-DeviceFunction DescribeTma(const Plan& plan) {
-  return plan.cluster == 2 ? DescribeOne<T, kBN, true, 2>() : DescribeOne<T, kBN, true, 1>();
-}
-
-template <typename T>
-DeviceFunction Describe(const Plan& plan) {
-  if (!plan.tma) return DescribeOne<T, 128, false, 1>();
-  if (plan.bn == 256) return DescribeTma<T, 256>(plan);
-  if (plan.bn == 128) return DescribeTma<T, 128>(plan);
-  return DescribeTma<T, 64>(plan);
-}
+std::string G06Supports(const GemmProblem& p) { return g06::WgmmaGemmSupports(p, "g06"); }
 
 }  // namespace
 
 KernelEntry MakeG06TmaWs() {
   KernelEntry e;
   e.info.id = "gemm.g06_tma_ws";
-  e.info.family = Family::kGemm;
   e.info.revision = 6;
   e.info.title =
       "TMA + mbarrier pipeline, producer warp / 2 wgmma warpgroups (setmaxnreg), persistent "
@@ -181,22 +102,8 @@ KernelEntry MakeG06TmaWs() {
   e.info.changed =
       "TMA bulk-tensor loads completing on mbarriers, warp specialisation, persistent grouped "
       "tile order, B multicast in clusters of two, fp16 and bf16";
-  e.info.min_sm = 90;
-  e.info.exact_sm = 90;  // sm_90a code: compute capability 9.0 only
   e.info.tile = TileShape{kBM, 256, kBK, kThreads};
-  e.info.required_sass = {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"};
-  e.gemm_supports = G06Supports;
-  e.gemm_launch = LaunchG06;
-  e.device_functions = [](const Problem& pr) {
-    std::vector<DeviceFunction> out;
-    if (const auto* p = std::get_if<GemmProblem>(&pr); p != nullptr && G06Supports(*p).empty()) {
-      const Plan plan = ShapePlan(*p);
-      out.push_back(p->dtype == DType::kBF16 ? Describe<__nv_bfloat16>(plan)
-                                             : Describe<__half>(plan));
-    }
-    return out;
-  };
-  return e;
+  return g06::TmaWsEntry</*kSplitTail=*/false, ShapePlan, G06Supports>(std::move(e));
 }
 
 }  // namespace flashscope::kernels

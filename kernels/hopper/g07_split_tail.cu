@@ -21,33 +21,21 @@
 #include <cuda_runtime.h>
 
 #include <string>
-#include <type_traits>
-#include <vector>
+#include <utility>
 
 #include "kernels/gemm/gemm_common.cuh"
+#include "kernels/hopper/g06_tma_ws_entry.cuh"
 #include "kernels/hopper/g06_tma_ws_host.cuh"
-#include "kernels/hopper/g06_tma_ws_kernel.cuh"
-#include "kernels/hopper/tensor_map.h"
 #include "kernels/kernel_list.h"
 
 namespace flashscope::kernels {
 namespace {
 
-using g06::G06TmaWsKernel;
-using g06::G07SplitTailKernel;
 using g06::kBM;
 using g06::kThreads;
-using g06::LaunchTyped;
-using g06::Layout;
-using g06::Maps;
+using g06::Plan;
 using g06::SmCount;
 using g06::Tiles;
-
-struct Plan {
-  bool tma = false;
-  int bn = 128;
-  int cluster = 1;
-};
 
 // g06's rule without the 128x64 tiles: 128x256 unless they would leave more than half of the SMs
 // idle; clusters of two from two waves of tiles. The element-copy path for shapes TMA cannot
@@ -60,77 +48,13 @@ Plan ShapePlan(const GemmProblem& p) {
   return plan;
 }
 
-Plan PlanFor(const GemmProblem& p, const void* a, const void* b) {
-  Plan plan = ShapePlan(p);
-  if (!hopper::TmaAddressable(a, p.k * 2).empty() || !hopper::TmaAddressable(b, p.n * 2).empty()) {
-    plan = Plan{};
-  }
-  return plan;
-}
-
-template <typename T>
-cudaError_t LaunchForType(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
-                          const Maps& maps, cudaStream_t stream) {
-  if (!plan.tma) return LaunchTyped<T, 128, false, 1>(p, a, maps, stream);
-  if (plan.bn == 256) {
-    return plan.cluster == 2 ? LaunchTyped<T, 256, true, 2, true>(p, a, maps, stream)
-                             : LaunchTyped<T, 256, true, 1, true>(p, a, maps, stream);
-  }
-  return plan.cluster == 2 ? LaunchTyped<T, 128, true, 2, true>(p, a, maps, stream)
-                           : LaunchTyped<T, 128, true, 1, true>(p, a, maps, stream);
-}
-
-cudaError_t LaunchG07(const GemmProblem& p, const GemmArgs& a, cudaStream_t stream) {
-  const Plan plan = PlanFor(p, a.a, a.b);
-  Maps maps;
-  if (plan.tma) {
-    if (const std::string why = g06::MapsFor(p, a, plan.bn, &maps); !why.empty()) {
-      std::fprintf(stderr, "gemm.g07_split_tail: %s\n", why.c_str());
-      return cudaErrorInvalidValue;
-    }
-  }
-  return p.dtype == DType::kBF16 ? LaunchForType<__nv_bfloat16>(p, a, plan, maps, stream)
-                                 : LaunchForType<__half>(p, a, plan, maps, stream);
-}
-
-std::string G07Supports(const GemmProblem& p) {
-  if (p.dtype != DType::kF16 && p.dtype != DType::kBF16) {
-    return std::string(DTypeName(p.dtype)) +
-           " inputs are not supported: g07 issues wgmma with fp16 or bf16 operands (use "
-           "gemm.g01..g03 for fp32)";
-  }
-  return TensorCoreGemmSizes(p);  // the 1-D persistent grid has no y limit
-}
-
-template <typename T, int kBN, int kCluster>
-DeviceFunction DescribeSplit() {
-  const char* const type = std::is_same_v<T, __half> ? "fp16" : "bf16";
-  return {reinterpret_cast<const void*>(&G07SplitTailKernel<T, kBN, kCluster>),
-          std::string("G07SplitTailKernel<") + type + ", " + std::to_string(kBN) + ", cluster " +
-              std::to_string(kCluster) + ">",
-          kThreads, Layout<kBN>::kSmemBytes};
-}
-
-template <typename T>
-DeviceFunction Describe(const Plan& plan) {
-  if (!plan.tma) {
-    return {reinterpret_cast<const void*>(&G06TmaWsKernel<T, 128, false, 1>),
-            std::string("G06TmaWsKernel<") + (std::is_same_v<T, __half> ? "fp16" : "bf16") +
-                ", 128, copy, cluster 1>",
-            kThreads, Layout<128>::kSmemBytes};
-  }
-  if (plan.bn == 256) {
-    return plan.cluster == 2 ? DescribeSplit<T, 256, 2>() : DescribeSplit<T, 256, 1>();
-  }
-  return plan.cluster == 2 ? DescribeSplit<T, 128, 2>() : DescribeSplit<T, 128, 1>();
-}
+std::string G07Supports(const GemmProblem& p) { return g06::WgmmaGemmSupports(p, "g07"); }
 
 }  // namespace
 
 KernelEntry MakeG07SplitTail() {
   KernelEntry e;
   e.info.id = "gemm.g07_split_tail";
-  e.info.family = Family::kGemm;
   e.info.revision = 7;
   e.info.title =
       "g06 + the last partial wave of tiles split along K over the idle SMs, partial sums added "
@@ -138,22 +62,8 @@ KernelEntry MakeG07SplitTail() {
   e.info.changed =
       "split-K for the tail wave only (stream-K's idea without a second kernel), deterministic "
       "order through acquire/release counters; no 128x64 tiles";
-  e.info.min_sm = 90;
-  e.info.exact_sm = 90;  // sm_90a code: compute capability 9.0 only
   e.info.tile = TileShape{kBM, 256, g06::kBK, kThreads};
-  e.info.required_sass = {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"};
-  e.gemm_supports = G07Supports;
-  e.gemm_launch = LaunchG07;
-  e.device_functions = [](const Problem& pr) {
-    std::vector<DeviceFunction> out;
-    if (const auto* p = std::get_if<GemmProblem>(&pr); p != nullptr && G07Supports(*p).empty()) {
-      const Plan plan = ShapePlan(*p);
-      out.push_back(p->dtype == DType::kBF16 ? Describe<__nv_bfloat16>(plan)
-                                             : Describe<__half>(plan));
-    }
-    return out;
-  };
-  return e;
+  return g06::TmaWsEntry</*kSplitTail=*/true, ShapePlan, G07Supports>(std::move(e));
 }
 
 }  // namespace flashscope::kernels

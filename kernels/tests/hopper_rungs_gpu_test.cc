@@ -17,15 +17,7 @@
 namespace flashscope::kernels {
 namespace {
 
-using testing::AttentionCase;
-using testing::AttentionOutput;
-using testing::CompareAttention;
-using testing::CompareGemm;
-using testing::GemmCase;
-using testing::MakeAttentionCase;
-using testing::MakeGemmCase;
-using testing::RunAttention;
-using testing::RunGemm;
+using namespace testing;  // the device runs and comparisons (kernel_gpu_run.h)
 
 // The rungs this test covers; each must be registered (a build without sm_90a has none of them).
 const char* const kRungs[] = {"attn.a19_split_kv", "attn.a20_dynamic_schedule",
@@ -40,15 +32,10 @@ bool OnHopper() {
   return major == 9 && minor == 0;
 }
 
+// AttentionShape with lse wanted and the given mask.
 AttentionProblem Shape(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
                        bool causal) {
-  AttentionProblem p;
-  p.batch = b;
-  p.heads = h;
-  p.seq_q = sq;
-  p.seq_k = sk;
-  p.head_dim = d;
-  p.dtype = t;
+  AttentionProblem p = AttentionShape(b, h, sq, sk, d, t);
   p.causal = causal;
   p.want_lse = true;
   return p;

@@ -27,16 +27,7 @@
 namespace flashscope::kernels {
 namespace {
 
-using testing::AttentionCase;
-using testing::AttentionOutput;
-using testing::CompareAttention;
-using testing::CompareGemm;
-using testing::DecodeElement;
-using testing::GemmCase;
-using testing::MakeAttentionCase;
-using testing::MakeGemmCase;
-using testing::RunAttention;
-using testing::RunGemm;
+using namespace testing;  // the device runs and comparisons (kernel_gpu_run.h)
 
 int DeviceSm() {
   int dev = 0, major = 0, minor = 0;

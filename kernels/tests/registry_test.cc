@@ -238,6 +238,33 @@ TEST(Registry, G06NamesThePathAndTileThatRun) {
   }
   EXPECT_TRUE(g06.device_functions(Problem{GemmProblem{8, 8, 8, DType::kF32}}).empty());
 }
+
+// g07 shares g06's host code (g06_tma_ws_entry.cuh): its TMA path names the split-tail kernel,
+// never 128x64 tiles; the element-copy path is g06's kernel, unsplit.
+TEST(Registry, G07NamesTheSplitKernelOrG06sCopyPath) {
+  const KernelEntry& g07 = Get("gemm.g07_split_tail");
+  struct Want {
+    GemmProblem g;
+    const char* name;
+  };
+  for (const Want& w :
+       {Want{{4096, 4096, 4096, DType::kF16}, "G07SplitTailKernel<fp16, 256, cluster 2>"},
+        Want{{2048, 2048, 2048, DType::kBF16}, "G07SplitTailKernel<bf16, 256, cluster 1>"},
+        Want{{1024, 1024, 1024, DType::kF16}, "G07SplitTailKernel<fp16, 128, cluster 1>"},
+        Want{{1000, 17, 1000, DType::kBF16}, "G06TmaWsKernel<bf16, 128, copy, cluster 1>"}}) {
+    const auto fns = g07.device_functions(Problem{w.g});
+    ASSERT_EQ(fns.size(), 1u) << ProblemKey(w.g);
+    EXPECT_NE(fns[0].func, nullptr);
+    EXPECT_EQ(fns[0].name, w.name);
+    EXPECT_EQ(fns[0].block_threads, g07.info.tile.threads);
+  }
+  const std::string fp32 = g07.Supports(Problem{GemmProblem{64, 64, 64, DType::kF32}}, 90);
+  EXPECT_NE(fp32.find("g07 issues wgmma"), std::string::npos) << fp32;
+  EXPECT_EQ(Get("gemm.g06_tma_ws")
+                .device_functions(Problem{GemmProblem{4096, 4096, 4096, DType::kBF16}})[0]
+                .name,
+            "G06TmaWsKernel<bf16, 256, tma, cluster 2>");
+}
 #endif
 
 TEST(Registry, OurRungsDescribeTheirDeviceFunctions) {
@@ -258,6 +285,7 @@ TEST(Registry, OurRungsDescribeTheirDeviceFunctions) {
   }
   // Different instantiations are different functions.
   const auto& a03 = Get("attn.a03_wmma");
+  EXPECT_EQ(a03.device_functions(Problem{Attn(128, DType::kBF16)})[0].name, "a03_wmma<bf16,128>");
   EXPECT_NE(a03.device_functions(Problem{Attn(64)})[0].func,
             a03.device_functions(Problem{Attn(128)})[0].func);
   // Past 48 KB of dynamic shared memory the launch must opt in; the description says how much.

@@ -16,9 +16,8 @@ trials=${2:-4}
 root=$PWD
 out=${OUT:-/tmp/out}/gate-quality
 mkdir -p "$out"
-if [[ -f .carry/bins.tar.xz ]]; then tar -C "$root" -xJf .carry/bins.tar.xz; fi
-# The binaries carry absolute paths of the machine that built them (/work/main): mirror it.
-if [[ "$root" != /work/main ]]; then mkdir -p /work && ln -sfn "$root" /work/main; fi
+source "$(dirname "${BASH_SOURCE[0]}")/staged_build.sh"
+unpack_staged_build "$root"
 fs="$root/$build/cli/flashscope"
 suite=suites/testing/gate_quality.json
 aa_kernels='attn.a10_fa2,attn.a09_swizzle,gemm.g04_mma,peer.cublas_gemm'

@@ -32,9 +32,8 @@ bundle() {
   rm -rf "$out"
 }
 trap bundle EXIT
-if [[ -f .carry/bins.tar.xz ]]; then tar -C "$root" -xJf .carry/bins.tar.xz; fi
-# The binaries carry absolute paths of the machine that built them (/work/main): mirror it.
-if [[ "$root" != /work/main ]]; then mkdir -p /work && ln -sfn "$root" /work/main; fi
+source "$(dirname "${BASH_SOURCE[0]}")/staged_build.sh"
+unpack_staged_build "$root"
 fs="$root/$build/cli/flashscope"
 fixtures="$root/$build/kernels/ab_fixtures"
 suite=suites/testing/ab_quality.json

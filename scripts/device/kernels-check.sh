@@ -18,21 +18,10 @@ steps=("$@")
 rungs=(${RUNGS:-attn.a19 attn.a20 attn.a21 gemm.g07})
 kernels=$(printf '%s*,' "${rungs[@]}")
 kernels=${kernels%,}
-root=$PWD
-out=${OUT:-/tmp/out}
 work=/tmp/kernels-check
-rm -rf "$work" && mkdir -p "$work" "$out"
-if [[ ! -x $build/cli/flashscope && -f .carry/bins.tar.xz ]]; then
-  tar -C "$root" -xJf .carry/bins.tar.xz
-fi
-# The binaries carry absolute paths of the checkout that built them (the lead's /work/main, or
-# this worktree, /work/wt/kernels): mirror both where they do not exist.
-for built_in in /work/main /work/wt/kernels; do
-  if [[ "$root" != "$built_in" && ! -e $built_in ]]; then
-    mkdir -p "$(dirname "$built_in")" && ln -sfn "$root" "$built_in"
-  fi
-done
-fs="$root/$build/cli/flashscope"
+rm -rf "$work" && mkdir -p "$work"
+source "$(dirname "${BASH_SOURCE[0]}")/staged_build.sh"
+start_device_script "$build" /work/main /work/wt/kernels
 [[ -x $fs ]] || { echo "kernels-check: no $fs (run scripts/device/stage.sh $build first)"; exit 2; }
 start=$(date +%s)
 common=(--quiet --color=false)

@@ -9,15 +9,8 @@
 #   scripts/device/sanitize-check.sh BUILD        (e.g. build-lead; writes into $OUT)
 set -uo pipefail
 build=${1:-build-lead}
-root=$PWD
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-if [[ ! -x $build/cli/flashscope && -f .carry/bins.tar.xz ]]; then
-  tar -C "$root" -xJf .carry/bins.tar.xz
-fi
-# The binaries carry absolute paths of the machine that built them (/work/main): mirror it.
-if [[ "$root" != /work/main && ! -e /work/main ]]; then mkdir -p /work && ln -sfn "$root" /work/main; fi
-fs="$root/$build/cli/flashscope"
+source "$(dirname "${BASH_SOURCE[0]}")/staged_build.sh"
+start_device_script "$build" /work/main
 command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer || true
 
 report=$out/sanitize-memcheck.json

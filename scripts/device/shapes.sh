@@ -10,20 +10,8 @@
 # next call finishes it on the same build. FS_ARGS adds flags (e.g. --kernels).
 set -uo pipefail
 build=${1:-build-lead}
-root=$PWD
-out=${OUT:-/tmp/out}
-mkdir -p "$out"
-if [[ ! -x $build/cli/flashscope && -f .carry/bins.tar.xz ]]; then
-  tar -C "$root" -xJf .carry/bins.tar.xz
-fi
-# The binaries carry absolute paths of the checkout that built them (the lead's /work/main, or
-# this worktree, /work/wt/kernels): mirror both where they do not exist.
-for built_in in /work/main /work/wt/kernels; do
-  if [[ "$root" != "$built_in" && ! -e $built_in ]]; then
-    mkdir -p "$(dirname "$built_in")" && ln -sfn "$root" "$built_in"
-  fi
-done
-fs="$root/$build/cli/flashscope"
+source "$(dirname "${BASH_SOURCE[0]}")/staged_build.sh"
+start_device_script "$build" /work/main /work/wt/kernels
 [[ -x $fs ]] || { echo "shapes: no $fs (run scripts/device/stage.sh $build first)"; exit 2; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu \
   --format=csv | tee "$out/shapes.gpu.csv"

@@ -13,20 +13,11 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from report_file import check_value as value  # noqa: E402
 from report_file import load_report  # noqa: E402
+from report_file import trust_checks as checks  # noqa: E402
 
 COST_GOAL = 1.5
-
-
-def checks(case):
-    return (case.get("trust") or {}).get("checks", [])
-
-
-def value(check, name):
-    for v in check.get("values", []):
-        if v["name"] == name:
-            return v["value"]
-    return None
 
 
 def quantile(xs, q):

@@ -17,18 +17,9 @@ import sys
 
 # The xz-aware report reader lives beside the other report scripts, one folder up.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from report_file import check_value as value  # noqa: E402
 from report_file import load_report as load  # noqa: E402
-
-
-def checks(case):
-    return (case.get("trust") or {}).get("checks", [])
-
-
-def value(check, name):
-    for v in check.get("values", []):
-        if v["name"] == name:
-            return v["value"]
-    return None
+from report_file import trust_checks as checks  # noqa: E402
 
 
 def cheats(report):

@@ -19,12 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kSuite[] = R"({"name": "fake", "kernels": ["fake.a", "fake.b", "plug.c"],
-  "problems": [{"family": "attention_fwd", "axes": {"seq": [17, 64]}}], "case_timeout_s": 30})";
-
 class RunSafetyTest : public testing::SupervisorFixture {
  protected:
-  RunSafetyTest() : SupervisorFixture(kSuite) {}
   std::string Lock() const { return Journal() + ".lock"; }
 };
 

@@ -18,9 +18,16 @@
 
 namespace flashscope::suites::testing {
 
+// The fake worker's two kernels and the fake plugin's one over two problems: the suite of the
+// supervisor's run tests (supervisor_test, run_safety_test).
+inline constexpr char kFakeRunSuite[] =
+    R"({"name": "fake", "kernels": ["fake.a", "fake.b", "plug.c"],
+  "problems": [{"family": "attention_fwd", "axes": {"seq": [17, 64]}}], "case_timeout_s": 30})";
+
 class SupervisorFixture : public ::testing::Test {
  protected:
-  explicit SupervisorFixture(std::string suite_text) : suite_text_(std::move(suite_text)) {}
+  explicit SupervisorFixture(std::string suite_text = kFakeRunSuite)
+      : suite_text_(std::move(suite_text)) {}
 
   void SetUp() override {
     for (const char* v :

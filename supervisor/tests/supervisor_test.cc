@@ -25,13 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kSuite[] = R"({"name": "fake", "kernels": ["fake.a", "fake.b", "plug.c"],
-  "problems": [{"family": "attention_fwd", "axes": {"seq": [17, 64]}}], "case_timeout_s": 30})";
-
-class SupervisorTest : public testing::SupervisorFixture {
- protected:
-  SupervisorTest() : SupervisorFixture(kSuite) {}
-};
+using SupervisorTest = testing::SupervisorFixture;
 
 TEST_F(SupervisorTest, DryRunPrintsThePlanWithProvenanceAndNeedsNoGpu) {
   setenv("FAKE_NO_GPU", "1", 1);

@@ -11,22 +11,14 @@
 
 #include "verify/half_convert.h"
 #include "verify/sampled_verdict.h"
+#include "verify/tests/workspace_writes.h"
 #include "verify/workspace.h"
 
 namespace flashscope::verify {
 namespace {
 
-void WriteOutput(Workspace& ws, const std::vector<float>& values) {
-  std::vector<unsigned char> raw(values.size() * DTypeBytes(ws.output_dtype()));
-  ConvertFromFloat(values.data(), static_cast<int64_t>(values.size()), ws.output_dtype(),
-                   raw.data());
-  ASSERT_EQ(cudaMemcpy(ws.output(), raw.data(), raw.size(), cudaMemcpyHostToDevice), cudaSuccess);
-}
-
-void WriteLse(Workspace& ws, const std::vector<float>& values) {
-  ASSERT_EQ(cudaMemcpy(ws.lse(), values.data(), values.size() * 4, cudaMemcpyHostToDevice),
-            cudaSuccess);
-}
+using testing::WriteLse;
+using testing::WriteOutput;
 
 SampledBound BoundOf(Workspace& ws, DType t) {
   const TolerancePolicy policy = DefaultTolerance(FamilyOf(ws.problem()), t);
@@ -45,6 +37,21 @@ SampledCheckCounts Check(Workspace& ws, int samples, uint64_t seed, const Sample
   EXPECT_EQ(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost), cudaSuccess);
   cudaFree(d);
   return h;
+}
+
+// Under a bound of 0 every row with any rounding crosses it, and the check computes those rows'
+// same-precision baseline, which errs like the full baseline: not more (a subset of its rows,
+// within summation order), and not nothing (it rounds like the naive one).
+void ExpectCrossedRowsBaseline(Workspace& ws, DType t, const SampledBound& bound, int samples,
+                               uint64_t seed) {
+  SampledBound tight = bound;
+  tight.absolute = 1;
+  tight.max_abs = 0;
+  const SampledCheckCounts crossed = Check(ws, samples, seed, tight);
+  const TolerancePolicy policy = DefaultTolerance(FamilyOf(ws.problem()), t);
+  const double full_baseline = ws.BaselineStats(0, {policy.atol, policy.rtol}).max_abs;
+  EXPECT_GT(BitsToFloat(crossed.baseline_max_bits), 0.f) << DTypeName(t);
+  EXPECT_LE(BitsToFloat(crossed.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
 }
 
 class SampledRowsGpu : public ::testing::Test {
@@ -76,17 +83,7 @@ TEST_F(SampledRowsGpu, AttentionRowsAgreeWithTheFullReferenceAndCatchWrongRows) 
     EXPECT_EQ(right.bad_rows, 0u);
     // No row crossed the bound: no row's baseline was needed.
     EXPECT_EQ(BitsToFloat(right.baseline_max_bits), 0.f);
-    // Under a bound of 0 every row with any rounding crosses it, and the check computes those
-    // rows' same-precision baseline, which errs like the full baseline: not more (a subset of
-    // its rows, within summation order), and not nothing (it rounds like the naive one).
-    SampledBound tight = bound;
-    tight.absolute = 1;
-    tight.max_abs = 0;
-    const SampledCheckCounts crossed = Check(ws, 512, 77, tight);
-    const TolerancePolicy policy = DefaultTolerance(Family::kAttentionFwd, t);
-    const double full_baseline = ws.BaselineStats(0, {policy.atol, policy.rtol}).max_abs;
-    EXPECT_GT(BitsToFloat(crossed.baseline_max_bits), 0.f) << DTypeName(t);
-    EXPECT_LE(BitsToFloat(crossed.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
+    ExpectCrossedRowsBaseline(ws, t, bound, 512, 77);
 
     // Every row of (b, h) = (1, 2), one sixth of the rows, off by 0.5 in its first element.
     std::vector<float> wrong = ws.reference();
@@ -162,14 +159,7 @@ TEST_F(SampledRowsGpu, GemmEntriesAgreeWithTheReferenceAndCatchWrongEntries) {
     const SampledCheckCounts right = Check(ws, 1024, 4, bound);
     EXPECT_EQ(right.rows, 1024u);
     EXPECT_EQ(right.bad, 0u) << DTypeName(t);
-    SampledBound tight = bound;
-    tight.absolute = 1;
-    tight.max_abs = 0;
-    const SampledCheckCounts crossed = Check(ws, 1024, 4, tight);
-    const TolerancePolicy policy = DefaultTolerance(Family::kGemm, t);
-    const double full_baseline = ws.BaselineStats(0, {policy.atol, policy.rtol}).max_abs;
-    EXPECT_GT(BitsToFloat(crossed.baseline_max_bits), 0.f) << DTypeName(t);
-    EXPECT_LE(BitsToFloat(crossed.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
+    ExpectCrossedRowsBaseline(ws, t, bound, 1024, 4);
     std::vector<float> wrong = ws.reference();
     for (int64_t i = 0; i < g.m * g.n; i += 2) wrong[i] += 1.0f;  // half the entries
     WriteOutput(ws, wrong);

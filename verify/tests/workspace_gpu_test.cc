@@ -13,6 +13,7 @@
 
 #include "verify/half_convert.h"
 #include "verify/npy.h"
+#include "verify/tests/workspace_writes.h"
 
 namespace flashscope::verify {
 namespace {
@@ -24,18 +25,8 @@ AttentionProblem Attn(DType t, bool lse) {
   return p;
 }
 
-// Writes `values` (floats) into the workspace output in its dtype.
-void WriteOutput(Workspace& ws, const std::vector<float>& values) {
-  std::vector<unsigned char> raw(values.size() * DTypeBytes(ws.output_dtype()));
-  ConvertFromFloat(values.data(), static_cast<int64_t>(values.size()), ws.output_dtype(),
-                   raw.data());
-  ASSERT_EQ(cudaMemcpy(ws.output(), raw.data(), raw.size(), cudaMemcpyHostToDevice), cudaSuccess);
-}
-
-void WriteLse(Workspace& ws, const std::vector<float>& values) {
-  ASSERT_EQ(cudaMemcpy(ws.lse(), values.data(), values.size() * 4, cudaMemcpyHostToDevice),
-            cudaSuccess);
-}
+using testing::WriteLse;
+using testing::WriteOutput;
 
 class WorkspaceGpu : public ::testing::Test {
  protected:

@@ -1,0 +1,153 @@
+// What the entries of the TMA + warp-specialised GEMM rungs (g06, g07) share: the plan a problem
+// runs (its path, tile width and cluster size), its dispatch to one instantiation, the device
+// function it reports, the supports rule and the entry's hooks. Each rung keeps its own shape
+// rule (which tiles and clusters) and its facts; kSplitTail selects g07's kernel.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "kernels/gemm/gemm_common.cuh"
+#include "kernels/hopper/g06_tma_ws_host.cuh"
+#include "kernels/hopper/tensor_map.h"
+#include "kernels/registry.h"
+
+namespace flashscope::kernels::g06 {
+
+// Which kernel a problem runs: the TMA path (tile width bn, clusters of `cluster` CTAs sharing B)
+// or the element-copying producer with 128x128 tiles.
+struct Plan {
+  bool tma = false;
+  int bn = 128;
+  int cluster = 1;
+};
+
+using ShapePlanFn = Plan (*)(const GemmProblem&);
+
+// The shape's plan unless an operand is not TMA-addressable (misaligned): then the element-copy
+// producer. The shape rule alone assumes the runner's cudaMalloc'd, 256-byte-aligned buffers.
+inline Plan ForOperands(const Plan& shape_plan, const GemmProblem& p, const void* a,
+                        const void* b) {
+  if (!hopper::TmaAddressable(a, p.k * 2).empty() || !hopper::TmaAddressable(b, p.n * 2).empty()) {
+    return Plan{};
+  }
+  return shape_plan;
+}
+
+template <typename T, bool kSplitTail, int kBN>
+cudaError_t LaunchTmaPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
+                          const Maps& maps, cudaStream_t stream) {
+  return plan.cluster == 2 ? LaunchTyped<T, kBN, true, 2, kSplitTail>(p, a, maps, stream)
+                           : LaunchTyped<T, kBN, true, 1, kSplitTail>(p, a, maps, stream);
+}
+
+// The instantiation `plan` names. The element-copy path is g06's kernel, unsplit, for both rungs;
+// g07 has no 128x64 tiles.
+template <typename T, bool kSplitTail>
+cudaError_t LaunchPlanTyped(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
+                            const Maps& maps, cudaStream_t stream) {
+  if (!plan.tma) return LaunchTyped<T, 128, false, 1>(p, a, maps, stream);
+  if (plan.bn == 256) return LaunchTmaPlan<T, kSplitTail, 256>(p, a, plan, maps, stream);
+  if constexpr (kSplitTail) {
+    return LaunchTmaPlan<T, kSplitTail, 128>(p, a, plan, maps, stream);
+  } else {
+    if (plan.bn == 128) return LaunchTmaPlan<T, kSplitTail, 128>(p, a, plan, maps, stream);
+    return LaunchTmaPlan<T, kSplitTail, 64>(p, a, plan, maps, stream);
+  }
+}
+
+// Launches `plan`, encoding the tensor maps first on the TMA path; `id` (the kernel's) starts the
+// message of maps that cannot be encoded.
+template <bool kSplitTail>
+cudaError_t LaunchPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
+                       cudaStream_t stream, const char* id) {
+  Maps maps;
+  if (plan.tma) {
+    if (const std::string why = MapsFor(p, a, plan.bn, &maps); !why.empty()) {
+      std::fprintf(stderr, "%s: %s\n", id, why.c_str());
+      return cudaErrorInvalidValue;
+    }
+  }
+  return p.dtype == DType::kBF16
+             ? LaunchPlanTyped<__nv_bfloat16, kSplitTail>(p, a, plan, maps, stream)
+             : LaunchPlanTyped<__half, kSplitTail>(p, a, plan, maps, stream);
+}
+
+// The profiler's name of one instantiation: "G06TmaWsKernel<bf16, 256, tma, cluster 2>" or
+// "G07SplitTailKernel<fp16, 128, cluster 1>".
+template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail>
+DeviceFunction DescribeKernel() {
+  const std::string type = std::is_same_v<T, __half> ? "fp16" : "bf16";
+  const std::string shape = std::to_string(kBN) + ", " +
+                            (kSplitTail ? "" : (kTma ? "tma, " : "copy, ")) + "cluster " +
+                            std::to_string(kCluster);
+  return {reinterpret_cast<const void*>(KernelOf<T, kBN, kTma, kCluster, kSplitTail>()),
+          std::string(kSplitTail ? "G07SplitTailKernel<" : "G06TmaWsKernel<") + type + ", " +
+              shape + ">",
+          kThreads, Layout<kBN>::kSmemBytes};
+}
+
+template <typename T, bool kSplitTail, int kBN>
+DeviceFunction DescribeTmaPlan(const Plan& plan) {
+  return plan.cluster == 2 ? DescribeKernel<T, kBN, true, 2, kSplitTail>()
+                           : DescribeKernel<T, kBN, true, 1, kSplitTail>();
+}
+
+// The device function LaunchPlanTyped launches for `plan`.
+template <typename T, bool kSplitTail>
+DeviceFunction DescribePlan(const Plan& plan) {
+  if (!plan.tma) return DescribeKernel<T, 128, false, 1, false>();
+  if (plan.bn == 256) return DescribeTmaPlan<T, kSplitTail, 256>(plan);
+  if constexpr (kSplitTail) {
+    return DescribeTmaPlan<T, kSplitTail, 128>(plan);
+  } else {
+    if (plan.bn == 128) return DescribeTmaPlan<T, kSplitTail, 128>(plan);
+    return DescribeTmaPlan<T, kSplitTail, 64>(plan);
+  }
+}
+
+// Empty when the rung (`rung`: "g06") runs the problem: fp16 or bf16 operands, sizes the
+// tensor-core GEMMs take (the 1-D persistent grid has no y limit).
+inline std::string WgmmaGemmSupports(const GemmProblem& p, const char* rung) {
+  if (p.dtype != DType::kF16 && p.dtype != DType::kBF16) {
+    return std::string(DTypeName(p.dtype)) + " inputs are not supported: " + rung +
+           " issues wgmma with fp16 or bf16 operands (use gemm.g01..g03 for fp32)";
+  }
+  return TensorCoreGemmSizes(p);
+}
+
+// The entry of a rung, from `e` with its facts (e.info; family, architecture and required SASS
+// filled in here): Supports (its supports rule), the launch of ForOperands(kShapePlan(problem)) and
+// the device function of kShapePlan's plan (the runner's buffers are TMA-addressable).
+template <bool kSplitTail, ShapePlanFn kShapePlan, std::string (*Supports)(const GemmProblem&)>
+KernelEntry TmaWsEntry(KernelEntry e) {
+  e.info.family = Family::kGemm;
+  e.info.min_sm = 90;
+  e.info.exact_sm = 90;  // sm_90a code: compute capability 9.0 only
+  e.info.required_sass = {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"};
+  e.gemm_supports = Supports;
+  e.gemm_launch = [id = e.info.id](const GemmProblem& p, const GemmArgs& a, cudaStream_t stream) {
+    return LaunchPlan<kSplitTail>(p, a, ForOperands(kShapePlan(p), p, a.a, a.b), stream,
+                                  id.c_str());
+  };
+  e.device_functions = [](const Problem& pr) {
+    std::vector<DeviceFunction> out;
+    if (const auto* p = std::get_if<GemmProblem>(&pr); p != nullptr && Supports(*p).empty()) {
+      const Plan plan = kShapePlan(*p);
+      out.push_back(p->dtype == DType::kBF16 ? DescribePlan<__nv_bfloat16, kSplitTail>(plan)
+                                             : DescribePlan<__half, kSplitTail>(plan));
+    }
+    return out;
+  };
+  return e;
+}
+
+}  // namespace flashscope::kernels::g06
