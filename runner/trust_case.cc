@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "common/split_mix.h"
 #include "profiler/cupti_profiler.h"
 #include "verify/problem_costs.h"
 #include "verify/sampled_check_counts.h"
@@ -117,7 +118,7 @@ TrustCase::TrustCase(const TrustSettings& settings, verify::Workspace& ws, Launc
 }
 
 bool TrustCase::PoisonBefore(int launch) const {
-  return (verify::SampleMix(seed_ ^ (0xD6E8FEB86659FD93ull * static_cast<uint64_t>(launch + 1))) &
+  return (SplitMix64(seed_ ^ (0xD6E8FEB86659FD93ull * static_cast<uint64_t>(launch + 1))) &
           1) != 0;
 }
 

@@ -41,8 +41,6 @@ struct SampledBound {
   double lse_rtol;
 };
 
-// The mix of the samplers (SplitMix64), under the name runner/trust_case.cc calls it by.
-FS_HOST_DEVICE inline uint64_t SampleMix(uint64_t x) { return SplitMix64(x); }
 
 // The row (attention: b·H·Sq + h·Sq + i) or entry (gemm: m·N + n) that sample `i` of a check
 // drawn with `seed` reads, uniform over [0, total), independently per sample (with replacement:

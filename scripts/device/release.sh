@@ -27,14 +27,13 @@
 set -uo pipefail
 build=$1 tag=$2
 shift 2
-root=$PWD
-real_out=${OUT:-/tmp/out}
+# The staged build is unpacked only where it is not yet: unpacking over binaries another job on
+# the machine is running fails theirs ("Text file busy", device call 2 of 2026-11-28).
+source "$(dirname "${BASH_SOURCE[0]}")/staged_build.sh"
+start_device_script "$build" /work/main
+real_out=$out
 work=/tmp/release-$tag
 mkdir -p "$work/reports" "$real_out"
-tar -C "$root" -xJf .carry/bins.tar.xz
-# The binaries carry absolute paths of the machine that built them (/work/main): mirror it.
-if [[ "$root" != /work/main ]]; then mkdir -p /work && ln -sfn "$root" /work/main; fi
-fs="$root/$build/cli/flashscope"
 start=$(date +%s)
 left() { echo $((${DEADLINE_S:-540} - ($(date +%s) - start))); }
 

@@ -14,14 +14,9 @@
 set -uo pipefail
 build=$1
 suite=${2:-suites/smoke.json}
-root=$PWD
-out=${OUT:-/tmp/out}
+source "$(dirname "${BASH_SOURCE[0]}")/staged_build.sh"
+start_device_script "$build" /work/main
 work=$(mktemp -d)
-mkdir -p "$out"
-if [[ -f .carry/bins.tar.xz ]]; then tar -C "$root" -xJf .carry/bins.tar.xz; fi
-# The binaries carry absolute paths of the machine that built them (/work/main): mirror it.
-if [[ "$root" != /work/main && ! -e /work/main ]]; then mkdir -p /work && ln -sfn "$root" /work/main; fi
-fs="$root/$build/cli/flashscope"
 start=$(date +%s)
 left() { echo $((${DEADLINE_S:-560} - ($(date +%s) - start))); }
 
