@@ -84,30 +84,8 @@ struct WorkInput {
   std::string problem_dtype;  // "fp16", "bf16", "fp32"
   double minimal_flops = 0;
   double minimal_input_bytes = 0;
-  // False when only the contract's own paths were collected (ContractPathsCoverWork held): the
-  // precision rule then rests on them having done all the minimal work.
-  bool outside_contract_counted = true;
-  int census_every = 0;  // with !outside_contract_counted: one case in this many is counted fully
 };
 TrustCheckRecord CheckWork(const WorkInput& in);
-// Inputs and accumulation the family contract allows for a problem of `dtype`: the problem's own
-// 16-bit type (or fp32 upcasts) in, fp32 accumulation (and the one fp16 path whose accumulator
-// the counters cannot tell, Hopper's fp16 wgmma).
-bool InContract(const WorkPath& p, const std::string& dtype);
-// The in-contract paths of `in` alone did at least the problem's minimal FLOPs (a rule-sized
-// problem). Counters are exact and an honest kernel pads, never skips: every honest tensor-core
-// kernel measured on the H200 counted 1.0-11.6x the minimal FLOPs on its contract path
-// (results/device/20261128-h200x2-trust). Then no minimal work was left for arithmetic outside
-// the contract, and the counters of the other paths need not be collected (docs/trust.md, "Cost").
-bool ContractPathsCoverWork(const WorkInput& in);
-// Padding can hide arithmetic outside the contract inside a count that still covers the minimal
-// FLOPs (a kernel padding Sq = 17 to 64 rows counts 3.9x). So on a harness-drawn share of the
-// cases the contract covers, every path is counted anyway (the census): a kernel that moves work
-// out of contract on all of its n rule-sized cases escapes with probability (1 - share)^n, and it
-// cannot tell which cases are drawn (the draw comes from the worker's secret seeds after its
-// timed launches). One in eight keeps the census's extra passes (5 more on an H200, 6 against 1
-// in CUPTI's own count) to under one per case on average.
-inline constexpr int kPrecisionCensusEvery = 8;
 // Fails when paths outside the contract (fp16/bf16 inputs or fp32 upcasts, fp32 accumulation)
 // did more than kPrecisionTolerance of the minimal FLOPs.
 TrustCheckRecord CheckPrecision(const WorkInput& in);

@@ -187,42 +187,8 @@ absl::Status RangeProfiler::PrepareHardwareScope() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<int> RangeProfiler::SubsetScope(const std::vector<std::string>& hw_names) {
-  std::vector<size_t> index;
-  for (const std::string& n : hw_names) {
-    auto it = std::find_if(metrics_.begin(), metrics_.end(),
-                           [&](const MetricDef& m) { return m.hw_name == n; });
-    if (it == metrics_.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("SubsetScope: ", n, " is not one of the profiler's metrics"));
-    }
-    index.push_back(static_cast<size_t>(it - metrics_.begin()));
-  }
-  if (index.empty()) return absl::InvalidArgumentError("SubsetScope: no metrics named");
-  std::sort(index.begin(), index.end());
-  index.erase(std::unique(index.begin(), index.end()), index.end());
-  for (size_t id = 0; id < subset_scopes_.size(); ++id) {
-    if (scopes_[subset_scopes_[id]].metric_index == index) return static_cast<int>(id);
-  }
-  absl::StatusOr<Scope> sc = MakeScope(std::move(index));
-  if (!sc.ok()) return sc.status();
-  subset_scopes_.push_back(static_cast<int>(scopes_.size()));
-  scopes_.push_back(*std::move(sc));
-  return static_cast<int>(subset_scopes_.size()) - 1;
-}
-
-int RangeProfiler::ScopeIndex(MetricScope scope, int subset) const {
-  if (scope == MetricScope::kHardware) return hw_scope_ >= 0 ? hw_scope_ : 0;
-  if (scope == MetricScope::kSubset) {
-    return subset >= 0 && subset < static_cast<int>(subset_scopes_.size()) ? subset_scopes_[subset]
-                                                                           : -1;
-  }
-  return 0;
-}
-
-int RangeProfiler::PassesNeeded(MetricScope scope, int subset) const {
-  const int i = ScopeIndex(scope, subset);
-  return i < 0 ? -1 : scopes_[i].passes_needed;
+int RangeProfiler::ScopeIndex(MetricScope scope) const {
+  return scope == MetricScope::kHardware && hw_scope_ >= 0 ? hw_scope_ : 0;
 }
 
 bool IsInstrumentedMetric(const std::string& hw_name) {
@@ -245,26 +211,10 @@ absl::StatusOr<ProfileResult> RangeProfiler::Profile(
     const std::function<cudaError_t(cudaStream_t)>& launch,
     const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay,
     const std::function<absl::Status()>& after_pass, MetricScope scope) {
-  if (scope == MetricScope::kSubset) {
-    return absl::InvalidArgumentError("Profile: a subset is collected with ProfileSubset");
-  }
   absl::StatusOr<ProfileResult> result =
-      ProfileEnabled(launch, before_pass, after_pass, stream, replay, scope, -1);
+      ProfileEnabled(launch, before_pass, after_pass, stream, replay, scope);
   // A failed call can leave CUPTI mid-session (measured on an H200: the call after a launch that
   // enqueued no kernel crashed inside CUPTI): disable, and let the next call enable afresh.
-  if (!result.ok()) Disable();
-  return result;
-}
-
-absl::StatusOr<ProfileResult> RangeProfiler::ProfileSubset(
-    const std::function<cudaError_t(cudaStream_t)>& launch,
-    const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay,
-    const std::function<absl::Status()>& after_pass, int subset) {
-  if (ScopeIndex(MetricScope::kSubset, subset) < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("ProfileSubset: no subset scope ", subset));
-  }
-  absl::StatusOr<ProfileResult> result =
-      ProfileEnabled(launch, before_pass, after_pass, stream, replay, MetricScope::kSubset, subset);
   if (!result.ok()) Disable();
   return result;
 }
@@ -282,7 +232,7 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
     const std::function<cudaError_t(cudaStream_t)>& launch,
     const std::function<absl::Status()>& before_pass,
     const std::function<absl::Status()>& after_pass, cudaStream_t stream, Replay replay,
-    MetricScope scope, int subset) {
+    MetricScope scope) {
   const auto t0 = std::chrono::steady_clock::now();
   // Everything queued before profiling must finish outside the profiled kernels.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
@@ -290,8 +240,7 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   result.replay = replay;
   result.scope =
       scope == MetricScope::kHardware && !has_hardware_subset() ? MetricScope::kAll : scope;
-  result.subset = scope == MetricScope::kSubset ? subset : -1;
-  if (absl::Status s = EnsureEnabled(replay, ScopeIndex(result.scope, result.subset)); !s.ok()) {
+  if (absl::Status s = EnsureEnabled(replay, ScopeIndex(result.scope)); !s.ok()) {
     return s;
   }
   result.instrumented = ScopeOf(result).instrumented;

@@ -42,8 +42,6 @@ enum class MetricScope {
   kAll,       // every metric given to Create()
   kHardware,  // only those counted in hardware: SASS-instrumented metrics (names with "__sass_")
               // left out, so that each pass runs the kernel as it is, at its own speed
-  kSubset,    // a subset named by the caller (RangeProfiler::SubsetScope): fewer counters, fewer
-              // passes (the trust checks' contract-path counters, runner/case_profile.cc)
 };
 
 // True for a metric CUPTI collects by instrumenting the kernel's SASS (slower passes).
@@ -57,7 +55,6 @@ struct ProfileResult {
   std::string ranges = "one auto range per kernel";  // or why the whole launch was one range
   double wall_s = 0;  // host wall time of Profile(), all passes and decoding included
   MetricScope scope = MetricScope::kAll;
-  int subset = -1;              // with kSubset: the SubsetScope id
   bool instrumented = false;    // an instrumented metric was collected (passes ran slower)
   std::vector<double> pass_ms;  // each pass's launch, start to stop event (user replay)
   // GPU time of the launch's kernels as CUPTI measured it (gpu__time_duration.sum over the
@@ -94,18 +91,8 @@ class RangeProfiler {
                                         MetricScope scope = MetricScope::kAll);
   // True when some metric is instrumented and some is not: kHardware then collects less.
   bool has_hardware_subset() const { return hw_scope_ >= 0; }
-  // A scope of some of the metrics given to Create(), by hw_name (every one must be among them),
-  // with its own config image and pass count, made on the first call and kept: the same names
-  // again give the same id. What ProfileSubset() collects (instrumented when one of them is).
-  absl::StatusOr<int> SubsetScope(const std::vector<std::string>& hw_names);
-  // The passes CUPTI's config says a scope needs (-1 for a scope this profiler lacks).
-  int PassesNeeded(MetricScope scope, int subset = -1) const;
-  // Profile() of the metrics of SubsetScope `subset` alone.
-  absl::StatusOr<ProfileResult> ProfileSubset(
-      const std::function<cudaError_t(cudaStream_t)>& launch,
-      const std::function<absl::Status()>& before_pass, cudaStream_t stream, Replay replay,
-      const std::function<absl::Status()>& after_pass, int subset);
-
+  // The passes CUPTI's config says a scope needs.
+  int PassesNeeded(MetricScope scope) const { return scopes_[ScopeIndex(scope)].passes_needed; }
   // Auto ranges one counter-data image holds: kernels one profiled launch may enqueue.
   static constexpr int kMaxKernelsPerLaunch = 64;
 
@@ -115,7 +102,7 @@ class RangeProfiler {
  private:
   RangeProfiler() = default;
   // One set of metrics a Profile() collects: scopes_[0] every metric, then the hardware-counted
-  // ones (when some are instrumented), then the subsets callers asked for. Each has a CUPTI host
+  // ones (when some are instrumented), Each has a CUPTI host
   // object of its own: a host object adds the metrics of every ConfigImage call to those of the
   // calls before (measured: the hardware-only stage ran 13 passes where the full image said 7).
   struct Scope {
@@ -129,13 +116,13 @@ class RangeProfiler {
     std::vector<uint8_t> counter_data;  // sized when the profiler object is enabled for it
   };
   absl::StatusOr<Scope> MakeScope(std::vector<size_t> metric_index) const;
-  int ScopeIndex(MetricScope scope, int subset) const;
-  Scope& ScopeOf(const ProfileResult& r) { return scopes_[ScopeIndex(r.scope, r.subset)]; }
+  int ScopeIndex(MetricScope scope) const;
+  Scope& ScopeOf(const ProfileResult& r) { return scopes_[ScopeIndex(r.scope)]; }
   absl::StatusOr<ProfileResult> ProfileEnabled(
       const std::function<cudaError_t(cudaStream_t)>& launch,
       const std::function<absl::Status()>& before_pass,
       const std::function<absl::Status()>& after_pass, cudaStream_t stream, Replay replay,
-      MetricScope scope, int subset);
+      MetricScope scope);
   // ProfileEnabled's steps, in order: the range profiler object enabled for `replay` (kept
   // across calls) with its counter-data image sized; the image initialised and the config set
   // (true: CUPTI refused per-kernel auto ranges and one user range is measured, said in
@@ -168,9 +155,8 @@ class RangeProfiler {
   void* context_ = nullptr;                    // CUcontext (primary context of device_)
   std::vector<uint8_t> counter_availability_;  // the device's, for each scope's host object
   std::vector<Scope> scopes_;                  // [0]: every metric; see Scope
-  int hw_scope_ = -1;               // MetricScope::kHardware's index, -1 when it would be kAll
-  std::vector<int> subset_scopes_;  // SubsetScope id -> index
-  void* pass_start_ = nullptr;      // cudaEvent_t: each pass's own launch time
+  int hw_scope_ = -1;           // MetricScope::kHardware's index, -1 when it would be kAll
+  void* pass_start_ = nullptr;  // cudaEvent_t: each pass's own launch time
   void* pass_stop_ = nullptr;
   bool initialized_ = false;  // cuptiProfilerInitialize succeeded
   // Enabled on the first Profile() and kept while the replay mode and the scope stay the same:

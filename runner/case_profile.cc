@@ -26,6 +26,10 @@
 
 namespace flashscope::runner {
 
+namespace {
+
+namespace phase = suites::protocol::phase;
+
 // The profiles of one case: where their time went, for the work check's values (what to cut
 // next), and the profiled_duration check's evidence: the first profile whose passes compare with
 // timed launches (counted in hardware, user replay), else the first profile's, with its reason.
@@ -42,10 +46,6 @@ struct ProfileTally {
             {"profile_passes", static_cast<double>(passes), "count"}};
   }
 };
-
-namespace {
-
-namespace phase = suites::protocol::phase;
 
 std::map<std::string, double> ByHwName(const profiler::ProfileResult& r) {
   std::map<std::string, double> out;
@@ -70,13 +70,27 @@ std::string NotComparable(const profiler::ProfileResult& r) {
   return "";
 }
 
+void ProfileTally::Add(const profiler::ProfileResult& r) {
+  wall_s += r.wall_s;
+  configure_s += r.configure_s;
+  passes_s += r.passes_s;
+  decode_s += r.decode_s;
+  passes += r.passes;
+  if (durations_comparable || trust == nullptr) return;
+  const std::string why = NotComparable(r);
+  if (!why.empty() && durations_set) return;
+  trust->SetProfiledDurations(r.pass_ms, r.kernel_ms, why);
+  durations_set = true;
+  durations_comparable = why.empty();
+}
+
 using ScopeProfile =
     std::function<absl::StatusOr<profiler::ProfileResult>(profiler::MetricScope scope)>;
 
-// Stages 2 and 3: the hardware-counted metrics (every tensor path, the DRAM bytes), then
-// everything, SASS-instrumented scalar counters included, when the tensor paths fall short of
-// the work floor or an instrumented metric was asked for. `hardware_usable` turns false when CUPTI
-// refused the smaller config here.
+// The hardware-counted metrics (every tensor path, the DRAM bytes) first, then everything,
+// SASS-instrumented scalar counters included, when the tensor paths fall short of the work floor
+// or an instrumented metric was asked for; with `staged` false, everything at once (a scalar
+// kernel, or a GPU where CUPTI refused the smaller config: `hardware_usable` turns false then).
 absl::StatusOr<profiler::ProfileResult> ProfileHardwareThenAll(
     const ScopeProfile& profile, bool staged, bool* hardware_usable,
     const std::function<bool(const profiler::ProfileResult&)>& tensor_short,
@@ -99,20 +113,6 @@ absl::StatusOr<profiler::ProfileResult> ProfileHardwareThenAll(
 }
 
 }  // namespace
-
-void ProfileTally::Add(const profiler::ProfileResult& r) {
-  wall_s += r.wall_s;
-  configure_s += r.configure_s;
-  passes_s += r.passes_s;
-  decode_s += r.decode_s;
-  passes += r.passes;
-  if (durations_comparable || trust == nullptr) return;
-  const std::string why = NotComparable(r);
-  if (!why.empty() && durations_set) return;
-  trust->SetProfiledDurations(r.pass_ms, r.kernel_ms, why);
-  durations_set = true;
-  durations_comparable = why.empty();
-}
 
 void CaseRunner::Profile(Case& k) {
   State& s = *state_;
@@ -174,66 +174,6 @@ void CaseRunner::Profile(Case& k) {
   k.r.profile = pr;
 }
 
-// A contract stage's scope for the problem's dtype (runner/trust_case.h, ContractCounterNames),
-// made once per dtype and stage; nullopt where it does not apply (metrics asked for, nothing in
-// contract to count, CUPTI refused the scope).
-std::optional<int> CaseRunner::ContractScope(const Problem& problem, ContractStage stage) {
-  State& s = *state_;
-  if (!s.metric_defs.empty() || s.work_counters == nullptr) return std::nullopt;
-  const std::string key =
-      DTypeOf(problem) + (stage == ContractStage::kWithScalar ? " with scalar" : "");
-  auto it = s.contract_scopes.find(key);
-  if (it == s.contract_scopes.end()) {
-    const std::vector<std::string> names =
-        ContractCounterNames(*s.work_counters, DTypeOf(problem), stage);
-    int id = -1;
-    if (!names.empty()) {
-      absl::StatusOr<int> made = s.range_profiler->SubsetScope(names);
-      if (made.ok()) id = *made;
-    }
-    it = s.contract_scopes.emplace(key, id).first;
-  }
-  if (it->second < 0) return std::nullopt;
-  return it->second;
-}
-
-// Stage 1 (docs/trust.md, check 2): the contract's own paths and DRAM bytes, in the fewest passes
-// -- the tensor paths (one pass), or with the scalar paths too (two, instrumented) for a kernel
-// whose tensor paths fell short before (State::scalar_first; which stage runs first changes no
-// rule). True when they alone did the problem's minimal FLOPs: `work` then holds the evidence and
-// nothing more is collected. `result` keeps the last profile (NotFound: the launch ran no kernel).
-bool CaseRunner::ContractCovers(Case& k, const ContractProfile& profile, ProfileTally* tally,
-                                absl::StatusOr<profiler::ProfileResult>* result,
-                                reports::WorkInput* work) {
-  State& s = *state_;
-  const std::string kernel_key = k.c->kernel->info().id + " " + DTypeOf(k.c->problem);
-  const bool scalar_first = s.scalar_first.count(kernel_key) > 0;
-  for (ContractStage stage : {ContractStage::kTensor, ContractStage::kWithScalar}) {
-    if (stage == ContractStage::kTensor && scalar_first) continue;
-    std::optional<int> scope = ContractScope(k.c->problem, stage);
-    if (!scope) continue;
-    *result = profile(*scope);
-    if (!result->ok()) {
-      if (absl::IsNotFound(result->status())) return false;
-      s.contract_scopes[DTypeOf(k.c->problem) +
-                        (stage == ContractStage::kWithScalar ? " with scalar" : "")] = -1;
-      continue;  // CUPTI refused this scope here: the next stage from now on
-    }
-    tally->Add(**result);
-    reports::WorkInput w =
-        WorkInputFrom(*s.work_counters, ByHwName(**result), (*result)->kernels,
-                      (*result)->replay == profiler::Replay::kUser, k.c->problem);
-    if (reports::ContractPathsCoverWork(w)) {
-      w.outside_contract_counted = false;
-      w.census_every = reports::kPrecisionCensusEvery;
-      *work = std::move(w);
-      return true;
-    }
-    if (stage == ContractStage::kTensor) s.scalar_first.insert(kernel_key);
-  }
-  return false;
-}
-
 double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>& before_pass,
                                    const std::function<absl::Status()>& after_pass,
                                    reports::ProfileRecord* pr, reports::WorkInput* work) {
@@ -258,33 +198,24 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
   auto work_from = [&](const profiler::ProfileResult& r) {
     return WorkInputFrom(*s.work_counters, ByHwName(r), r.kernels, user, k.c->problem);
   };
-  // The census (docs/trust.md, check 2): on a share of cases drawn by the harness every path is
-  // counted, the contract stage skipped.
-  const bool census = s.seeds.Next() % reports::kPrecisionCensusEvery == 0;
-  absl::StatusOr<profiler::ProfileResult> result = absl::UnavailableError("not profiled");
-  if (!census) {
-    auto subset = [&](int scope) {
-      return s.range_profiler->ProfileSubset(k.trust->launch(), before_pass, s.stream, replay,
-                                             after_pass, scope);
-    };
-    if (ContractCovers(k, subset, &tally, &result, work)) {
-      record(*result);
-      return tally.wall_s;
-    }
-  }
-  if (result.ok() || !absl::IsNotFound(result.status())) {  // NotFound: the launch ran no kernel
-    auto tensor_short = [&](const profiler::ProfileResult& r) {
-      if (s.work_counters == nullptr) return false;
-      const reports::WorkInput hw = work_from(r);
-      const double flops =
-          std::accumulate(hw.paths.begin(), hw.paths.end(), 0.0,
-                          [](double sum, const reports::WorkPath& p) { return sum + p.flops; });
-      return flops < reports::kWorkFloor * hw.minimal_flops;
-    };
-    result = ProfileHardwareThenAll(
-        profile, s.hardware_scope_usable && s.range_profiler->has_hardware_subset(),
-        &s.hardware_scope_usable, tensor_short, AnyInstrumented(s.metric_defs), &tally);
-  }
+  // A kernel whose tensor paths fell short before (a scalar kernel) collects everything at once:
+  // its hardware-only profile would only say so again (6 passes of 13, on an H200).
+  const std::string kernel_key = k.c->kernel->info().id + " " + DTypeOf(k.c->problem);
+  auto tensor_short = [&](const profiler::ProfileResult& r) {
+    if (s.work_counters == nullptr) return false;
+    const reports::WorkInput hw = work_from(r);
+    const double flops =
+        std::accumulate(hw.paths.begin(), hw.paths.end(), 0.0,
+                        [](double sum, const reports::WorkPath& p) { return sum + p.flops; });
+    const bool is_short = flops < reports::kWorkFloor * hw.minimal_flops;
+    if (is_short) s.scalar_first.insert(kernel_key);
+    return is_short;
+  };
+  const bool staged = s.hardware_scope_usable && s.range_profiler->has_hardware_subset() &&
+                      s.scalar_first.count(kernel_key) == 0;
+  absl::StatusOr<profiler::ProfileResult> result =
+      ProfileHardwareThenAll(profile, staged, &s.hardware_scope_usable, tensor_short,
+                             AnyInstrumented(s.metric_defs), &tally);
   if (!result.ok()) {
     if (absl::IsNotFound(result.status()) && s.work_counters != nullptr) {
       // The launch enqueued no kernel: evidence, not a profiler failure.

@@ -14,7 +14,6 @@
 #include "absl/status/statusor.h"
 #include "analysis/trust_checks.h"
 #include "plugins/kernel.h"
-#include "profiler/cupti_profiler.h"
 #include "profiler/kernel_tracer.h"
 #include "profiler/timing_policy.h"
 #include "reports/report.h"
@@ -26,9 +25,6 @@ class Workspace;
 }  // namespace flashscope::verify
 
 namespace flashscope::runner {
-
-struct ProfileTally;       // case_profile.cc: where one case's profiles spent their time
-enum class ContractStage;  // runner/trust_case.h
 
 struct RunOptions {
   std::string metrics;   // "" = the suite's; else a metric spec for profiler::ResolveMetrics
@@ -135,15 +131,9 @@ class CaseRunner {
   // Hardware counters of one launch: the metrics asked for (the case's profile) and the trust
   // checks' work counters, in the same passes.
   void Profile(Case& k);
-  // The profiler scope of a contract stage for `problem` (case_profile.cc), made on first use.
-  std::optional<int> ContractScope(const Problem& problem, ContractStage stage);
-  // The contract stages of CollectCounters (case_profile.cc): true when they decided `work`.
-  using ContractProfile = std::function<absl::StatusOr<profiler::ProfileResult>(int subset_scope)>;
-  bool ContractCovers(Case& k, const ContractProfile& profile, ProfileTally* tally,
-                      absl::StatusOr<profiler::ProfileResult>* result, reports::WorkInput* work);
   // Profile's counter passes (case_profile.cc): hardware-counted first, everything when the
-  // tensor paths fall short; each pass wrapped by `before_pass`/`after_pass`. Fills `pr` and
-  // `work`; returns the profiles' wall time.
+  // tensor paths fall short (at once for a kernel whose tensor paths fell short before); each pass
+  // wrapped by `before_pass`/`after_pass`. Fills `pr` and `work`; returns the profiles' wall time.
   double CollectCounters(Case& k, const std::function<absl::Status()>& before_pass,
                          const std::function<absl::Status()>& after_pass,
                          reports::ProfileRecord* pr, reports::WorkInput* work);

@@ -5,7 +5,6 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -47,11 +46,8 @@ struct CaseRunner::State {
   // False once a hardware-only profile (profiler::MetricScope::kHardware) failed here: every
   // later profile collects all counters at once (runner/case_profile.cc).
   bool hardware_scope_usable = true;
-  // The contract stage's profiler scope per problem dtype (CaseRunner::ContractScope); -1 where
-  // it does not apply or CUPTI refused it.
-  std::map<std::string, int> contract_scopes;
-  // "kernel dtype" pairs whose in-contract tensor paths fell short: their contract stage starts
-  // with the scalar paths (CaseRunner::ContractCovers).
+  // "kernel dtype" pairs whose tensor paths fell short of the work floor once: their later cases
+  // collect every counter at once (runner/case_profile.cc), not the hardware-counted ones first.
   std::set<std::string> scalar_first;
   std::unique_ptr<profiler::RangeProfiler> range_profiler;
   std::string metrics_unavailable;  // set once the profiler cannot work in this process

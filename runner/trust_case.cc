@@ -52,29 +52,6 @@ reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
   return w;
 }
 
-std::vector<std::string> ContractCounterNames(const profiler::WorkCounterSet& set,
-                                              const std::string& dtype, ContractStage stage) {
-  std::vector<std::string> names;
-  bool tensor = false;
-  for (const profiler::WorkCounter& c : set.paths) {
-    if (profiler::IsInstrumentedMetric(c.hw_name)) {
-      // The scalar paths are work evidence (FFMA also precision evidence, within every contract).
-      if (stage == ContractStage::kWithScalar) names.push_back(c.hw_name);
-      continue;
-    }
-    const reports::WorkPath path{c.path, c.inputs, c.accumulate, 0, c.precision_evidence};
-    if (c.precision_evidence && reports::InContract(path, dtype)) {
-      names.push_back(c.hw_name);
-      tensor = true;
-    }
-  }
-  if (stage == ContractStage::kTensor && !tensor) return {};
-  if (names.empty()) return names;
-  names.push_back(set.dram_read);
-  names.push_back(set.dram_write);
-  return names;
-}
-
 reports::TracedLaunch ToTracedLaunch(const profiler::TracedSample& t) {
   auto us = [&t](uint64_t ns) {
     return (static_cast<double>(ns) - static_cast<double>(t.window_begin_ns)) * 1e-3;
@@ -118,8 +95,7 @@ TrustCase::TrustCase(const TrustSettings& settings, verify::Workspace& ws, Launc
 }
 
 bool TrustCase::PoisonBefore(int launch) const {
-  return (SplitMix64(seed_ ^ (0xD6E8FEB86659FD93ull * static_cast<uint64_t>(launch + 1))) &
-          1) != 0;
+  return (SplitMix64(seed_ ^ (0xD6E8FEB86659FD93ull * static_cast<uint64_t>(launch + 1))) & 1) != 0;
 }
 
 absl::Status TrustCase::FreshBefore(const char* kind, int index, bool poison) {

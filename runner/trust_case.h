@@ -50,17 +50,6 @@ reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
 // The problem's dtype by name ("fp16", "bf16", "fp32"), as the precision contract names it.
 std::string DTypeOf(const Problem& p);
 
-// The contract stage's two forms (runner/case_profile.cc, docs/trust.md check 2): the in-contract
-// tensor paths counted in hardware (one pass on Hopper), or those with every scalar path too
-// (SASS-instrumented: two passes), for kernels whose arithmetic is scalar.
-enum class ContractStage { kTensor, kWithScalar };
-// The hardware names of the counters a contract stage collects for a problem of `dtype`, then the
-// DRAM bytes; empty where the stage does not apply (kTensor with no in-contract tensor path, as
-// for fp32 problems).
-std::vector<std::string> ContractCounterNames(const profiler::WorkCounterSet& set,
-                                              const std::string& dtype,
-                                              ContractStage stage = ContractStage::kTensor);
-
 // A traced sample in the report's terms: times in microseconds from the window's begin.
 reports::TracedLaunch ToTracedLaunch(const profiler::TracedSample& t);
 

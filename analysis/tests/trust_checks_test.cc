@@ -10,8 +10,6 @@
 
 #include <cmath>
 
-#include "absl/strings/str_cat.h"
-
 namespace flashscope::reports {
 namespace {
 
@@ -203,39 +201,6 @@ TEST(Precision, WgmmaAndUpcastsAreInContract) {
 TEST(Precision, ASmallShareOutsideTheContractIsTolerated) {
   WorkInput w = A10Work(3.436e10, 0.005 * kFlops, 2.519e7);
   EXPECT_EQ(CheckPrecision(w).status, "passed");
-}
-
-TEST(Precision, ContractPathsCoverTheWorkOnlyWhenTheyAloneDidTheMinimalFlops) {
-  // The contract stage collected fp16 mma.sync (fp32 accumulate) and fp16 wgmma alone.
-  WorkInput w = A10Work(kFlops, 0, 2.519e7);
-  EXPECT_TRUE(ContractPathsCoverWork(w));
-  w.paths[0].flops = 0.99 * kFlops;  // 1 % short: the other paths must be counted
-  EXPECT_FALSE(ContractPathsCoverWork(w));
-  w.paths[2].flops = 0.02 * kFlops;  // wgmma is in contract too
-  EXPECT_TRUE(ContractPathsCoverWork(w));
-  // Out-of-contract FLOPs never count towards the cover, nor does work-only evidence.
-  WorkInput fp16acc = A10Work(0, 2 * kFlops, 2.519e7);
-  EXPECT_FALSE(ContractPathsCoverWork(fp16acc));
-  fp16acc.problem_dtype = "bf16";
-  fp16acc.paths[0].flops = 2 * kFlops;  // fp16 inputs on a bf16 problem: outside
-  EXPECT_FALSE(ContractPathsCoverWork(fp16acc));
-  // No kernel, or a problem under the rule's size, is never covered.
-  w.kernels = 0;
-  EXPECT_FALSE(ContractPathsCoverWork(w));
-  WorkInput tiny = A10Work(1e5, 0, 0);
-  tiny.minimal_flops = 1536;
-  EXPECT_FALSE(ContractPathsCoverWork(tiny));
-}
-
-TEST(Precision, ACoveredCaseSaysTheOtherPathsWereNotCountedAndHowOftenTheyAre) {
-  WorkInput w = A10Work(1.05 * kFlops, 0, 2.519e7);
-  w.outside_contract_counted = false;
-  w.census_every = kPrecisionCensusEvery;
-  const TrustCheckRecord c = CheckPrecision(w);
-  EXPECT_EQ(c.status, "passed");
-  EXPECT_THAT(c.rule, HasSubstr("not collected on this case"));
-  EXPECT_THAT(c.rule, HasSubstr(absl::StrCat("one case in ", kPrecisionCensusEvery)));
-  EXPECT_EQ(Value(c, "outside_contract_flops"), nullptr);
 }
 
 LaunchOutputCheck Launch(const std::string& kind, int launch, int64_t bad_rows) {

@@ -127,44 +127,5 @@ TEST_F(MetricScopeGpuTest, WithoutInstrumentedMetricsHardwareIsAll) {
   EXPECT_EQ(r->values.size(), 2u);
 }
 
-// The trust checks' contract stage (runner/case_profile.cc): a subset of the hardware-counted
-// metrics, collected alone, in no more passes than the hardware scope, alternating with the others.
-TEST_F(MetricScopeGpuTest, ASubsetCollectsOnlyItsMetricsInNoMorePasses) {
-  auto rp = RangeProfiler::Create(metrics_, 0);
-  ASSERT_TRUE(rp.ok()) << rp.status();
-  auto tensor = (*rp)->SubsetScope({metrics_[0].hw_name});
-  ASSERT_TRUE(tensor.ok()) << tensor.status();
-  auto same = (*rp)->SubsetScope({metrics_[0].hw_name});
-  ASSERT_TRUE(same.ok());
-  EXPECT_EQ(*same, *tensor);                              // made once, kept
-  auto ffma = (*rp)->SubsetScope({metrics_[1].hw_name});  // instrumented: allowed, and said
-  ASSERT_TRUE(ffma.ok()) << ffma.status();
-  EXPECT_NE(*ffma, *tensor);
-  EXPECT_FALSE((*rp)->SubsetScope({"dram__no_such_metric.sum"}).ok());
-  EXPECT_LE((*rp)->PassesNeeded(MetricScope::kSubset, *tensor),
-            (*rp)->PassesNeeded(MetricScope::kHardware));
-
-  auto launch = [&](cudaStream_t s) { return Launch(s); };
-  auto flush = [&] { return timer_->FlushL2(); };
-  auto hw = (*rp)->Profile(launch, flush, stream_, Replay::kUser, {}, MetricScope::kHardware);
-  ASSERT_TRUE(hw.ok()) << hw.status();
-  auto sub = (*rp)->ProfileSubset(launch, flush, stream_, Replay::kUser, {}, *tensor);
-  ASSERT_TRUE(sub.ok()) << sub.status();
-  EXPECT_EQ(sub->scope, MetricScope::kSubset);
-  EXPECT_EQ(sub->subset, *tensor);
-  ASSERT_EQ(sub->values.size(), 1u);
-  EXPECT_EQ(sub->values[0].first.name, "tensor");
-  // The same kernel counts the same tensor FLOPs in either scope: counters are exact sums.
-  EXPECT_EQ(sub->values[0].second, hw->values[0].second);
-  EXPECT_LE(sub->passes, hw->passes);
-  EXPECT_GT(sub->kernel_ms, 0);
-  std::printf("subset: %d passes (config %d); hardware scope: %d passes (config %d)\n", sub->passes,
-              (*rp)->PassesNeeded(MetricScope::kSubset, *tensor), hw->passes,
-              (*rp)->PassesNeeded(MetricScope::kHardware));
-  auto back = (*rp)->Profile(launch, flush, stream_, Replay::kUser, {}, MetricScope::kHardware);
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->values.size(), 2u);
-}
-
 }  // namespace
 }  // namespace flashscope::profiler
