@@ -39,6 +39,14 @@ const TrustValue* Value(const TrustCheckRecord& c, const std::string& name) {
   return nullptr;
 }
 
+// A check that cannot run (CheckOff): off, under its own name, with the reason as its rule.
+void ExpectOffWithReason(const TrustCheckRecord& c, const std::string& check,
+                         const std::string& reason) {
+  EXPECT_EQ(c.check, check);
+  EXPECT_EQ(c.status, "off");
+  EXPECT_EQ(c.rule, reason);
+}
+
 TEST(Ceilings, TheoreticalFromTheEnvironment) {
   const Ceilings c = CeilingsOf(H200());
   // 132 SMs × 1980 MHz × 4096 FLOP/clock = 1070.5 TFLOP/s, plus 5 %.
@@ -144,10 +152,8 @@ TEST(Work, DramRuleOffUnderKernelReplayAndForTinyInputs) {
 TEST(Work, CountersUnavailableIsOffWithTheReason) {
   WorkInput w;
   w.unavailable_reason = "no work-counter set for sm_86";
-  const TrustCheckRecord c = CheckWork(w);
-  EXPECT_EQ(c.status, "off");
-  EXPECT_EQ(c.rule, w.unavailable_reason);
-  EXPECT_EQ(CheckPrecision(w).status, "off");
+  ExpectOffWithReason(CheckWork(w), "work", w.unavailable_reason);
+  ExpectOffWithReason(CheckPrecision(w), "precision", w.unavailable_reason);
 }
 
 TEST(Work, TinyProblemsHaveTheFlopRulesOff) {
@@ -331,9 +337,7 @@ TEST(ProfiledDuration, TinyLaunchesGetTheAbsoluteSlack) {
 TEST(ProfiledDuration, NotComparableIsOffWithTheReason) {
   ProfiledDurationInput in;
   in.not_comparable_reason = "CUPTI kernel replay: one launch holds every pass";
-  const TrustCheckRecord c = CheckProfiledDuration(in);
-  EXPECT_EQ(c.status, "off");
-  EXPECT_EQ(c.rule, in.not_comparable_reason);
+  ExpectOffWithReason(CheckProfiledDuration(in), "profiled_duration", in.not_comparable_reason);
 }
 
 // Records as the traced-sample test printed them on the H200 (microseconds from the window's

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "cli/tests/run_cli.h"
+#include "cli/tests/test_plugin_path.h"
 #include "common/tests/expect_has.h"
 #include "nlohmann/json.hpp"
 
@@ -22,11 +23,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Plugin(const std::string& variant) {
-  return fs::canonical(std::string(FLASHSCOPE_TEST_PLUGIN_DIR) + "/libtest_plugin_" + variant +
-                       ".so")
-      .string();
-}
+using ::flashscope::testing::TestPlugin;
 
 std::vector<std::string> Words(const std::string& line) {
   std::istringstream in(line);
@@ -73,38 +70,38 @@ class CliAb : public ::testing::Test {
 
 TEST_F(CliAb, TwoBuildsOfTheSameIdsAreTheTwoSidesAndNothingElse) {
   const std::string suite = Suite(R"("good.*")");
-  CliResult r = Flashscope("ab " + suite + " --base " + Plugin("good") + " --new " + Plugin("dup") +
-                           " --dry-run");
+  CliResult r = Flashscope("ab " + suite + " --base " + TestPlugin("good") + " --new " +
+                           TestPlugin("dup") + " --dry-run");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.out, "base: test-good 1.2.3");
   EXPECT_HAS(r.out, "new: test-dup 1.2.3");
-  EXPECT_HAS(r.out, "file " + Plugin("dup"));
+  EXPECT_HAS(r.out, "file " + TestPlugin("dup"));
   EXPECT_HAS(r.out, "3 cases");
   EXPECT_HAS(r.out, "good.gemm_v1 gemm{M=8,N=8,K=8,fp16}\n");
   // The same two files as plugins of a run: refused, naming both.
-  r = Flashscope("run " + suite + " --dry_run --plugin " + Plugin("good") + " --plugin " +
-                 Plugin("dup"));
+  r = Flashscope("run " + suite + " --dry_run --plugin " + TestPlugin("good") + " --plugin " +
+                 TestPlugin("dup"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_HAS(r.err, "\"good.attn_v1\" is offered by both plugin " + Plugin("good") +
-                        " and plugin " + Plugin("dup"));
+  EXPECT_HAS(r.err, "\"good.attn_v1\" is offered by both plugin " + TestPlugin("good") +
+                        " and plugin " + TestPlugin("dup"));
   // Kernels of one side only are planned on that side.
-  r = Flashscope("ab " + Suite(R"("good.*", "other.*")", "two.json") + " --base " + Plugin("good") +
-                 " --new " + Plugin("other") + " --dry_run");
+  r = Flashscope("ab " + Suite(R"("good.*", "other.*")", "two.json") + " --base " +
+                 TestPlugin("good") + " --new " + TestPlugin("other") + " --dry_run");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_HAS(r.out, "good.attn_v1 attention_fwd{B=1,H=1,S=17,D=64,fp16}  [base side only]");
   EXPECT_HAS(r.out, "other.gemm_v1 gemm{M=8,N=8,K=8,fp16}  [new side only]");
 }
 
 TEST_F(CliAb, ASideThatDoesNotLoadCannotBeTested) {
-  const std::string base = " --base " + Plugin("good");
+  const std::string base = " --base " + TestPlugin("good");
   const std::string suite = Suite(R"("good.*")");
-  CliResult r = Flashscope("ab " + suite + base + " --new " + Plugin("abi2") + " --dry_run");
+  CliResult r = Flashscope("ab " + suite + base + " --new " + TestPlugin("abi2") + " --dry_run");
   EXPECT_EQ(r.exit_code, 125);
-  EXPECT_HAS(r.err, "cannot test: plugin " + Plugin("abi2"));
+  EXPECT_HAS(r.err, "cannot test: plugin " + TestPlugin("abi2"));
   EXPECT_HAS(r.err, "ABI version 2");
-  r = Flashscope("ab " + suite + base + " --new " + Plugin("crash_load_segv") + " --dry_run");
+  r = Flashscope("ab " + suite + base + " --new " + TestPlugin("crash_load_segv") + " --dry_run");
   EXPECT_EQ(r.exit_code, 125);
-  EXPECT_HAS(r.err, Plugin("crash_load_segv") + " crashed while loading: signal 11");
+  EXPECT_HAS(r.err, TestPlugin("crash_load_segv") + " crashed while loading: signal 11");
   r = Flashscope("ab " + suite + base + " --new /nonexistent/libnew.so");
   EXPECT_EQ(r.exit_code, 125);
   EXPECT_HAS(r.err, "/nonexistent/libnew.so (--new): no such file");
@@ -115,20 +112,20 @@ TEST_F(CliAb, ASideThatDoesNotLoadCannotBeTested) {
 
 TEST_F(CliAb, UsageAndInputErrorsAreTwo) {
   const std::string suite = Suite(R"("good.*")");
-  CliResult r = Flashscope("ab " + suite + " --base " + Plugin("good"));
+  CliResult r = Flashscope("ab " + suite + " --base " + TestPlugin("good"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_HAS(r.err, "both --base FILE and --new FILE are needed");
-  r = Flashscope("ab " + suite + " --base " + Plugin("good") + " --new " + Plugin("good"));
+  r = Flashscope("ab " + suite + " --base " + TestPlugin("good") + " --new " + TestPlugin("good"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_HAS(r.err, "the same file");
-  r = Flashscope("ab " + suite + " --base " + Plugin("good") + " --new " + Plugin("dup") +
+  r = Flashscope("ab " + suite + " --base " + TestPlugin("good") + " --new " + TestPlugin("dup") +
                  " --alpha 2");
   EXPECT_EQ(r.exit_code, 2);
-  r = Flashscope("ab " + Suite(R"("nothing.*")", "nothing.json") + " --base " + Plugin("good") +
-                 " --new " + Plugin("dup") + " --dry_run");
+  r = Flashscope("ab " + Suite(R"("nothing.*")", "nothing.json") + " --base " + TestPlugin("good") +
+                 " --new " + TestPlugin("dup") + " --dry_run");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_HAS(r.err, "neither --base nor --new offers a kernel");
-  r = Flashscope("ab " + suite + " --base " + Plugin("good") + " --new " + Plugin("dup") +
+  r = Flashscope("ab " + suite + " --base " + TestPlugin("good") + " --new " + TestPlugin("dup") +
                  " --out-dir " + Path("o"));
   EXPECT_EQ(r.exit_code, 2) << "no GPU here";
   EXPECT_HAS(r.err, "no usable GPU");

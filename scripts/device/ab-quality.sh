@@ -24,24 +24,10 @@
 # tool brings back 8 files at most.
 set -uo pipefail
 build=$1
-root=$PWD
-final=${OUT:-/tmp/out}
-out=$(mktemp -d /tmp/ab-quality.XXXXXX)
-mkdir -p "$final"
-bundle() {
-  tar -C "$out" -czf "$final/ab-quality.tgz" .
-  cp "$out"/results.md "$out"/results.json "$final/" 2>/dev/null
-  rm -rf "$out"
-}
-trap bundle EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/staged_build.sh"
-unpack_staged_build "$root"
-fs="$root/$build/cli/flashscope"
-fixtures="$root/$build/kernels/ab_fixtures"
+start_bundled_script ab-quality "$build" results.md results.json
 suite=suites/testing/ab_quality.json
 started=$SECONDS
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv \
-  >"$out/gpu.txt" 2>&1
 
 ab() {  # NAME NEW_BUILD
   local t=$SECONDS

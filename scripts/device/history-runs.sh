@@ -21,25 +21,11 @@
 # call's time limit stops the script.
 set -uo pipefail
 build=${1:?usage: scripts/device/history-runs.sh BUILD}
-root=$PWD
-final=${OUT:-/tmp/out}
-out=$(mktemp -d /tmp/history-runs.XXXXXX)
-mkdir -p "$final"
-bundle() {
-  cp "$out"/changes.json "$out"/changes.txt "$out"/history.md "$out"/history.html \
-    "$out"/history.csv "$final/" 2>/dev/null
-  tar -C "$out" -czf "$final/history-runs.tgz" .
-  rm -rf "$out"
-}
-trap bundle EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/staged_build.sh"
-unpack_staged_build "$root"
-fs="$root/$build/cli/flashscope"
-fixtures="$root/$build/kernels/ab_fixtures"
+start_bundled_script history-runs "$build" changes.json changes.txt history.md history.html \
+  history.csv
 suite=suites/testing/ab_quality.json
 db="$out/history.sqlite"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv \
-  >"$out/gpu.txt" 2>&1
 started=$SECONDS
 revision=0
 for build_name in p0 p0b p1 p5 p5 p5; do

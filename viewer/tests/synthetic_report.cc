@@ -5,6 +5,8 @@
 #include <random>
 #include <string>
 
+#include "reports/tests/sample_reports.h"
+
 namespace flashscope::viewer::testing {
 namespace {
 
@@ -30,23 +32,6 @@ reports::HeatmapRecord MakeHeatmap(const std::string& kind, int rows, int cols, 
     }
   }
   return h;
-}
-
-// An H200-like environment that says it is synthetic.
-reports::Environment SyntheticEnvironment() {
-  reports::Environment e;
-  e.gpu_name = "synthetic (viewer test data)";
-  e.synthetic = true;
-  e.sm_count = 132;
-  e.compute_capability = 90;
-  e.cuda_runtime_version = "13.0";
-  e.driver_version = "13.0";
-  e.peaks.matmul_fp16_tflops = 780;
-  e.peaks.matmul_bf16_tflops = 775;
-  e.peaks.copy_gbps = 4000;
-  e.peaks.matmul_source = "synthetic";
-  e.peaks.copy_source = "synthetic";
-  return e;
 }
 
 // 40 cold samples around `ms` (1 % noise), with their summary.
@@ -126,7 +111,7 @@ reports::Report MakeSyntheticReport(int cases, uint64_t seed, double speedup, in
   std::mt19937_64 rng(seed);
   reports::Report r;
   r.complete = true;
-  r.environment = SyntheticEnvironment();
+  r.environment = reports::testing::SyntheticEnvironment();
   r.suite.name = "synthetic-viewer";
 
   const char* rungs[] = {
@@ -197,8 +182,10 @@ reports::Report MakeSyntheticReport(int cases, uint64_t seed, double speedup, in
     th.bytes = bytes;
     th.tflops = flops / (t.median_ms * 1e-3) / 1e12;
     th.gbps = bytes / (t.median_ms * 1e-3) / 1e9;
-    th.pct_peak_flops = th.tflops / (dtype == "bf16" ? 775 : 780) * 100;
-    th.pct_peak_bandwidth = th.gbps / 4000 * 100;
+    const reports::MeasuredPeaks& peaks = r.environment.peaks;
+    th.pct_peak_flops =
+        th.tflops / (dtype == "bf16" ? peaks.matmul_bf16_tflops : peaks.matmul_fp16_tflops) * 100;
+    th.pct_peak_bandwidth = th.gbps / peaks.copy_gbps * 100;
     c.throughput = th;
 
     c.profile = SyntheticProfile(peer, tf, k);
