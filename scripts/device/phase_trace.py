@@ -8,6 +8,11 @@ every worker). Prints, per run: cases, GPUs, the wall span (first case start to 
 the speed-up against the first run given, and per segment (wait for the supervisor, journal writes,
 each phase) the mean seconds per case. A segment whose per-case time grows with the number of GPUs
 is work that does not run in parallel: the table shows it as a ratio against the first run.
+
+Runs that did not do the same cases (one stopped by a deadline) get no wall-time speed-up: the
+table says so, and a section compares them on the cases both did (the cases' own times summed,
+alone against with the run's GPUs busy) and extrapolates the first run's wall to the other's cases
+from those times, labelled as an estimate.
 Exit 2 on a missing or malformed file.
 """
 import json
@@ -41,12 +46,38 @@ def summarise(cases):
             segments[name] += s
         busy[c["device"]] += c["total_s"] - c["segments"].get("wait", 0.0)
     return {
+        "case_s": {c["key"]: c["total_s"] - c["segments"].get("wait", 0.0) for c in cases},
         "cases": len(cases),
         "gpus": len({c["device"] for c in cases}),
         "wall_s": end - start,
         "per_case": {k: v / len(cases) for k, v in segments.items()},
         "busy_s": dict(busy),
     }
+
+
+def print_common_cases(runs):
+    """For each run whose cases differ from the first run's: the comparison on the cases both did
+    and the first run's wall extrapolated to this run's cases (an estimate, said so)."""
+    label0, base = runs[0]
+    for label, r in runs[1:]:
+        if set(r["case_s"]) == set(base["case_s"]):
+            continue
+        common = [k for k in base["case_s"] if k in r["case_s"]]
+        if not common:
+            print(f"\n{label}: no case in common with {label0}: no comparison")
+            continue
+        alone = sum(base["case_s"][k] for k in common)
+        busy = sum(r["case_s"][k] for k in common)
+        print(f"\n{label} against {label0} on the {len(common)} cases both did: their own times "
+              f"sum to {alone:.1f} s in {label0} and {busy:.1f} s in {label} "
+              f"({100 * (busy / alone - 1):+.1f} %)")
+        only_r = [k for k in r["case_s"] if k not in base["case_s"]]
+        only_base = [k for k in base["case_s"] if k not in r["case_s"]]
+        if only_r and not only_base:
+            est = base["wall_s"] + sum(r["case_s"][k] for k in only_r) * alone / busy
+            print(f"estimate, not a measurement: {label0} would take {est:.1f} s for {label}'s "
+                  f"{r['cases']} cases ({len(only_r)} more, timed in {label}), "
+                  f"{est / r['wall_s']:.2f}x")
 
 
 def main(argv):
@@ -66,8 +97,10 @@ def main(argv):
     print("|---|---:|---:|---:|---:|---|")
     for label, r in runs:
         busy = ", ".join(f"{d}: {s:.1f}" for d, s in sorted(r["busy_s"].items()))
-        print(f"| {label} | {r['cases']} | {r['gpus']} | {r['wall_s']:.1f} | "
-              f"{base['wall_s'] / r['wall_s']:.2f}x | {busy} |")
+        same = set(r["case_s"]) == set(base["case_s"])
+        speed = f"{base['wall_s'] / r['wall_s']:.2f}x" if same else "other cases (below)"
+        print(f"| {label} | {r['cases']} | {r['gpus']} | {r['wall_s']:.1f} | {speed} | {busy} |")
+    print_common_cases(runs)
     names = sorted({n for _, r in runs for n in r["per_case"]},
                    key=lambda n: -base["per_case"].get(n, 0))
     print()

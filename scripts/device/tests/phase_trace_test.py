@@ -47,6 +47,27 @@ class PhaseTraceTest(unittest.TestCase):
             self.assertIn("| journal_finished | 100.0 | 400.0 (4.00x) |", text)
             self.assertIn("| timing | 1000.0 | 1000.0 (1.00x) |", text)
 
+    def test_a_run_cut_short_gets_no_speed_up_but_an_estimate_on_common_cases(self):
+        with tempfile.TemporaryDirectory() as d:
+            # One GPU stopped by its deadline after a and b; both GPUs did a, b and c.
+            one = write_trace(d, "one.jsonl", [
+                case("a", 0, 0.0, {"wait": 0.0, "timing": 1.0}),
+                case("b", 0, 1.0, {"wait": 0.0, "timing": 1.0})])
+            two = write_trace(d, "two.jsonl", [
+                case("a", 0, 0.0, {"wait": 0.0, "timing": 1.1}),
+                case("b", 1, 0.0, {"wait": 0.0, "timing": 1.1}),
+                case("c", 0, 1.1, {"wait": 0.0, "timing": 2.2})])
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(phase_trace.main(["x", f"one={one}", f"two={two}"]), 0)
+            text = out.getvalue()
+            self.assertIn("| two | 3 | 2 | 3.3 | other cases (below) |", text)
+            self.assertIn("on the 2 cases both did: their own times sum to 2.0 s in one and "
+                          "2.2 s in two (+10.0 %)", text)
+            # 2.0 s + c's 2.2 s scaled by 2.0/2.2 = 4.0 s for three cases, against 3.3 s.
+            self.assertIn("estimate, not a measurement: one would take 4.0 s for two's 3 cases "
+                          "(1 more, timed in two), 1.21x", text)
+
     def test_bad_input_is_exit_2_or_a_named_refusal(self):
         self.assertEqual(phase_trace.main(["x"]), 2)
         with contextlib.redirect_stderr(io.StringIO()):
