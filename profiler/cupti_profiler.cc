@@ -24,6 +24,14 @@ namespace {
 // Each kernel's GPU time: the weights that combine ratios over the kernels of one launch.
 constexpr char kGpuTimeMetric[] = "gpu__time_duration.sum";
 
+// What CUPTI collects for `names`: them, then the kernels' GPU time when not among them.
+std::vector<std::string> WithGpuTime(std::vector<std::string> names) {
+  if (std::find(names.begin(), names.end(), kGpuTimeMetric) == names.end()) {
+    names.push_back(kGpuTimeMetric);
+  }
+  return names;
+}
+
 const char* SupportLevelText(CUpti_Profiler_Support_Level level) {
   switch (level) {
     case CUPTI_PROFILER_CONFIGURATION_SUPPORTED:
@@ -90,11 +98,8 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
   if (metrics.empty()) return absl::InvalidArgumentError("RangeProfiler: no metrics requested");
   std::unique_ptr<RangeProfiler> rp(new RangeProfiler());
   rp->metrics_ = metrics;
-  std::vector<std::string> all_names;
-  for (const auto& m : metrics) all_names.push_back(m.hw_name);
-  if (std::find(all_names.begin(), all_names.end(), kGpuTimeMetric) == all_names.end()) {
-    all_names.push_back(kGpuTimeMetric);
-  }
+  std::vector<std::string> requested;
+  for (const auto& m : metrics) requested.push_back(m.hw_name);
   rp->device_ = device;
 
   FS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device), "cudaSetDevice");
@@ -122,7 +127,7 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
     absl::StatusOr<std::unique_ptr<CuptiMetricHost>> names_only =
         CuptiMetricHost::Create(rp->chip_, {});
     if (!names_only.ok()) return names_only.status();
-    if (absl::Status s = (*names_only)->CheckMetrics(all_names); !s.ok()) return s;
+    if (absl::Status s = (*names_only)->CheckMetrics(WithGpuTime(requested)); !s.ok()) return s;
   }
   absl::StatusOr<std::vector<uint8_t>> avail = CounterAvailability(ctx);
   if (!avail.ok()) {
@@ -152,13 +157,12 @@ absl::StatusOr<RangeProfiler::Scope> RangeProfiler::MakeScope(
     std::vector<size_t> metric_index) const {
   Scope sc;
   sc.metric_index = std::move(metric_index);
+  std::vector<std::string> names;
   for (size_t i : sc.metric_index) {
-    sc.names.push_back(metrics_[i].hw_name);
+    names.push_back(metrics_[i].hw_name);
     sc.instrumented = sc.instrumented || IsInstrumentedMetric(metrics_[i].hw_name);
   }
-  if (std::find(sc.names.begin(), sc.names.end(), kGpuTimeMetric) == sc.names.end()) {
-    sc.names.push_back(kGpuTimeMetric);
-  }
+  sc.names = WithGpuTime(std::move(names));
   absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
       CuptiMetricHost::Create(chip_, counter_availability_);
   if (!host.ok()) return host.status();
@@ -271,7 +275,7 @@ absl::Status RangeProfiler::EnsureEnabled(Replay replay, int scope) {
   // (the kernel-replay GPU test crashed inside CUPTI when it followed user-replay calls on the
   // same object; every session of the all-metrics config that followed a hardware-only session
   // on the same object wanted more passes than its config said, 2 x H200 trust run). A case
-  // that needs both scopes pays one enable per change (~0.1 s, docs/profiler.md).
+  // that needs both scopes pays one enable per change (~0.22 s on an H200, docs/profiler.md).
   if (object_ != nullptr && (object_replay_ != replay || object_scope_ != scope)) Disable();
   if (object_ != nullptr) return absl::OkStatus();
   object_replay_ = replay;

@@ -91,20 +91,21 @@ class RangeProfiler {
                                         MetricScope scope = MetricScope::kAll);
   // True when some metric is instrumented and some is not: kHardware then collects less.
   bool has_hardware_subset() const { return hw_scope_ >= 0; }
-  // The passes CUPTI's config says a scope needs.
-  int PassesNeeded(MetricScope scope) const { return scopes_[ScopeIndex(scope)].passes_needed; }
+  // The passes CUPTI's config says a scope needs (kHardware is kAll where there is no subset).
+  int PassesNeeded(MetricScope scope = MetricScope::kAll) const {
+    return scopes_[ScopeIndex(scope)].passes_needed;
+  }
   // Auto ranges one counter-data image holds: kernels one profiled launch may enqueue.
   static constexpr int kMaxKernelsPerLaunch = 64;
 
-  int passes_needed() const { return scopes_[0].passes_needed; }
   const std::string& chip() const { return chip_; }
 
  private:
   RangeProfiler() = default;
   // One set of metrics a Profile() collects: scopes_[0] every metric, then the hardware-counted
-  // ones (when some are instrumented), Each has a CUPTI host
-  // object of its own: a host object adds the metrics of every ConfigImage call to those of the
-  // calls before (measured: the hardware-only stage ran 13 passes where the full image said 7).
+  // ones (when some are instrumented). Each has a CUPTI host object of its own: a host object
+  // adds the metrics of every ConfigImage call to those of the calls before (measured: the
+  // hardware-only stage ran 13 passes where the full image said 7).
   struct Scope {
     std::vector<size_t> metric_index;  // into metrics_
     std::vector<std::string> names;    // what CUPTI collects: theirs, then gpu__time_duration.sum

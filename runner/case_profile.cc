@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
-#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -25,7 +24,6 @@
 #include "verify/problem_costs.h"
 
 namespace flashscope::runner {
-
 namespace {
 
 namespace phase = suites::protocol::phase;
@@ -189,12 +187,6 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
   };
   ProfileTally tally;
   tally.trust = k.trust.get();
-  auto record = [&](const profiler::ProfileResult& r) {
-    k.trust->SetWorkCosts(tally.Values());
-    *pr = ToProfileRecord(r);
-    pr->passes = tally.passes;
-    pr->wall_s = tally.wall_s;
-  };
   auto work_from = [&](const profiler::ProfileResult& r) {
     return WorkInputFrom(*s.work_counters, ByHwName(r), r.kernels, user, k.c->problem);
   };
@@ -227,7 +219,10 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
     k.trust->SetWorkCosts(tally.Values());
     return tally.wall_s;
   }
-  record(*result);
+  k.trust->SetWorkCosts(tally.Values());
+  *pr = ToProfileRecord(*result);
+  pr->passes = tally.passes;
+  pr->wall_s = tally.wall_s;
   std::vector<reports::MetricRecord> asked;
   for (const reports::MetricRecord& m : pr->metrics) {
     if (std::any_of(s.metric_defs.begin(), s.metric_defs.end(),

@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/split_mix.h"
-#include "profiler/cupti_profiler.h"
 #include "verify/problem_costs.h"
 #include "verify/sampled_check_counts.h"
 

@@ -59,7 +59,7 @@ class CalibrationGpuTest : public testing::Test {
         launch, [] { return timer_->FlushL2(); }, stream_);
     EXPECT_TRUE(r.ok()) << label << ": " << r.status();
     if (!r.ok()) return {};
-    EXPECT_EQ(r->passes, profiler_->passes_needed()) << label;
+    EXPECT_EQ(r->passes, profiler_->PassesNeeded()) << label;
     EXPECT_EQ(r->kernels, 1) << label << ": " << r->ranges;
     EXPECT_GT(r->wall_s, 0) << label;
     std::printf("[%s] %d passes, %.3f s\n", label, r->passes, r->wall_s);
@@ -206,7 +206,7 @@ TEST_F(CalibrationGpuTest, KernelReplayRestoresMemoryOfANonIdempotentLaunch) {
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   EXPECT_EQ(kernel->replay, Replay::kKernel);
   EXPECT_EQ(kernel->kernels, 1);
-  EXPECT_EQ(kernel->passes, profiler_->passes_needed());
+  EXPECT_EQ(kernel->passes, profiler_->PassesNeeded());
   // CUPTI replayed the kernel once per pass and restored its memory between passes: the data
   // went up by exactly one launch's worth.
   EXPECT_EQ(read_first_last(), 1u);

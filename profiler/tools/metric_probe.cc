@@ -166,7 +166,7 @@ int RunOurs(const std::vector<MetricDef>& metrics, const WorkloadSet& set, cudaS
   if (!rp.ok()) return Fail(1, absl::StrCat("range profiler: ", rp.status().message()));
   out["create_wall_s"] = Seconds(t0);
   out["chip"] = (*rp)->chip();
-  out["passes_needed"] = (*rp)->passes_needed();
+  out["passes_needed"] = (*rp)->PassesNeeded();
   out["repeat"] = repeat;
   out["replay"] = "user replay: the workload relaunched once per pass, L2 flushed before each";
   json metric_list = json::array();
