@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "runner/case_binding.h"
 #include "runner/harness_checks.h"
+#include "verify/buffer_slots.h"
 
 namespace flashscope::runner {
 namespace {
@@ -189,32 +190,42 @@ profiler::SampleHooks WithIntegrity(profiler::SampleHooks hooks, BufferIntegrity
   return out;
 }
 
-void WatchWorkspace(const Problem& problem, verify::Workspace& ws, BufferIntegrity* integrity) {
+std::vector<WatchedBuffer> WorkspaceBuffers(const Problem& problem,
+                                            const std::vector<fs_buffers>& slots,
+                                            const void* reference, size_t reference_bytes) {
   using Watch = BufferIntegrity::Watch;
-  const bool attention = std::holds_alternative<AttentionProblem>(problem);
-  const char* const kAttention[] = {"q", "k", "v"};
-  const char* const kGemm[] = {"a", "b"};
-  for (int set = 0; set < ws.num_input_sets(); ++set) {
-    const fs_buffers b = BuffersFor(problem, ws, set);
-    for (int i = 0; i < ws.num_inputs(); ++i) {
-      const void* ptr = ws.input(i, set);
-      const std::optional<size_t> bytes = verify::GuardedBytes(ptr);
-      if (!bytes) continue;  // not a harness allocation: nothing to compare its size with
-      integrity->Add(
-          absl::StrCat("input ", attention ? kAttention[i] : kGemm[i], " (set ", set, ")"), ptr,
-          *bytes, Watch::kContentAndGuards);
-    }
-    integrity->Add(absl::StrCat("reference (set ", set, ")"), ws.reference_device(set),
-                   ws.reference_device_bytes(set), Watch::kContentAndGuards);
-    if (attention) {
-      integrity->Add("output o", b.attention.o, verify::GuardedBytes(b.attention.o).value_or(0),
-                     Watch::kGuardsOnly);
-      integrity->Add("log-sum-exp", b.attention.lse,
-                     verify::GuardedBytes(b.attention.lse).value_or(0), Watch::kGuardsOnly);
+  const verify::BufferSizes sizes = verify::BufferSizesOf(problem);
+  const auto bytes = [](int64_t n) { return static_cast<size_t>(n); };
+  std::vector<WatchedBuffer> out;
+  for (size_t slot = 0; slot < slots.size(); ++slot) {
+    const std::string in = absl::StrCat(" (slot ", slot, ")");
+    if (std::holds_alternative<AttentionProblem>(problem)) {
+      const fs_attention_buffers& b = slots[slot].attention;
+      out.push_back({"input q" + in, b.q, bytes(sizes.input_bytes[0]), Watch::kContentAndGuards});
+      out.push_back({"input k" + in, b.k, bytes(sizes.input_bytes[1]), Watch::kContentAndGuards});
+      out.push_back({"input v" + in, b.v, bytes(sizes.input_bytes[2]), Watch::kContentAndGuards});
+      out.push_back({"output o" + in, b.o, bytes(sizes.output_bytes), Watch::kGuardsOnly});
+      if (b.lse != nullptr) {
+        out.push_back(
+            {"log-sum-exp" + in, b.lse, bytes(4 * sizes.lse_elements), Watch::kGuardsOnly});
+      }
     } else {
-      integrity->Add("output c", b.gemm.c, verify::GuardedBytes(b.gemm.c).value_or(0),
-                     Watch::kGuardsOnly);
+      const fs_gemm_buffers& b = slots[slot].gemm;
+      out.push_back({"input a" + in, b.a, bytes(sizes.input_bytes[0]), Watch::kContentAndGuards});
+      out.push_back({"input b" + in, b.b, bytes(sizes.input_bytes[1]), Watch::kContentAndGuards});
+      out.push_back({"output c" + in, b.c, bytes(sizes.output_bytes), Watch::kGuardsOnly});
     }
+  }
+  out.push_back({"reference", reference, reference_bytes, Watch::kContentAndGuards});
+  return out;
+}
+
+void WatchWorkspace(const Problem& problem, verify::Workspace& ws, BufferIntegrity* integrity) {
+  std::vector<fs_buffers> slots;
+  for (int slot = 0; slot < ws.num_slots(); ++slot) slots.push_back(BuffersFor(problem, ws, slot));
+  for (const WatchedBuffer& b :
+       WorkspaceBuffers(problem, slots, ws.reference_device(), ws.reference_device_bytes())) {
+    integrity->Add(b.name, b.ptr, b.bytes, b.watch);
   }
 }
 

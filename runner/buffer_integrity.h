@@ -17,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/problem.h"
+#include "flashscope/kernel_abi.h"
 #include "profiler/timing.h"
 #include "reports/trust_record.h"
 #include "runner/buffer_integrity_kernels.h"
@@ -70,9 +71,23 @@ class BufferIntegrity {
 profiler::SampleHooks WithIntegrity(profiler::SampleHooks hooks, BufferIntegrity* integrity,
                                     cudaStream_t stream);
 
-// Watches what a case's kernel is given and what the harness keeps in `ws`: the inputs of every
-// input set and their device references (content and guards), the output and log-sum-exp (their
-// guards: their content is the kernel's to write).
+// One buffer to watch: its name in the evidence, where it is, its size and how.
+struct WatchedBuffer {
+  std::string name;
+  const void* ptr = nullptr;
+  size_t bytes = 0;
+  BufferIntegrity::Watch watch = BufferIntegrity::Watch::kContentAndGuards;
+};
+
+// What a case's kernel is given in every buffer slot (`slots`, BuffersFor of each) and what the
+// harness keeps: each slot's inputs (content and guards: a launch given another slot must not
+// touch them either), each slot's output and log-sum-exp (their guards: their content is the
+// kernel's to write), and the device reference (content and guards). Sizes from the problem.
+std::vector<WatchedBuffer> WorkspaceBuffers(const Problem& problem,
+                                            const std::vector<fs_buffers>& slots,
+                                            const void* reference, size_t reference_bytes);
+
+// Watches WorkspaceBuffers of `ws`, every slot's.
 void WatchWorkspace(const Problem& problem, verify::Workspace& ws, BufferIntegrity* integrity);
 
 }  // namespace flashscope::runner

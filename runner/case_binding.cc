@@ -17,14 +17,13 @@ std::string Gib(double bytes) { return absl::StrFormat("%.2f GiB", bytes / (1ull
 absl::Status CheckFits(const Problem& problem, const WorkspaceSpec& spec) {
   if (auto available = verify::MemAvailableBytes(); available.ok()) {
     absl::Status host = verify::CheckHostMemory(
-        verify::HostBytesNeeded(problem, spec.heatmaps, spec.dumps, spec.options.input_sets),
-        *available);
+        verify::HostBytesNeeded(problem, spec.heatmaps, spec.dumps), *available);
     if (!host.ok()) return absl::ResourceExhaustedError(absl::StrCat("problem ", host.message()));
   }
   size_t free_bytes = 0, total_bytes = 0;
   cudaMemGetInfo(&free_bytes, &total_bytes);
-  const double need =
-      static_cast<double>(verify::Workspace::DeviceBytesNeeded(problem, spec.options.input_sets));
+  // One buffer slot: the others are kept only when they fit (verify/buffer_slots.h).
+  const double need = static_cast<double>(verify::Workspace::DeviceBytesNeeded(problem));
   if (need > 0.9 * static_cast<double>(free_bytes)) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "problem needs ", Gib(need), " of device memory for inputs, output and reference; ",
@@ -66,33 +65,37 @@ void ProblemWorkspaces::Reset() {
   status_ = absl::OkStatus();
 }
 
-fs_buffers BuffersFor(const Problem& problem, verify::Workspace& ws, int input_set) {
+fs_buffers BuffersFor(const Problem& problem, verify::Workspace& ws, int slot) {
   fs_buffers b{};
   if (const auto* a = std::get_if<AttentionProblem>(&problem)) {
-    b.attention.q = ws.input(0, input_set);
-    b.attention.k = ws.input(1, input_set);
-    b.attention.v = ws.input(2, input_set);
-    b.attention.o = ws.output();
-    b.attention.lse = a->want_lse ? ws.lse() : nullptr;
+    b.attention.q = ws.input(0, slot);
+    b.attention.k = ws.input(1, slot);
+    b.attention.v = ws.input(2, slot);
+    b.attention.o = ws.output(slot);
+    b.attention.lse = a->want_lse ? ws.lse(slot) : nullptr;
     b.attention.softmax_scale =
         static_cast<float>(1.0 / std::sqrt(static_cast<double>(a->head_dim)));
   } else {
-    b.gemm.a = ws.input(0, input_set);
-    b.gemm.b = ws.input(1, input_set);
-    b.gemm.c = static_cast<float*>(ws.output());
+    b.gemm.a = ws.input(0, slot);
+    b.gemm.b = ws.input(1, slot);
+    b.gemm.c = static_cast<float*>(ws.output(slot));
   }
   return b;
 }
 
 BoundLaunch::BoundLaunch(const plugins::Kernel& kernel, const Problem& problem,
-                         verify::Workspace& ws, int input_set)
+                         verify::Workspace& ws)
     : kernel_(&kernel),
       problem_(abi::ToAbi(problem)),
-      buffers_(BuffersFor(problem, ws, input_set)),
-      plugin_error_(std::make_shared<std::string>()) {}
+      ws_(&ws),
+      plugin_error_(std::make_shared<std::string>()) {
+  for (int slot = 0; slot < ws.num_slots(); ++slot) {
+    slots_.push_back(BuffersFor(problem, ws, slot));
+  }
+}
 
 cudaError_t BoundLaunch::operator()(cudaStream_t stream) const {
-  const plugins::LaunchOutcome out = kernel_->Launch(problem_, buffers_, stream);
+  const plugins::LaunchOutcome out = kernel_->Launch(problem_, slots_[ws_->slot()], stream);
   if (out.code == FS_LAUNCH_PLUGIN_ERROR) {
     *plugin_error_ = out.plugin_error;
     return cudaErrorUnknown;
@@ -101,7 +104,7 @@ cudaError_t BoundLaunch::operator()(cudaStream_t stream) const {
 }
 
 cudaError_t BoundLaunch::Prepare(cudaStream_t stream, std::string* note) const {
-  const plugins::LaunchOutcome out = kernel_->Prepare(problem_, buffers_, stream, note);
+  const plugins::LaunchOutcome out = kernel_->Prepare(problem_, slots_[0], stream, note);
   if (out.code == FS_LAUNCH_PLUGIN_ERROR) {
     *plugin_error_ = out.plugin_error;
     return cudaErrorUnknown;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/problem.h"
@@ -45,20 +46,23 @@ class ProblemWorkspaces {
   absl::Status status_;
 };
 
-// The buffers of `problem` in `ws`, laid out as the plugin ABI says: the inputs of input set
-// `input_set` (verify/workspace.h), the one output every set shares.
-fs_buffers BuffersFor(const Problem& problem, verify::Workspace& ws, int input_set = 0);
+// The buffers of `problem` in `ws`'s buffer slot `slot`, laid out as the plugin ABI says.
+fs_buffers BuffersFor(const Problem& problem, verify::Workspace& ws, int slot);
 
-// `kernel` bound to `problem`'s buffers in `ws` (inputs of `input_set`).
+// `kernel` bound to `problem`'s buffers in `ws`: every buffer slot's, laid out once here, and each
+// launch given the slot the workspace names then (verify/workspace.h, UseSlot; the trust checks
+// draw it per launch outside the timing events, runner/slot_rotation.h), at the cost of an index.
+// `ws` must outlive the launch and its copies.
 class BoundLaunch {
  public:
-  BoundLaunch(const plugins::Kernel& kernel, const Problem& problem, verify::Workspace& ws,
-              int input_set = 0);
+  BoundLaunch(const plugins::Kernel& kernel, const Problem& problem, verify::Workspace& ws);
 
-  // Enqueues one launch. A plugin's own failure (FS_LAUNCH_PLUGIN_ERROR) returns
-  // cudaErrorUnknown and keeps the plugin's message for Describe().
+  // Enqueues one launch on the current slot's buffers. A plugin's own failure
+  // (FS_LAUNCH_PLUGIN_ERROR) returns cudaErrorUnknown and keeps the plugin's message for
+  // Describe().
   cudaError_t operator()(cudaStream_t stream) const;
-  // The kernel's prepare() (plugins/kernel.h) on these buffers; cudaSuccess when it has none.
+  // The kernel's prepare() (plugins/kernel.h) on slot 0's buffers (the verified launch's next);
+  // cudaSuccess when it has none.
   // A plugin's own failure returns cudaErrorUnknown, described like a launch's.
   cudaError_t Prepare(cudaStream_t stream, std::string* note) const;
   bool prepares() const { return kernel_->prepares(); }
@@ -69,7 +73,8 @@ class BoundLaunch {
  private:
   const plugins::Kernel* kernel_;
   fs_problem problem_;
-  fs_buffers buffers_;
+  const verify::Workspace* ws_;
+  std::vector<fs_buffers> slots_;              // per buffer slot
   std::shared_ptr<std::string> plugin_error_;  // shared by the copies AsFunction() makes
 };
 

@@ -15,6 +15,7 @@
 #include "runner/case_phases.h"
 #include "runner/case_runner_state.h"
 #include "runner/record_conversions.h"
+#include "runner/slot_rotation.h"
 #include "runner/trust_case.h"
 #include "verify/input_kind.h"
 #include "verify/problem_costs.h"
@@ -201,7 +202,10 @@ absl::StatusOr<verify::Workspace*> CaseRunner::Inputs(const Problem& problem) {
   profiler::NvtxRange range("inputs+reference");
   // A new problem's inputs come from a seed the harness draws, not the suite's (runner/
   // secret_seeds.h); later cases of the problem redraw them (runner/fresh_inputs.h).
-  if (s.trust.off.count("timed_outputs") == 0) s.workspace_spec.options.seed = s.seeds.Next();
+  // With fresh inputs the launches also rotate through buffer slots (runner/slot_rotation.h).
+  const bool fresh = s.trust.off.count("timed_outputs") == 0;
+  if (fresh) s.workspace_spec.options.seed = s.seeds.Next();
+  s.workspace_spec.options.slots = fresh ? kRotatedSlots : 1;
   return s.workspaces.For(problem, s.workspace_spec, s.stream);
 }
 

@@ -2,18 +2,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 
 namespace flashscope::runner {
 namespace {
 
 // Checks held on the device before their counts are copied back in one go.
-constexpr int kSlots = 64;
+constexpr int kPendingChecks = 64;
 
 }  // namespace
 
 FreshLaunches::FreshLaunches(verify::Workspace& ws, SecretSeeds& seeds, cudaStream_t stream,
                              int samples)
-    : ws_(ws), seeds_(seeds), stream_(stream), samples_(samples) {}
+    : ws_(ws), seeds_(seeds), stream_(stream), samples_(samples), rotation_(ws.num_slots()) {}
 
 void FreshLaunches::Count(const std::string& kind) {
   if (kind == "verified") ++launches_.verified;
@@ -28,13 +29,16 @@ absl::Status FreshLaunches::BeforeVerified() {
     if (absl::Status s = ws_.Redraw(seeds_.Next(), stream_); !s.ok()) return s;
     ++redraws_;
   }
+  if (absl::Status s = ws_.UseSlot(rotation_.Verified()); !s.ok()) return s;
   ws_.MarkRead();
-  current_ = {"verified", launches_.verified, true, ws_.seed_of(0)};
+  current_ = {"verified", launches_.verified, true, ws_.seed()};
   Count(current_.kind);
   return absl::OkStatus();
 }
 
 absl::Status FreshLaunches::Before(const char* kind, int index, bool poison) {
+  // The slot and the inputs' seed are drawn apart: knowing one tells nothing of the other.
+  if (absl::Status s = ws_.UseSlot(rotation_.Next(seeds_)); !s.ok()) return s;
   current_ = {kind, index, poison, seeds_.Next()};
   Count(current_.kind);
   if (absl::Status s = ws_.GenerateInputs(current_.input_seed, stream_); !s.ok()) return s;
@@ -44,19 +48,20 @@ absl::Status FreshLaunches::Before(const char* kind, int index, bool poison) {
 }
 
 absl::Status FreshLaunches::After() {
-  if (slots_.get() == nullptr) {
-    if (absl::Status s = slots_.Allocate(kSlots * sizeof(verify::SampledCheckCounts),
-                                         "sampled output check results");
+  if (pending_counts_.get() == nullptr) {
+    if (absl::Status s = pending_counts_.Allocate(
+            kPendingChecks * sizeof(verify::SampledCheckCounts), "sampled output check results");
         !s.ok()) {
       return s;
     }
   }
-  if (static_cast<int>(pending_.size()) == kSlots) {
+  if (static_cast<int>(pending_.size()) == kPendingChecks) {
     if (absl::Status s = Collect(); !s.ok()) return s;
   }
-  auto* slot = static_cast<verify::SampledCheckCounts*>(slots_.get()) + pending_.size();
-  // The rows are drawn now, after the launch was enqueued: nothing the kernel saw names them.
-  if (absl::Status s = ws_.EnqueueSampledCheck(samples_, seeds_.Next(), bound_, slot, stream_);
+  auto* counts = static_cast<verify::SampledCheckCounts*>(pending_counts_.get()) + pending_.size();
+  // The rows are drawn now, after the launch was enqueued: nothing the kernel saw names them. The
+  // check reads the slot the launch was given (still the workspace's current one).
+  if (absl::Status s = ws_.EnqueueSampledCheck(samples_, seeds_.Next(), bound_, counts, stream_);
       !s.ok()) {
     return s;
   }
@@ -68,7 +73,7 @@ absl::Status FreshLaunches::Collect() {
   if (pending_.empty()) return absl::OkStatus();
   std::vector<verify::SampledCheckCounts> host(pending_.size());
   if (absl::Status s = verify::CudaStatus(
-          cudaMemcpyAsync(host.data(), slots_.get(), host.size() * sizeof(host[0]),
+          cudaMemcpyAsync(host.data(), pending_counts_.get(), host.size() * sizeof(host[0]),
                           cudaMemcpyDeviceToHost, stream_),
           "copying sampled output checks to the host");
       !s.ok()) {
@@ -100,14 +105,23 @@ absl::Status FreshLaunches::Collect() {
 }
 
 std::string FreshLaunches::Describe() const {
-  return absl::StrFormat(
+  std::string out = absl::StrFormat(
       "fresh inputs for each of %d launches (%d verified, %d warm-up, %d timed, %d traced, %d "
       "profiled), generated on the GPU from seeds the harness drew before each launch (%d "
       "redraw(s) of the verified inputs with their full reference); %d sampled rows (gemm: "
       "entries) checked after each launch; output re-poisoned before %d launches, left stale "
-      "before the rest",
+      "before the rest; ",
       launches_.total(), launches_.verified, launches_.warmup, launches_.timed, launches_.traced,
       launches_.profiled, redraws_, samples_, poisoned_);
+  if (rotation_.slots() == 1) {
+    absl::StrAppend(&out, "buffers not rotated: ", ws_.slots_note(),
+                    ", every launch given the same addresses");
+    return out;
+  }
+  absl::StrAppend(&out, "buffers rotated: ", ws_.slots_note(),
+                  ", each launch given a slot drawn before it (launches per slot: ",
+                  absl::StrJoin(rotation_.launches(), ", "), "; the verified launch in slot 0)");
+  return out;
 }
 
 }  // namespace flashscope::runner

@@ -3,9 +3,12 @@
 // timed, traced, profiled — the inputs are generated again on the GPU from a seed the harness draws
 // at that moment (runner/secret_seeds.h), outside the timing events and before the L2 flush; after
 // it, rows (attention) or entries (gemm) drawn at that moment are checked against a reference
-// computed for them alone (verify/sampled_rows.h). The checks' counts stay on the device and are
-// copied back kSlots at a time, so that a case pays one copy and one synchronisation per kSlots
-// launches.
+// computed for them alone (verify/sampled_rows.h). Each launch but the verified one is also given
+// a buffer slot drawn then (runner/slot_rotation.h): the fresh inputs go into that slot, its output
+// is poisoned and checked, and the launch reads and writes it. The checks' counts stay on the
+// device and are
+// copied back kPendingChecks at a time, so that a case pays one copy and one synchronisation per
+// kPendingChecks launches.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -17,6 +20,7 @@
 #include "absl/status/status.h"
 #include "analysis/trust_checks.h"
 #include "runner/secret_seeds.h"
+#include "runner/slot_rotation.h"
 #include "verify/device_buffer.h"
 #include "verify/sampled_check_counts.h"
 #include "verify/sampled_verdict.h"
@@ -29,11 +33,12 @@ class FreshLaunches {
   // `samples`: rows (attention) or entries (gemm) per check (analysis/trust_checks.h).
   FreshLaunches(verify::Workspace& ws, SecretSeeds& seeds, cudaStream_t stream, int samples);
 
-  // The verified launch: inputs no launch has read (a redraw, with a new full reference, when a
-  // launch read the current ones). Synchronises `stream` when it redraws.
+  // The verified launch, in slot 0: inputs no launch has read (a redraw, with a new full
+  // reference, when a launch read the current ones). Synchronises `stream` when it redraws.
   absl::Status BeforeVerified();
   // Any other launch of `kind` ("warm-up", "timed", "traced", "profiled"), number `index` of
-  // its kind: fresh inputs generated on `stream`, and the output poisoned first when `poison`.
+  // its kind: a slot drawn, fresh inputs generated into it on `stream`, and its output poisoned
+  // first when `poison`.
   absl::Status Before(const char* kind, int index, bool poison);
   // After the launch announced by the last Before (or BeforeVerified): its sampled check,
   // under `bound` and `rule` (set by SetBound before the first check).
@@ -49,7 +54,9 @@ class FreshLaunches {
   const reports::LaunchCounts& launches() const { return launches_; }
   int samples() const { return samples_; }
   int poisoned() const { return poisoned_; }
-  // How the inputs varied, for the trust record.
+  // Launches given each buffer slot so far.
+  const std::vector<int>& slot_launches() const { return rotation_.launches(); }
+  // How the inputs and buffers varied, for the trust record.
   std::string Describe() const;
 
  private:
@@ -67,7 +74,8 @@ class FreshLaunches {
   int samples_;
   verify::SampledBound bound_{};
   verify::SampledRule rule_;
-  verify::DeviceBuffer slots_;  // kSlots SampledCheckCounts
+  SlotRotation rotation_;
+  verify::DeviceBuffer pending_counts_;  // kPendingChecks SampledCheckCounts
   Launch current_;
   std::vector<Launch> pending_;
   std::vector<reports::LaunchOutputCheck> checks_;

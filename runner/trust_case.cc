@@ -225,7 +225,7 @@ absl::StatusOr<reports::TrustRecord> TrustCase::Finish(const Problem& problem,
     r.input_sets = fresh_.Describe();
   } else {
     r.checks.push_back(reports::CheckOff("timed_outputs", off));
-    r.input_sets = absl::StrCat("one input set (seed ", ws_.seed_of(0),
+    r.input_sets = absl::StrCat("one input set (seed ", ws_.seed(),
                                 ") read by every launch: fresh inputs are off with timed_outputs");
   }
   r.checks.push_back(reports::CheckStreams(traced_, &r.activity));

@@ -16,7 +16,7 @@ std::string Gib(int64_t bytes) {
 
 }  // namespace
 
-HostBytes HostBytesNeeded(const Problem& p, bool heatmaps, bool dump, int input_sets) {
+HostBytes HostBytesNeeded(const Problem& p, bool heatmaps, bool dump) {
   int64_t out_elems = 0, out_bytes = 0, lse_elems = 0, largest_input = 0, input_bytes = 0;
   if (const auto* a = std::get_if<AttentionProblem>(&p)) {
     const int64_t e = static_cast<int64_t>(DTypeBytes(a->dtype));
@@ -33,7 +33,7 @@ HostBytes HostBytesNeeded(const Problem& p, bool heatmaps, bool dump, int input_
     input_bytes = static_cast<int64_t>(DTypeBytes(g.dtype));
   }
   HostBytes h;
-  h.resident = std::max(1, input_sets) * (2 * 4 * out_elems + 4 * lse_elems);
+  h.resident = 2 * 4 * out_elems + 4 * lse_elems;
   h.verify = out_bytes + 4 * lse_elems + (heatmaps ? 4 * out_elems : 0);
   if (dump) {
     // Output: fp32 copy + raw copy; each input the same; lse twice (kernel's, reference's).

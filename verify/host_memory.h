@@ -25,9 +25,8 @@ struct HostBytes {
 };
 
 // `heatmaps`: an error array is built (any heatmap policy but "none": a failing case is verified
-// again with heatmaps). `dump`: --dump is on. `input_sets`: each set keeps its own reference and
-// baseline (WorkspaceOptions::input_sets).
-HostBytes HostBytesNeeded(const Problem& p, bool heatmaps, bool dump, int input_sets = 1);
+// again with heatmaps). `dump`: --dump is on. The workspace's buffer slots need no host memory.
+HostBytes HostBytesNeeded(const Problem& p, bool heatmaps, bool dump);
 
 // MemAvailable from /proc/meminfo (or `meminfo_path`), in bytes.
 absl::StatusOr<int64_t> MemAvailableBytes(const std::string& meminfo_path = "/proc/meminfo");

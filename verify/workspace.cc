@@ -14,45 +14,11 @@
 #include "verify/npy.h"
 
 namespace flashscope::verify {
-namespace {
-
-struct Sizes {
-  int64_t input_bytes[3] = {0, 0, 0};
-  int64_t output_elements = 0;
-  int64_t output_bytes = 0;
-  int64_t lse_elements = 0;  // 0 unless the problem asks for the lse
-};
-
-Sizes SizesOf(const Problem& p) {
-  Sizes s;
-  if (const auto* a = std::get_if<AttentionProblem>(&p)) {
-    const int64_t e = static_cast<int64_t>(DTypeBytes(a->dtype));
-    s.input_bytes[0] = a->QElements() * e;
-    s.input_bytes[1] = s.input_bytes[2] = a->KElements() * e;
-    s.output_elements = a->QElements();
-    s.output_bytes = a->QElements() * e;
-    s.lse_elements = a->want_lse ? a->LseElements() : 0;
-  } else {
-    const auto& g = std::get<GemmProblem>(p);
-    const int64_t e = static_cast<int64_t>(DTypeBytes(g.dtype));
-    s.input_bytes[0] = g.m * g.k * e;
-    s.input_bytes[1] = g.k * g.n * e;
-    s.output_elements = g.m * g.n;
-    s.output_bytes = g.m * g.n * 4;
-  }
-  return s;
-}
-
-}  // namespace
-
-int64_t Workspace::DeviceBytesNeeded(const Problem& p, int input_sets) {
-  const Sizes s = SizesOf(p);
-  // Per set: inputs and the kept fp32 reference. Once: output + lse, and while a set is being
-  // initialised the baseline (fp32) and the reference lse.
-  const int64_t per_set =
-      s.input_bytes[0] + s.input_bytes[1] + s.input_bytes[2] + 4 * s.output_elements;
-  return std::max(1, input_sets) * per_set + s.output_bytes + 2 * 4 * s.lse_elements +
-         4 * s.output_elements;
+int64_t Workspace::DeviceBytesNeeded(const Problem& p) {
+  const BufferSizes s = BufferSizesOf(p);
+  // One slot, the kept fp32 reference and, while it is drawn, the baseline (fp32) and the
+  // reference lse.
+  return s.SlotBytes() + 4 * s.output_elements + 4 * s.output_elements + 4 * s.lse_elements;
 }
 
 DType Workspace::output_dtype() const {
@@ -60,11 +26,28 @@ DType Workspace::output_dtype() const {
   return DType::kF32;
 }
 
-int64_t Workspace::output_elements() const { return SizesOf(problem_).output_elements; }
+int64_t Workspace::output_elements() const { return BufferSizesOf(problem_).output_elements; }
 
-const void* Workspace::input(int i, int set) const {
-  if (set < 0 || set >= num_input_sets()) return nullptr;
-  return i >= 0 && i < num_inputs() ? sets_[set].inputs[i].get() : nullptr;
+const void* Workspace::input(int i, int slot) const {
+  if (slot < 0 || slot >= num_slots()) return nullptr;
+  return i >= 0 && i < num_inputs() ? slots_[slot].inputs[i].get() : nullptr;
+}
+
+void* Workspace::output(int slot) {
+  return slot >= 0 && slot < num_slots() ? slots_[slot].output.get() : nullptr;
+}
+
+float* Workspace::lse(int slot) {
+  return slot >= 0 && slot < num_slots() ? slots_[slot].lse.f32() : nullptr;
+}
+
+absl::Status Workspace::UseSlot(int slot) {
+  if (slot < 0 || slot >= num_slots()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("no buffer slot ", slot, ": the workspace holds ", num_slots()));
+  }
+  current_ = slot;
+  return absl::OkStatus();
 }
 
 std::string Workspace::reference_name() const {
@@ -89,22 +72,25 @@ absl::StatusOr<std::unique_ptr<Workspace>> Workspace::Create(const Problem& p,
       return absl::InvalidArgumentError(absl::StrCat(key, ": M, N and K must be positive"));
     }
   }
-  if (options.input_sets < 1) {
+  if (options.slots < 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat(key, ": input_sets must be >= 1, got ", options.input_sets));
+        absl::StrCat(key, ": slots must be >= 1, got ", options.slots));
   }
   size_t free_b = 0, total_b = 0;
   if (cudaError_t e = cudaMemGetInfo(&free_b, &total_b); e != cudaSuccess) {
     return CudaStatus(e, "cudaMemGetInfo (is there a usable GPU?)");
   }
-  const int64_t needed = DeviceBytesNeeded(p, options.input_sets);
+  const int64_t needed = DeviceBytesNeeded(p);
   if (needed > static_cast<int64_t>(free_b)) {
     return absl::ResourceExhaustedError(absl::StrCat(
         key, " needs ", GiB(static_cast<double>(needed)), " of device memory to verify; ",
         GiB(static_cast<double>(free_b)), " free of ", GiB(static_cast<double>(total_b))));
   }
+  const SlotPlan plan =
+      PlanSlots(options.slots, BufferSizesOf(p).SlotBytes(), needed, static_cast<int64_t>(free_b));
   std::unique_ptr<Workspace> ws(new Workspace(p, options));
-  if (absl::Status s = ws->Initialise(stream); !s.ok()) {
+  ws->slots_note_ = plan.note;
+  if (absl::Status s = ws->Initialise(plan.slots, stream); !s.ok()) {
     if (absl::IsResourceExhausted(s)) {
       return absl::ResourceExhaustedError(
           absl::StrCat(key, " needs ", GiB(static_cast<double>(needed)),
@@ -115,56 +101,56 @@ absl::StatusOr<std::unique_ptr<Workspace>> Workspace::Create(const Problem& p,
   return ws;
 }
 
-absl::Status Workspace::Initialise(cudaStream_t stream) {
-  const Sizes s = SizesOf(problem_);
-  if (absl::Status st = output_.Allocate(s.output_bytes, "output"); !st.ok()) return st;
-  if (absl::Status st = lse_.Allocate(4 * s.lse_elements, "lse"); !st.ok()) return st;
-  sets_.resize(static_cast<size_t>(options_.input_sets));
-  for (size_t i = 0; i < sets_.size(); ++i) {
-    sets_[i].seed = options_.seed + i;
-    if (absl::Status st = InitialiseSet(sets_[i], stream); !st.ok()) {
-      return sets_.size() == 1
+absl::Status Workspace::Initialise(int slots, cudaStream_t stream) {
+  slots_.resize(static_cast<size_t>(slots));
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    if (absl::Status st = AllocateSlot(slots_[i]); !st.ok()) {
+      return slots_.size() == 1
                  ? st
-                 : absl::Status(st.code(), absl::StrCat("input set ", i, " (seed ", sets_[i].seed,
-                                                        "): ", st.message()));
+                 : absl::Status(st.code(), absl::StrCat("buffer slot ", i, ": ", st.message()));
     }
   }
-  return absl::OkStatus();
+  if (absl::Status st = reference_device_.Allocate(4 * BufferSizesOf(problem_).output_elements,
+                                                   "reference output");
+      !st.ok()) {
+    return st;
+  }
+  seed_ = options_.seed;
+  return Draw(stream);
 }
 
-absl::Status Workspace::InitialiseSet(InputSet& set, cudaStream_t stream) {
-  const Sizes s = SizesOf(problem_);
+absl::Status Workspace::AllocateSlot(Slot& slot) {
+  const BufferSizes s = BufferSizesOf(problem_);
   static const char* const kInputNames[2][3] = {{"q", "k", "v"}, {"a", "b", ""}};
   const bool attn = std::holds_alternative<AttentionProblem>(problem_);
   for (int i = 0; i < num_inputs(); ++i) {
-    if (absl::Status st = set.inputs[i].Allocate(s.input_bytes[i], kInputNames[attn ? 0 : 1][i]);
+    if (absl::Status st = slot.inputs[i].Allocate(s.input_bytes[i], kInputNames[attn ? 0 : 1][i]);
         !st.ok()) {
       return st;
     }
   }
-  if (absl::Status st = set.reference_device.Allocate(4 * s.output_elements, "reference output");
-      !st.ok()) {
-    return st;
-  }
-  return DrawSet(set, stream);
+  if (absl::Status st = slot.output.Allocate(s.output_bytes, "output"); !st.ok()) return st;
+  return slot.lse.Allocate(4 * s.lse_elements, "lse");
 }
 
-absl::Status Workspace::DrawSet(InputSet& set, cudaStream_t stream) {
-  const Sizes s = SizesOf(problem_);
+absl::Status Workspace::Draw(cudaStream_t stream) {
+  const BufferSizes s = BufferSizesOf(problem_);
+  Slot& slot = slots_[0];
+  baseline_stats_valid_ = false;
   const bool attn = std::holds_alternative<AttentionProblem>(problem_);
-  DeviceBuffer& ref = set.reference_device;
+  DeviceBuffer& ref = reference_device_;
   DeviceBuffer ref_lse, base;
   if (absl::Status st = ref_lse.Allocate(4 * s.lse_elements, "reference lse"); !st.ok()) return st;
   if (absl::Status st = base.Allocate(4 * s.output_elements, "baseline output"); !st.ok())
     return st;
-  const void* in[3] = {set.inputs[0].get(), set.inputs[1].get(), set.inputs[2].get()};
+  const void* in[3] = {slot.inputs[0].get(), slot.inputs[1].get(), slot.inputs[2].get()};
 
   const std::string kind(InputKindName(options_.input));
   if (attn) {
     const auto& a = std::get<AttentionProblem>(problem_);
     if (absl::Status st =
-            CudaStatus(GenerateAttentionInputs(a, options_.input, set.seed, set.inputs[0].get(),
-                                               set.inputs[1].get(), set.inputs[2].get(), stream),
+            CudaStatus(GenerateAttentionInputs(a, options_.input, seed_, slot.inputs[0].get(),
+                                               slot.inputs[1].get(), slot.inputs[2].get(), stream),
                        "generating " + kind + " attention inputs");
         !st.ok()) {
       return st;
@@ -185,8 +171,8 @@ absl::Status Workspace::DrawSet(InputSet& set, cudaStream_t stream) {
   } else {
     const auto& g = std::get<GemmProblem>(problem_);
     if (absl::Status st =
-            CudaStatus(GenerateGemmInputs(g, options_.input, set.seed, set.inputs[0].get(),
-                                          set.inputs[1].get(), stream),
+            CudaStatus(GenerateGemmInputs(g, options_.input, seed_, slot.inputs[0].get(),
+                                          slot.inputs[1].get(), stream),
                        "generating " + kind + " gemm inputs");
         !st.ok()) {
       return st;
@@ -214,16 +200,16 @@ absl::Status Workspace::DrawSet(InputSet& set, cudaStream_t stream) {
   absl::StatusOr<std::vector<float>> r =
       ToHostFloat(ref.get(), DType::kF32, s.output_elements, stream);
   if (!r.ok()) return r.status();
-  set.reference = *std::move(r);
+  reference_ = *std::move(r);
   absl::StatusOr<std::vector<float>> b =
       ToHostFloat(base.get(), DType::kF32, s.output_elements, stream);
   if (!b.ok()) return b.status();
-  set.baseline = *std::move(b);
+  baseline_ = *std::move(b);
   if (s.lse_elements > 0) {
     absl::StatusOr<std::vector<float>> l =
         ToHostFloat(ref_lse.get(), DType::kF32, s.lse_elements, stream);
     if (!l.ok()) return l.status();
-    set.reference_lse = *std::move(l);
+    reference_lse_ = *std::move(l);
   }
   return absl::OkStatus();
 }
@@ -263,58 +249,53 @@ absl::StatusOr<std::vector<float>> Workspace::ToHostFloat(const void* buf, DType
 }
 
 absl::Status Workspace::PoisonOutputs(cudaStream_t stream) {
-  if (absl::Status st =
-          CudaStatus(PoisonBytes(output_.get(), output_.bytes(), stream), "poisoning the output");
+  Slot& slot = slots_[current_];
+  if (absl::Status st = CudaStatus(PoisonBytes(slot.output.get(), slot.output.bytes(), stream),
+                                   "poisoning the output");
       !st.ok()) {
     return st;
   }
-  if (lse_.get() == nullptr) return absl::OkStatus();
-  return CudaStatus(PoisonBytes(lse_.get(), lse_.bytes(), stream), "poisoning the lse output");
+  if (slot.lse.get() == nullptr) return absl::OkStatus();
+  return CudaStatus(PoisonBytes(slot.lse.get(), slot.lse.bytes(), stream),
+                    "poisoning the lse output");
 }
 
-const ErrorStats& Workspace::BaselineStats(int set, Tolerance tol) {
-  InputSet& in = sets_[set];
-  if (!in.baseline_stats_valid || in.baseline_tol.atol != tol.atol ||
-      in.baseline_tol.rtol != tol.rtol) {
-    in.baseline_stats = ComputeErrorStats(in.baseline.data(), DType::kF32, in.reference.data(),
-                                          output_elements(), tol);
-    in.baseline_tol = tol;
-    in.baseline_stats_valid = true;
+const ErrorStats& Workspace::BaselineStats(Tolerance tol) {
+  if (!baseline_stats_valid_ || baseline_tol_.atol != tol.atol || baseline_tol_.rtol != tol.rtol) {
+    baseline_stats_ =
+        ComputeErrorStats(baseline_.data(), DType::kF32, reference_.data(), output_elements(), tol);
+    baseline_tol_ = tol;
+    baseline_stats_valid_ = true;
   }
-  return in.baseline_stats;
+  return baseline_stats_;
 }
 
-absl::Status Workspace::EnqueueOutputCheck(int set, const ElementBound& bound,
-                                           OutputCheckCounts* counts, cudaStream_t stream) {
-  if (set < 0 || set >= num_input_sets()) {
-    return absl::InvalidArgumentError(absl::StrCat("no input set ", set));
-  }
+absl::Status Workspace::EnqueueOutputCheck(const ElementBound& bound, OutputCheckCounts* counts,
+                                           cudaStream_t stream) {
   const ElementBoundDevice b{bound.absolute ? 1 : 0, bound.max_abs, bound.atol, bound.rtol};
   return CudaStatus(
-      LaunchOutputCheck(output_.get(), output_dtype(), sets_[set].reference_device.f32(),
+      LaunchOutputCheck(slots_[0].output.get(), output_dtype(), reference_device_.f32(),
                         output_elements(), b, counts, stream),
       "output check launch");
 }
 
 absl::StatusOr<VerificationResult> Workspace::Verify(const TolerancePolicy& policy,
                                                      const HeatmapOptions& heatmaps,
-                                                     cudaStream_t stream, int set) {
-  if (set < 0 || set >= num_input_sets()) {
-    return absl::InvalidArgumentError(absl::StrCat("no input set ", set));
-  }
-  const InputSet& in = sets_[set];
+                                                     cudaStream_t stream) {
+  const DeviceBuffer& output = slots_[0].output;
+  const DeviceBuffer& lse = slots_[0].lse;
   const int64_t n = output_elements();
   const DType t = output_dtype();
-  std::vector<unsigned char> raw(output_.bytes());
+  std::vector<unsigned char> raw(output.bytes());
   if (absl::Status st = CudaStatus(
-          cudaMemcpyAsync(raw.data(), output_.get(), raw.size(), cudaMemcpyDeviceToHost, stream),
+          cudaMemcpyAsync(raw.data(), output.get(), raw.size(), cudaMemcpyDeviceToHost, stream),
           "copying the kernel's output to the host");
       !st.ok()) {
     return st;
   }
-  std::vector<float> lse_host(lse_.bytes() / 4);
+  std::vector<float> lse_host(lse.bytes() / 4);
   if (!lse_host.empty()) {
-    if (absl::Status st = CudaStatus(cudaMemcpyAsync(lse_host.data(), lse_.get(), lse_.bytes(),
+    if (absl::Status st = CudaStatus(cudaMemcpyAsync(lse_host.data(), lse.get(), lse.bytes(),
                                                      cudaMemcpyDeviceToHost, stream),
                                      "copying the kernel's lse to the host");
         !st.ok()) {
@@ -330,21 +311,21 @@ absl::StatusOr<VerificationResult> Workspace::Verify(const TolerancePolicy& poli
   r.policy = policy;
   r.reference_name = reference_name();
   const Tolerance tol{policy.atol, policy.rtol};
-  r.stats = ComputeErrorStats(raw.data(), t, in.reference.data(), n, tol);
+  r.stats = ComputeErrorStats(raw.data(), t, reference_.data(), n, tol);
   r.has_baseline = true;
-  r.baseline = BaselineStats(set, tol);
+  r.baseline = BaselineStats(tol);
   r.ratio_to_baseline = r.baseline.max_abs > 0 ? r.stats.max_abs / r.baseline.max_abs : 0;
   r.verdict = Decide(r.stats, &r.baseline, policy);
   if (!lse_host.empty()) {
     r.lse_checked = true;
     r.lse =
-        ComputeLseStats(lse_host.data(), in.reference_lse.data(),
+        ComputeLseStats(lse_host.data(), reference_lse_.data(),
                         static_cast<int64_t>(lse_host.size()), {policy.lse_atol, policy.lse_rtol});
     r.lse_max_abs = r.lse.max_abs;
     r.verdict = ApplyLseCheck(r.verdict, r.lse, policy);
   }
   if (heatmaps.enabled) {
-    const std::vector<float> abs_err = AbsErrors(raw.data(), t, in.reference.data(), n);
+    const std::vector<float> abs_err = AbsErrors(raw.data(), t, reference_.data(), n);
     if (const auto* a = std::get_if<AttentionProblem>(&problem_)) {
       r.heatmaps = AttentionHeatmaps(*a, abs_err.data(), heatmaps.block_m, heatmaps.max_side);
     } else {
@@ -355,11 +336,10 @@ absl::StatusOr<VerificationResult> Workspace::Verify(const TolerancePolicy& poli
   return r;
 }
 
-absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream, int set) {
-  if (set < 0 || set >= num_input_sets()) {
-    return absl::InvalidArgumentError(absl::StrCat("no input set ", set));
-  }
-  const InputSet& in = sets_[set];
+absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream) {
+  const Slot& slot = slots_[0];
+  const DeviceBuffer& output = slot.output;
+  const DeviceBuffer& lse = slot.lse;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
@@ -400,27 +380,27 @@ absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream, int
                              ? std::get<AttentionProblem>(problem_).dtype
                              : std::get<GemmProblem>(problem_).dtype;
   absl::StatusOr<std::vector<float>> out =
-      ToHostFloat(output_.get(), output_dtype(), output_elements(), stream);
+      ToHostFloat(output.get(), output_dtype(), output_elements(), stream);
   if (!out.ok()) return out.status();
   if (absl::Status st = write("output", *out, out_shape); !st.ok()) return st;
-  if (absl::Status st = write("reference", in.reference, out_shape); !st.ok()) return st;
-  if (absl::Status st = write("baseline", in.baseline, out_shape); !st.ok()) return st;
+  if (absl::Status st = write("reference", reference_, out_shape); !st.ok()) return st;
+  if (absl::Status st = write("baseline", baseline_, out_shape); !st.ok()) return st;
   for (int i = 0; i < num_inputs(); ++i) {
     int64_t n = 1;
     for (int64_t d : inputs[i].second) n *= d;
     absl::StatusOr<std::vector<float>> values =
-        ToHostFloat(in.inputs[i].get(), in_dtype, n, stream);
+        ToHostFloat(slot.inputs[i].get(), in_dtype, n, stream);
     if (!values.ok()) return values.status();
     if (absl::Status st = write(inputs[i].first, *values, inputs[i].second); !st.ok()) return st;
   }
-  if (lse_.get() != nullptr) {
+  if (lse.get() != nullptr) {
     const auto& a = std::get<AttentionProblem>(problem_);
     const std::vector<int64_t> shape = {a.batch, a.heads, a.seq_q};
     absl::StatusOr<std::vector<float>> l =
-        ToHostFloat(lse_.get(), DType::kF32, a.LseElements(), stream);
+        ToHostFloat(lse.get(), DType::kF32, a.LseElements(), stream);
     if (!l.ok()) return l.status();
     if (absl::Status st = write("lse", *l, shape); !st.ok()) return st;
-    if (absl::Status st = write("lse_reference", in.reference_lse, shape); !st.ok()) return st;
+    if (absl::Status st = write("lse_reference", reference_lse_, shape); !st.ok()) return st;
   }
   nlohmann::json doc = {
       {"problem_key", ProblemKey(problem_)},
@@ -429,7 +409,7 @@ absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream, int
       {"output_dtype", std::string(DTypeName(output_dtype()))},
       {"shape", meta},
       {"input_kind", std::string(InputKindName(options_.input))},
-      {"seed", in.seed},
+      {"seed", seed_},
       {"reference", reference_name()},
       {"files", files},
       {"note",

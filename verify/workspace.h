@@ -7,13 +7,14 @@
 //   launch(kernel, ws->input(0), ws->input(1), ws->input(2), ws->output(), ws->lse());
 //   auto result = ws->Verify(DefaultTolerance(family, dtype), {}, stream);
 //
-// The trust checks give every launch inputs no launch has read (docs/trust.md): Redraw draws set
-// 0 again with its full reference (the verified launch of each later kernel), GenerateInputs
-// regenerates the inputs alone before every other launch, and EnqueueSampledCheck checks that
-// launch's output on sampled rows against a reference computed for them (workspace_fresh.cc).
-// With `input_sets` > 1 the workspace holds several input sets (seeds seed, seed + 1, ...), each
-// with its own reference, sharing one output buffer (the runner no longer uses them: fresh
-// inputs replaced the rotation of sets).
+// The trust checks give every launch inputs no launch has read (docs/trust.md): Redraw draws the
+// inputs of slot 0 again with their full reference (the verified launch of each later kernel),
+// GenerateInputs regenerates the current slot's inputs alone before every other launch, and
+// EnqueueSampledCheck checks that launch's output on sampled rows against a reference computed for
+// them (workspace_fresh.cc).
+// With `slots` > 1 the workspace holds that many buffer slots, each its own inputs, output and
+// lse; UseSlot picks the one the next launch reads and writes (the runner draws it per launch:
+// rotated buffers, docs/trust.md). The full reference describes slot 0.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -26,6 +27,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "common/problem.h"
+#include "verify/buffer_slots.h"
 #include "verify/device_buffer.h"
 #include "verify/error_stats.h"
 #include "verify/gpu_reference.h"
@@ -43,8 +45,9 @@ struct WorkspaceOptions {
   // Attention's reference accumulation. Gemm ignores it: its reference is always fp64, because
   // its baseline is the plain fp32 sum.
   ReferencePrecision precision = ReferencePrecision::kFp32;
-  // Input sets drawn with seeds seed, seed + 1, ... (>= 1).
-  int input_sets = 1;
+  // Buffer slots wanted (>= 1). Create keeps fewer, down to one, when they would not fit in the
+  // rotation budget (buffer_slots.h, PlanSlots), and says so in slots_note().
+  int slots = 1;
 };
 
 struct HeatmapOptions {
@@ -71,10 +74,10 @@ struct VerificationResult {
 
 class Workspace {
  public:
-  // Device bytes Create() needs at its peak: per input set its inputs and fp32 reference (kept
-  // for CheckOutput), the output and lse, and the baseline and reference lse while they are
-  // computed (copied to the host, then freed).
-  static int64_t DeviceBytesNeeded(const Problem& p, int input_sets = 1);
+  // Device bytes Create() needs at its peak with one slot: the inputs, output and lse, the fp32
+  // reference (kept for the output checks), and the baseline and reference lse while they are
+  // computed (copied to the host, then freed). Each further slot needs BufferSizes::SlotBytes().
+  static int64_t DeviceBytesNeeded(const Problem& p);
 
   // Allocates, generates the inputs and computes reference and baseline (synchronises `stream`).
   // ResourceExhausted (naming the bytes needed and free) when the device cannot hold the problem;
@@ -85,96 +88,111 @@ class Workspace {
 
   const Problem& problem() const { return problem_; }
   const WorkspaceOptions& options() const { return options_; }
-  int num_input_sets() const { return static_cast<int>(sets_.size()); }
-  uint64_t seed_of(int set) const { return sets_[set].seed; }
-  // Device inputs of input set `set`: q, k, v (attention) or a, b (gemm); nullptr past the last.
-  const void* input(int i, int set = 0) const;
+  // The seed of the inputs the full reference describes (slot 0's, as last drawn).
+  uint64_t seed() const { return seed_; }
+
+  // ---- buffer slots: what a launch is given ----
+  int num_slots() const { return static_cast<int>(slots_.size()); }
+  // How many slots were kept and why (fewer than wanted: the sizes and the budget).
+  const std::string& slots_note() const { return slots_note_; }
+  // The slot the next launch reads and writes (0 until UseSlot).
+  int slot() const { return current_; }
+  absl::Status UseSlot(int slot);
+  // Device inputs of the current slot (or of `slot`): q, k, v (attention) or a, b (gemm); nullptr
+  // past the last input or slot.
+  const void* input(int i) const { return input(i, current_); }
+  const void* input(int i, int slot) const;
   int num_inputs() const { return std::holds_alternative<AttentionProblem>(problem_) ? 3 : 2; }
-  // The kernel's output: O in the problem's dtype (attention) or C in fp32 (gemm).
-  void* output() { return output_.get(); }
+  // The kernel's output of the current slot (or of `slot`): O in the problem's dtype (attention)
+  // or C in fp32 (gemm).
+  void* output() { return output(current_); }
+  void* output(int slot);
   DType output_dtype() const;
   int64_t output_elements() const;
-  // The kernel's log-sum-exp output (fp32), or nullptr unless the problem asks for it.
-  float* lse() { return lse_.f32(); }
+  // The kernel's log-sum-exp output (fp32) of the current slot (or of `slot`), or nullptr unless
+  // the problem asks for it.
+  float* lse() { return lse(current_); }
+  float* lse(int slot);
 
-  // The device copy (fp32) of input set `set`'s reference, which the GPU output checks read, and
-  // its size: the harness's own buffer, which integrity checks watch (runner/buffer_integrity.h).
-  const void* reference_device(int set = 0) const { return sets_[set].reference_device.get(); }
-  size_t reference_device_bytes(int set = 0) const { return sets_[set].reference_device.bytes(); }
+  // The device copy (fp32) of the reference, which the GPU output checks read, and its size: the
+  // harness's own buffer, which integrity checks watch (runner/buffer_integrity.h).
+  const void* reference_device() const { return reference_device_.get(); }
+  size_t reference_device_bytes() const { return reference_device_.bytes(); }
 
-  // Host copies, fp32, of input set `set`: the reference output (and lse), and the baseline.
-  const std::vector<float>& reference(int set = 0) const { return sets_[set].reference; }
-  const std::vector<float>& reference_lse(int set = 0) const { return sets_[set].reference_lse; }
-  const std::vector<float>& baseline(int set = 0) const { return sets_[set].baseline; }
+  // Host copies, fp32, of the reference output (and lse) and the baseline for slot 0's inputs.
+  const std::vector<float>& reference() const { return reference_; }
+  const std::vector<float>& reference_lse() const { return reference_lse_; }
+  const std::vector<float>& baseline() const { return baseline_; }
   std::string reference_name() const;
 
-  // Fills output and lse with kPoisonByte (enqueued on `stream`).
+  // Fills the current slot's output and lse with kPoisonByte (enqueued on `stream`).
   absl::Status PoisonOutputs(cudaStream_t stream);
 
-  // Copies the output back (synchronising `stream`) and verifies it against the reference of
-  // input set `set`.
+  // Copies slot 0's output back (synchronising `stream`) and verifies it against the reference.
   absl::StatusOr<VerificationResult> Verify(const TolerancePolicy& policy,
-                                            const HeatmapOptions& heatmaps, cudaStream_t stream,
-                                            int set = 0);
+                                            const HeatmapOptions& heatmaps, cudaStream_t stream);
 
-  // The baseline's error statistics against input set `set`'s reference under `tol`, computed
-  // once per set and tolerance (reference and baseline never change).
-  const ErrorStats& BaselineStats(int set, Tolerance tol);
+  // The baseline's error statistics against the reference under `tol`, computed once per draw
+  // and tolerance.
+  const ErrorStats& BaselineStats(Tolerance tol);
 
-  // Enqueues on `stream` the GPU check of the output against input set `set`'s reference under
-  // `bound` (output_check.h); the counts land in `counts` (device memory). The lse is not checked.
-  absl::Status EnqueueOutputCheck(int set, const ElementBound& bound, OutputCheckCounts* counts,
+  // Enqueues on `stream` the GPU check of slot 0's output against the reference under `bound`
+  // (output_check.h); the counts land in `counts` (device memory). The lse is not checked.
+  absl::Status EnqueueOutputCheck(const ElementBound& bound, OutputCheckCounts* counts,
                                   cudaStream_t stream);
 
   // ---- fresh inputs (docs/trust.md): every launch reads inputs no earlier launch read ----
-  // (workspace_fresh.cc; input set 0.)
-  // Draws input set 0 again from `seed`: new inputs, reference and baseline, in the same device
-  // buffers (a bound launch keeps its pointers; synchronises).
+  // (workspace_fresh.cc)
+  // Draws slot 0's inputs again from `seed`: new inputs, reference and baseline, in the same
+  // device buffers (a bound launch keeps its pointers; synchronises).
   absl::Status Redraw(uint64_t seed, cudaStream_t stream);
-  // Regenerates set 0's inputs from `seed` on the GPU (enqueued on `stream`, nothing else): the
-  // full reference no longer describes them until the next Redraw.
+  // Regenerates the current slot's inputs from `seed` on the GPU (enqueued on `stream`, nothing
+  // else): in slot 0 the full reference no longer describes them until the next Redraw.
   absl::Status GenerateInputs(uint64_t seed, cudaStream_t stream);
-  // True until a launch read the inputs drawn last (MarkRead) or GenerateInputs replaced them.
+  // True until a launch read slot 0's inputs drawn last (MarkRead) or GenerateInputs replaced
+  // them.
   bool unread() const { return unread_; }
   void MarkRead() { unread_ = false; }
-  // Enqueues the sampled check (sampled_rows.h) of the output against the inputs now in set 0:
-  // `samples` rows (attention) or entries (gemm) drawn from `seed`, counts into `counts`
-  // (device memory).
+  // Enqueues the sampled check (sampled_rows.h) of the current slot's output against the inputs
+  // now in that slot: `samples` rows (attention) or entries (gemm) drawn from `seed`, counts into
+  // `counts` (device memory).
   absl::Status EnqueueSampledCheck(int samples, uint64_t seed, const SampledBound& bound,
                                    SampledCheckCounts* counts, cudaStream_t stream);
 
-  // Writes output, reference, baseline, inputs (and lse) of input set `set` as float32 .npy
-  // files into `dir` (created if missing) with problem.json describing them.
-  absl::Status DumpNpy(const std::string& dir, cudaStream_t stream, int set = 0);
+  // Writes slot 0's output, the reference, baseline, inputs (and lse) as float32 .npy files into
+  // `dir` (created if missing) with problem.json describing them.
+  absl::Status DumpNpy(const std::string& dir, cudaStream_t stream);
 
  private:
-  // One input set: its inputs and device reference, and the host copies verification reads.
-  struct InputSet {
-    uint64_t seed = 0;
+  // What one launch is given: its inputs, output and lse.
+  struct Slot {
     DeviceBuffer inputs[3];
-    DeviceBuffer reference_device;  // fp32
-    std::vector<float> reference, reference_lse, baseline;
-    // BaselineStats' cache: the tolerance it was computed for, and the statistics.
-    bool baseline_stats_valid = false;
-    Tolerance baseline_tol{0, 0};
-    ErrorStats baseline_stats;
+    DeviceBuffer output;
+    DeviceBuffer lse;
   };
 
   Workspace(const Problem& p, const WorkspaceOptions& o) : problem_(p), options_(o) {}
-  absl::Status Initialise(cudaStream_t stream);
-  absl::Status InitialiseSet(InputSet& set, cudaStream_t stream);
-  // Generates the set's inputs from its seed and computes its reference and baseline, into the
-  // buffers InitialiseSet allocated (whose addresses a bound launch holds).
-  absl::Status DrawSet(InputSet& set, cudaStream_t stream);
+  absl::Status Initialise(int slots, cudaStream_t stream);
+  absl::Status AllocateSlot(Slot& slot);
+  // Generates slot 0's inputs from seed_ and computes the reference and baseline, into the
+  // buffers Initialise allocated (whose addresses a bound launch holds).
+  absl::Status Draw(cudaStream_t stream);
   // Device buffer `buf` of `n` elements of `t`, copied to the host as floats.
   static absl::StatusOr<std::vector<float>> ToHostFloat(const void* buf, DType t, int64_t n,
                                                         cudaStream_t stream);
 
   Problem problem_;
   WorkspaceOptions options_;
-  std::vector<InputSet> sets_;
-  DeviceBuffer output_;
-  DeviceBuffer lse_;
+  std::vector<Slot> slots_;
+  int current_ = 0;
+  std::string slots_note_;
+  uint64_t seed_ = 0;
+  DeviceBuffer reference_device_;  // fp32
+  std::vector<float> reference_, reference_lse_, baseline_;
+  // BaselineStats' cache: the tolerance it was computed for, and the statistics.
+  bool baseline_stats_valid_ = false;
+  Tolerance baseline_tol_{0, 0};
+  ErrorStats baseline_stats_;
   bool unread_ = true;
 };
 

@@ -8,11 +8,9 @@
 namespace flashscope::verify {
 
 absl::Status Workspace::Redraw(uint64_t seed, cudaStream_t stream) {
-  if (sets_.empty()) return absl::FailedPreconditionError("the workspace holds no input set");
-  InputSet& set = sets_[0];
-  set.seed = seed;
-  set.baseline_stats_valid = false;
-  if (absl::Status st = DrawSet(set, stream); !st.ok()) {
+  if (slots_.empty()) return absl::FailedPreconditionError("the workspace holds no buffers");
+  seed_ = seed;
+  if (absl::Status st = Draw(stream); !st.ok()) {
     return absl::Status(st.code(),
                         absl::StrCat("redrawing the inputs (seed ", seed, "): ", st.message()));
   }
@@ -21,34 +19,34 @@ absl::Status Workspace::Redraw(uint64_t seed, cudaStream_t stream) {
 }
 
 absl::Status Workspace::GenerateInputs(uint64_t seed, cudaStream_t stream) {
-  if (sets_.empty()) return absl::FailedPreconditionError("the workspace holds no input set");
-  InputSet& set = sets_[0];
-  unread_ = false;  // the reference describes inputs that are gone
+  if (slots_.empty()) return absl::FailedPreconditionError("the workspace holds no buffers");
+  Slot& slot = slots_[current_];
+  if (current_ == 0) unread_ = false;  // the reference describes inputs that are gone
   const std::string kind(InputKindName(options_.input));
   if (const auto* a = std::get_if<AttentionProblem>(&problem_)) {
-    return CudaStatus(GenerateAttentionInputs(*a, options_.input, seed, set.inputs[0].get(),
-                                              set.inputs[1].get(), set.inputs[2].get(), stream),
+    return CudaStatus(GenerateAttentionInputs(*a, options_.input, seed, slot.inputs[0].get(),
+                                              slot.inputs[1].get(), slot.inputs[2].get(), stream),
                       "generating fresh " + kind + " attention inputs");
   }
   return CudaStatus(GenerateGemmInputs(std::get<GemmProblem>(problem_), options_.input, seed,
-                                       set.inputs[0].get(), set.inputs[1].get(), stream),
+                                       slot.inputs[0].get(), slot.inputs[1].get(), stream),
                     "generating fresh " + kind + " gemm inputs");
 }
 
 absl::Status Workspace::EnqueueSampledCheck(int samples, uint64_t seed, const SampledBound& bound,
                                             SampledCheckCounts* counts, cudaStream_t stream) {
-  if (sets_.empty()) return absl::FailedPreconditionError("the workspace holds no input set");
-  const InputSet& set = sets_[0];
+  if (slots_.empty()) return absl::FailedPreconditionError("the workspace holds no buffers");
+  Slot& slot = slots_[current_];
   if (const auto* a = std::get_if<AttentionProblem>(&problem_)) {
-    return CudaStatus(
-        LaunchAttentionRowCheck(*a, set.inputs[0].get(), set.inputs[1].get(), set.inputs[2].get(),
-                                output_.get(), lse_.get() ? lse_.f32() : nullptr, samples, seed,
-                                bound, counts, stream),
-        "sampled-row check launch");
+    return CudaStatus(LaunchAttentionRowCheck(*a, slot.inputs[0].get(), slot.inputs[1].get(),
+                                              slot.inputs[2].get(), slot.output.get(),
+                                              slot.lse.get() ? slot.lse.f32() : nullptr, samples,
+                                              seed, bound, counts, stream),
+                      "sampled-row check launch");
   }
-  return CudaStatus(LaunchGemmEntryCheck(std::get<GemmProblem>(problem_), set.inputs[0].get(),
-                                         set.inputs[1].get(), output_.f32(), samples, seed, bound,
-                                         counts, stream),
+  return CudaStatus(LaunchGemmEntryCheck(std::get<GemmProblem>(problem_), slot.inputs[0].get(),
+                                         slot.inputs[1].get(), slot.output.f32(), samples, seed,
+                                         bound, counts, stream),
                     "sampled-entry check launch");
 }
 

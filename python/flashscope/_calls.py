@@ -1,8 +1,9 @@
 """The calls libflashscope_python.so makes per case: supports(), prepare() and launch().
 
 flashscope's buffers become torch tensors without a copy (__cuda_array_interface__; bf16 through
-an int16 view, which torch reinterprets in place), cached per buffer set so that a timed launch
-pays only the Python call; the kernel runs under torch.cuda.stream(ExternalStream(flashscope's
+an int16 view, which torch reinterprets in place), cached per buffer set (a launch is given one of
+the problem's rotated buffer slots; with a warm-up launch each is seen before any timed one) so that a
+timed launch pays only the Python call; the kernel runs under torch.cuda.stream(ExternalStream(flashscope's
 stream)), so torch and Triton enqueue on the stream flashscope times.
 """
 
@@ -14,7 +15,9 @@ import flashscope
 DTYPE_NAMES = {1: "fp32", 2: "fp16", 3: "bf16"}  # fs_dtype
 # fs_dtype name -> (__cuda_array_interface__ typestr, torch dtype to view it as, or None)
 TYPESTR = {"fp32": ("<f4", None), "fp16": ("<f2", None), "bf16": ("<i2", "bfloat16")}
-BOUND_PER_KERNEL = 8  # buffer sets kept per kernel (one per problem in flight is enough)
+# Buffer sets kept per kernel: one per buffer slot of the problem in flight (the trust checks
+# rotate launches through 2 slots, runner/slot_rotation.h) is enough; 8 also keeps earlier ones.
+BOUND_PER_KERNEL = 8
 _streams = {}  # stream handle -> torch.cuda.ExternalStream
 
 

@@ -22,7 +22,7 @@ using testing::WriteOutput;
 
 SampledBound BoundOf(Workspace& ws, DType t) {
   const TolerancePolicy policy = DefaultTolerance(FamilyOf(ws.problem()), t);
-  const ErrorStats& base = ws.BaselineStats(0, {policy.atol, policy.rtol});
+  const ErrorStats& base = ws.BaselineStats({policy.atol, policy.rtol});
   const ElementBound e = BoundFor(&base, policy);
   return SampledBound{e.absolute ? 1 : 0, e.max_abs,      e.atol, e.rtol,
                       policy.lse_atol,    policy.lse_rtol};
@@ -49,7 +49,7 @@ void ExpectCrossedRowsBaseline(Workspace& ws, DType t, const SampledBound& bound
   tight.max_abs = 0;
   const SampledCheckCounts crossed = Check(ws, samples, seed, tight);
   const TolerancePolicy policy = DefaultTolerance(FamilyOf(ws.problem()), t);
-  const double full_baseline = ws.BaselineStats(0, {policy.atol, policy.rtol}).max_abs;
+  const double full_baseline = ws.BaselineStats({policy.atol, policy.rtol}).max_abs;
   EXPECT_GT(BitsToFloat(crossed.baseline_max_bits), 0.f) << DTypeName(t);
   EXPECT_LE(BitsToFloat(crossed.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
 }
@@ -135,7 +135,7 @@ TEST_F(SampledRowsGpu, FreshInputsMakeTheOldAnswerWrongAndARedrawRight) {
   ASSERT_TRUE(ws.Redraw(0xABCDEF12345ull, nullptr).ok());
   EXPECT_EQ(ws.input(0), q_before) << "a bound launch keeps the buffers' addresses";
   EXPECT_TRUE(ws.unread());
-  EXPECT_EQ(ws.seed_of(0), 0xABCDEF12345ull);
+  EXPECT_EQ(ws.seed(), 0xABCDEF12345ull);
   EXPECT_NE(ws.reference(), old_answer);
   WriteOutput(ws, ws.reference());
   EXPECT_EQ(Check(ws, 64, 2, bound).bad_rows, 0u);

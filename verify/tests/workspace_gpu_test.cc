@@ -139,11 +139,11 @@ TEST_F(WorkspaceGpu, GemmReferencePassesPerturbedFails) {
   EXPECT_EQ(r->stats.worst_index, 7 * 50 + 3);
 }
 
-// Runs the GPU output check of the current output against input set `set` and returns the counts.
-OutputCheckCounts CheckOnGpu(Workspace& ws, int set, const ElementBound& bound) {
+// Runs the GPU output check of slot 0's output against the reference and returns the counts.
+OutputCheckCounts CheckOnGpu(Workspace& ws, const ElementBound& bound) {
   OutputCheckCounts* d = nullptr;
   EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), sizeof(*d)), cudaSuccess);
-  EXPECT_TRUE(ws.EnqueueOutputCheck(set, bound, d, nullptr).ok());
+  EXPECT_TRUE(ws.EnqueueOutputCheck(bound, d, nullptr).ok());
   OutputCheckCounts h{};
   EXPECT_EQ(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost), cudaSuccess);
   cudaFree(d);
@@ -156,46 +156,88 @@ float MaxAbs(const OutputCheckCounts& c) {
   return f;
 }
 
-// Two input sets share the output buffer; each has its own reference. The GPU check agrees with
-// the host verification element by element: the right set passes, the other set's answer fails,
-// poison is counted as never written, and equal outputs hash equally.
-TEST_F(WorkspaceGpu, InputSetsAndTheGpuOutputCheck) {
+// The GPU check agrees with the host verification element by element: the reference passes, a
+// wrong answer fails, poison is counted as never written, and equal outputs hash equally.
+TEST_F(WorkspaceGpu, TheGpuOutputCheckAgreesWithTheHost) {
   for (DType t : {DType::kF16, DType::kBF16}) {
     const AttentionProblem p = Attn(t, /*lse=*/false);
-    WorkspaceOptions o{InputKind::kNormal, 17};
-    o.input_sets = 2;
-    absl::StatusOr<std::unique_ptr<Workspace>> ws_or = Workspace::Create(p, o, nullptr);
+    absl::StatusOr<std::unique_ptr<Workspace>> ws_or =
+        Workspace::Create(p, {InputKind::kNormal, 17}, nullptr);
     ASSERT_TRUE(ws_or.ok()) << ws_or.status();
     Workspace& ws = **ws_or;
-    ASSERT_EQ(ws.num_input_sets(), 2);
-    EXPECT_EQ(ws.seed_of(1), 18u);
-    EXPECT_NE(ws.input(0, 0), ws.input(0, 1));
-    EXPECT_NE(ws.reference(0), ws.reference(1));
     const TolerancePolicy policy = DefaultTolerance(Family::kAttentionFwd, t);
-
-    WriteOutput(ws, ws.reference(1));
-    absl::StatusOr<VerificationResult> on_1 = ws.Verify(policy, {}, nullptr, 1);
-    ASSERT_TRUE(on_1.ok()) << on_1.status();
-    EXPECT_TRUE(on_1->verdict.passed) << on_1->verdict.rule;
-    const ElementBound bound = BoundFor(&on_1->baseline, policy);
-    const OutputCheckCounts right = CheckOnGpu(ws, 1, bound);
+    WriteOutput(ws, ws.reference());
+    absl::StatusOr<VerificationResult> right_host = ws.Verify(policy, {}, nullptr);
+    ASSERT_TRUE(right_host.ok()) << right_host.status();
+    EXPECT_TRUE(right_host->verdict.passed) << right_host->verdict.rule;
+    const ElementBound bound = BoundFor(&right_host->baseline, policy);
+    const OutputCheckCounts right = CheckOnGpu(ws, bound);
     EXPECT_EQ(right.bad, 0u);
-    EXPECT_NEAR(MaxAbs(right), on_1->stats.max_abs, 1e-7);
-    // Set 1's answer checked against set 0's reference: the host says no, and so does the GPU.
-    absl::StatusOr<VerificationResult> on_0 = ws.Verify(policy, {}, nullptr, 0);
-    ASSERT_TRUE(on_0.ok());
-    EXPECT_FALSE(on_0->verdict.passed);
-    const OutputCheckCounts wrong = CheckOnGpu(ws, 0, BoundFor(&on_0->baseline, policy));
-    EXPECT_GT(wrong.bad, static_cast<unsigned long long>(p.QElements() / 2));
+    EXPECT_NEAR(MaxAbs(right), right_host->stats.max_abs, 1e-7);
+    // Every element off by far more than the bound: the host says no, and so does the GPU.
+    std::vector<float> wrong = ws.reference();
+    for (float& x : wrong) x += 1.0f;
+    WriteOutput(ws, wrong);
+    absl::StatusOr<VerificationResult> wrong_host = ws.Verify(policy, {}, nullptr);
+    ASSERT_TRUE(wrong_host.ok());
+    EXPECT_FALSE(wrong_host->verdict.passed);
+    EXPECT_EQ(CheckOnGpu(ws, bound).bad, static_cast<unsigned long long>(p.QElements()));
     // Poison: every element never written; the hash changes.
     ASSERT_TRUE(ws.PoisonOutputs(nullptr).ok());
-    const OutputCheckCounts poisoned = CheckOnGpu(ws, 1, bound);
+    const OutputCheckCounts poisoned = CheckOnGpu(ws, bound);
     EXPECT_EQ(poisoned.never_written, static_cast<unsigned long long>(p.QElements()));
     EXPECT_EQ(poisoned.bad, poisoned.never_written);
     EXPECT_NE(poisoned.hash, right.hash);
-    WriteOutput(ws, ws.reference(1));
-    EXPECT_EQ(CheckOnGpu(ws, 1, bound).hash, right.hash);
+    WriteOutput(ws, ws.reference());
+    EXPECT_EQ(CheckOnGpu(ws, bound).hash, right.hash);
   }
+}
+
+// Buffer slots (the trust checks' rotation): each slot its own inputs, output and lse; fresh
+// inputs and the poison go to the current slot only, and slot 0 keeps the inputs the full
+// reference describes.
+TEST_F(WorkspaceGpu, BufferSlotsHoldTheirOwnBuffers) {
+  const AttentionProblem p = Attn(DType::kBF16, /*lse=*/true);
+  WorkspaceOptions o{InputKind::kNormal, 17};
+  o.slots = 2;
+  absl::StatusOr<std::unique_ptr<Workspace>> ws_or = Workspace::Create(p, o, nullptr);
+  ASSERT_TRUE(ws_or.ok()) << ws_or.status();
+  Workspace& ws = **ws_or;
+  ASSERT_EQ(ws.num_slots(), 2) << ws.slots_note();
+  EXPECT_EQ(ws.slot(), 0);
+  for (int i = 0; i < 3; ++i) EXPECT_NE(ws.input(i, 0), ws.input(i, 1));
+  EXPECT_NE(ws.output(0), ws.output(1));
+  EXPECT_NE(ws.lse(0), ws.lse(1));
+  EXPECT_EQ(ws.input(0, 2), nullptr);
+  EXPECT_FALSE(ws.UseSlot(2).ok());
+  const size_t q_bytes = static_cast<size_t>(p.QElements()) * 2;
+  auto host = [](const void* d, size_t n) {
+    std::vector<unsigned char> h(n);
+    EXPECT_EQ(cudaMemcpy(h.data(), d, n, cudaMemcpyDeviceToHost), cudaSuccess);
+    return h;
+  };
+  const std::vector<unsigned char> q0 = host(ws.input(0, 0), q_bytes);
+  WriteOutput(ws, ws.reference());
+  const std::vector<unsigned char> o0 = host(ws.output(0), q_bytes);
+
+  ASSERT_TRUE(ws.UseSlot(1).ok());
+  EXPECT_EQ(ws.input(0), ws.input(0, 1));
+  EXPECT_EQ(ws.output(), ws.output(1));
+  ASSERT_TRUE(ws.GenerateInputs(99, nullptr).ok());
+  ASSERT_TRUE(ws.PoisonOutputs(nullptr).ok());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_NE(host(ws.input(0, 1), q_bytes), q0) << "slot 1 got inputs of its own";
+  EXPECT_EQ(host(ws.input(0, 0), q_bytes), q0) << "slot 0's inputs untouched";
+  EXPECT_EQ(host(ws.output(0), q_bytes), o0) << "slot 0's output untouched by slot 1's poison";
+  EXPECT_TRUE(ws.unread()) << "the full reference still describes slot 0's inputs";
+  // Verification reads slot 0 whatever the current slot.
+  absl::StatusOr<VerificationResult> r =
+      ws.Verify(DefaultTolerance(Family::kAttentionFwd, DType::kBF16), {}, nullptr);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->stats.never_written, 0);
+  ASSERT_TRUE(ws.UseSlot(0).ok());
+  ASSERT_TRUE(ws.GenerateInputs(100, nullptr).ok());
+  EXPECT_FALSE(ws.unread()) << "slot 0's inputs replaced: the reference no longer describes them";
 }
 
 TEST_F(WorkspaceGpu, DumpNpyWritesReadableFiles) {
