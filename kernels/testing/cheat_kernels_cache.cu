@@ -1,7 +1,9 @@
 // Cheats that remember answers or guess which launches are checked (docs/trust.md's exploit
 // table): each does the full work where a check seems to look and something cheaper elsewhere.
 // With two input sets read in turn (i mod 2), the caches are right on every launch; with fresh
-// inputs per launch and outputs checked on sampled rows, they are caught.
+// inputs per launch and outputs checked on sampled rows, they are caught (the pointer cache once
+// the launches rotate through buffer slots: with fixed buffers every launch is a "repeat" and it
+// computes).
 //   test.cheat_content_cache  a cache keyed on a GPU hash of the inputs' content: full work when
 //                             the inputs repeat the previous launch's (a profiler's replay) or
 //                             for the first two input sets, else the cached answer for that

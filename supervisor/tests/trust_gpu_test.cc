@@ -2,13 +2,16 @@
 // through the real `flashscope run` (supervisor and worker processes). Every honest case passes
 // with no check failed — test.honest_after_<cheat> too, run right after a cheat that leaves state
 // behind, and measuring as attn.a10_fa2 does on the same problem; every cheat fails, and the check
-// meant for it is among its failed checks.
+// meant for it is among its failed checks — the address-keyed caches too, since every launch is
+// given buffers from a slot drawn before it (runner/slot_rotation.h), which each case's record
+// must say.
 // FLASHSCOPE_TRUST_REPORT=PATH reads a report of that suite made already (a device call makes it
 // once and keeps it) instead of running the suite again; FLASHSCOPE_TRUST_PYTHON_REPORT=PATH the
 // same for suites/testing/trust_python.json (the Python cheat beside torch's SDPA).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -28,11 +31,6 @@ struct Meant {
   // Caught only once every launch reads inputs no launch read before (a cache that is right
   // whenever inputs repeat): not judged in a run whose inputs repeat (InputsRepeat).
   bool needs_fresh_inputs = false;
-  // The honest kernel whose work the cheat falls back to when its trick finds nothing to exploit
-  // (an address-keyed cache whose buffers never change address: every launch is a "repeat" and it
-  // computes). Such a case may pass, but only at that kernel's own speed or slower: it gained
-  // nothing (GainedNothing).
-  const char* falls_back_to = nullptr;
 };
 
 // The check each cheat exists to meet (docs/trust.md's exploit table).
@@ -47,7 +45,7 @@ const std::map<std::string, Meant>& MeantFor() {
       {"test.cheat_fp16_accum", {{"precision"}}},
       {"test.cheat_host_copy", {{"streams"}}},
       {"test.cheat_content_cache", {{"timed_outputs"}, true}},
-      {"test.cheat_pointer_cache", {{"timed_outputs"}, true, "attn.a10_fa2"}},
+      {"test.cheat_pointer_cache", {{"timed_outputs"}, true}},
       {"test.cheat_sequence", {{"timed_outputs"}}},
       {"test.cheat_deferred", {{"timed_outputs"}}},
       // Its thread outlives the case: isolation fails it and the worker ends after it.
@@ -58,7 +56,7 @@ const std::map<std::string, Meant>& MeantFor() {
       {"test.cheat_oob_write", {{"integrity"}}},
       {"test.cheat_partial_fp16", {{"precision"}}},
       {"test.cheat_tiny_zero", {{"timed_outputs"}}},
-      {"test.cheat_py_address_cache", {{"timed_outputs"}, true, "torch.sdpa_flash"}},
+      {"test.cheat_py_address_cache", {{"timed_outputs"}, true}},
   };
   return kMeant;
 }
@@ -113,24 +111,6 @@ reports::Report SuiteReport(const char* env, const std::string& suite) {
 
 reports::Report TrustReport() { return SuiteReport("FLASHSCOPE_TRUST_REPORT", "trust"); }
 
-// A cheat that passed did the work of the kernel it falls back to: its median is that kernel's on
-// the same problem or slower (3 % for the noise of these suites' timing). False, with the reason
-// printed, when it was faster or there is nothing to compare with.
-bool GainedNothing(const reports::Report& report, const reports::CaseResult& c,
-                   const std::string& falls_back_to) {
-  for (const reports::CaseResult& h : report.cases) {
-    if (h.kernel_id != falls_back_to || h.problem_key != c.problem_key) continue;
-    if (!h.timing || !c.timing) break;
-    const double ratio = c.timing->median_ms / h.timing->median_ms;
-    std::printf("disarmed: %s passed at %.3f x the time of %s (it did the work)\n", c.Key().c_str(),
-                ratio, falls_back_to.c_str());
-    return ratio >= 0.97;
-  }
-  std::printf("%s passed and no timed %s case shares its problem\n", c.Key().c_str(),
-              falls_back_to.c_str());
-  return false;
-}
-
 // Judges every case of `report`; returns the cheats it saw judged.
 std::set<std::string> JudgeCases(const reports::Report& report) {
   static const std::vector<std::string> kAlwaysRecorded = {
@@ -152,6 +132,15 @@ std::set<std::string> JudgeCases(const reports::Report& report) {
       EXPECT_EQ(recorded.count(name), 1u) << "no " << name << " check recorded";
     }
     const std::set<std::string> failed = FailedChecks(c);
+    // Every launch but the verified one was given a drawn buffer slot: without that an address
+    // cache sees the same buffers every launch and computes every time (runner/slot_rotation.h).
+    const bool fresh = std::any_of(c.trust->checks.begin(), c.trust->checks.end(), [](auto& k) {
+      return k.check == "timed_outputs" && k.status != "off";
+    });
+    if (fresh && !InputsRepeat(c)) {
+      EXPECT_NE(c.trust->input_sets.find("buffers rotated"), std::string::npos)
+          << "launches not rotated through buffer slots: " << c.trust->input_sets;
+    }
     if (meant == MeantFor().end()) {
       EXPECT_EQ(c.status, reports::CaseStatus::kPassed);
       EXPECT_TRUE(failed.empty());
@@ -168,11 +157,6 @@ std::set<std::string> JudgeCases(const reports::Report& report) {
       continue;
     }
     judged.insert(c.kernel_id);
-    if (c.status == reports::CaseStatus::kPassed && meant->second.falls_back_to != nullptr) {
-      EXPECT_TRUE(GainedNothing(report, c, meant->second.falls_back_to))
-          << c.kernel_id << " passed faster than the kernel it falls back to";
-      continue;
-    }
     EXPECT_EQ(c.status, reports::CaseStatus::kFailed);
     for (const std::string& check : meant->second.checks) {
       EXPECT_EQ(failed.count(check), 1u) << c.kernel_id << " was not caught by " << check;
@@ -236,7 +220,7 @@ TEST(TrustGpuTest, VerificationAloneWouldHavePassedThem) {
 }
 
 // Needs FLASHSCOPE_PYTHON with torch on the GPU machine (docs/python.md), as python_peers does.
-TEST(TrustGpuTest, PythonCheatFailsOrGainsNothingAndSdpaPasses) {
+TEST(TrustGpuTest, PythonCheatFailsAndSdpaPasses) {
   const reports::Report report = SuiteReport("FLASHSCOPE_TRUST_PYTHON_REPORT", "trust_python");
   ASSERT_FALSE(report.cases.empty());
   JudgeCases(report);

@@ -2,13 +2,15 @@
 as a kernel. A Python module is as hostile as a shared library: it runs in the worker's interpreter
 beside flashscope's own package.
 
-test.cheat_py_address_cache keys a cache on the buffers' addresses (the bridge hands the same
-tensors to every launch of a case): it runs SDPA only for buffers it has not seen or when the same
-buffers come twice in a row (what a profiler's replay passes look like), and otherwise writes the
-cached answer into `out` with an elementwise kernel (a copy would be a memcpy, which the streams
-check counts as no kernel) and pads the time with torch.cuda._sleep to look like 600 TFLOP/s.
-With two input sets read in turn every answer it serves is right; with fresh inputs in the same
-buffers every answer it serves is stale, which the output check of every launch finds.
+test.cheat_py_address_cache keys a cache on the buffers' addresses: it runs SDPA only for buffers
+it has not seen or when the same buffers come twice in a row (what a profiler's replay passes look
+like), and otherwise writes the cached answer into `out` with an elementwise kernel (a copy would
+be a memcpy, which the streams check counts as no kernel) and pads the time with torch.cuda._sleep
+to look like 600 TFLOP/s. With two input sets read in turn every answer it serves is right; with
+fresh inputs in fixed buffers it never serves (every launch is a repeat); with fresh inputs and
+the buffers rotated through slots drawn per launch (runner/slot_rotation.h), a slot comes back
+after another one within a few launches, the answer served is stale, and the output check of that
+launch finds it.
 
 Run: flashscope run suites/testing/trust_python.json (FLASHSCOPE_PYTHON names a python3 with torch).
 """
