@@ -36,13 +36,7 @@ std::map<const void*, WatchedBuffer> ByPointer(const std::vector<WatchedBuffer>&
 }
 
 TEST(WorkspaceBuffers, EverySlotOfAttentionIsWatched) {
-  AttentionProblem a;
-  a.batch = 1;
-  a.heads = 2;
-  a.seq_q = 64;
-  a.seq_k = 128;
-  a.head_dim = 32;
-  a.dtype = DType::kF16;
+  AttentionProblem a = AttentionShape(1, 2, 64, 128, 32, DType::kF16);
   a.want_lse = true;
   const std::vector<fs_buffers> slots = {AttentionSlot(0, true), AttentionSlot(10, true)};
   const std::vector<WatchedBuffer> list = WorkspaceBuffers(a, slots, Fake(99), 4096);
@@ -71,11 +65,7 @@ TEST(WorkspaceBuffers, EverySlotOfAttentionIsWatched) {
 }
 
 TEST(WorkspaceBuffers, GemmSlotsAndNoLseWhenNotAskedFor) {
-  GemmProblem g;
-  g.m = 16;
-  g.n = 8;
-  g.k = 4;
-  g.dtype = DType::kBF16;
+  const GemmProblem g{16, 8, 4, DType::kBF16};
   std::vector<fs_buffers> slots(3);
   for (uintptr_t s = 0; s < 3; ++s) {
     slots[s].gemm.a = Fake(10 * s + 1);
@@ -89,11 +79,7 @@ TEST(WorkspaceBuffers, GemmSlotsAndNoLseWhenNotAskedFor) {
   EXPECT_EQ(by.at(Fake(23)).bytes, 16u * 8 * 4);  // c in fp32
   EXPECT_EQ(by.at(Fake(23)).watch, Watch::kGuardsOnly);
 
-  AttentionProblem a;
-  a.batch = a.heads = 1;
-  a.seq_q = a.seq_k = 16;
-  a.head_dim = 16;
-  a.dtype = DType::kBF16;
+  const AttentionProblem a = AttentionShape(1, 1, 16, 16, 16, DType::kBF16);
   const std::vector<WatchedBuffer> no_lse =
       WorkspaceBuffers(a, {AttentionSlot(0, false), AttentionSlot(10, false)}, Fake(99), 64);
   EXPECT_EQ(no_lse.size(), 2u * 4 + 1);

@@ -65,6 +65,11 @@ class FreshInputsGpu : public ::testing::Test {
     return cudaMemcpy(kept.get(), c, bytes, cudaMemcpyDeviceToDevice);
   }
 
+  void MakeRotated() {
+    Make(kRotatedSlots);
+    ASSERT_EQ(ws_->num_slots(), kRotatedSlots) << ws_->slots_note();
+  }
+
   enum class Kernel { kHonest, kFirstOnly, kAddressCache };
 
   // One case: the verified launch, 2 warm-up, 6 timed, 1 traced, 2 profiled; kFirstOnly computes
@@ -169,8 +174,7 @@ TEST_F(FreshInputsGpu, AnAddressCacheComputesEveryLaunchWhenTheBuffersNeverMove)
 }
 
 TEST_F(FreshInputsGpu, RotatedSlotsPassAnHonestKernelEveryLaunch) {
-  Make(kRotatedSlots);
-  ASSERT_EQ(ws_->num_slots(), kRotatedSlots) << ws_->slots_note();
+  ASSERT_NO_FATAL_FAILURE(MakeRotated());
   SecretSeeds seeds(15);
   const std::vector<reports::LaunchOutputCheck> checks = RunCase(Kernel::kHonest, seeds);
   for (const reports::LaunchOutputCheck& c : checks) EXPECT_EQ(c.bad_rows, 0);
@@ -180,8 +184,7 @@ TEST_F(FreshInputsGpu, RotatedSlotsPassAnHonestKernelEveryLaunch) {
 }
 
 TEST_F(FreshInputsGpu, RotatedSlotsMakeAnAddressCacheServeStaleAnswers) {
-  Make(kRotatedSlots);
-  ASSERT_EQ(ws_->num_slots(), kRotatedSlots) << ws_->slots_note();
+  ASSERT_NO_FATAL_FAILURE(MakeRotated());
   SecretSeeds seeds(16);
   const std::vector<reports::LaunchOutputCheck> checks = RunCase(Kernel::kAddressCache, seeds);
   ASSERT_EQ(checks.size(), slots_.size() + 1);
@@ -189,10 +192,14 @@ TEST_F(FreshInputsGpu, RotatedSlotsMakeAnAddressCacheServeStaleAnswers) {
   for (size_t i = 1; i < checks.size(); ++i) {
     SCOPED_TRACE(checks[i].kind + " " + std::to_string(checks[i].launch));
     const int previous = i == 1 ? 0 : slots_[i - 2];
-    // Seen before and not the previous launch's: the cache served; every sampled entry is stale.
+    // Seen before and not the previous launch's: the cache served the answer to other inputs.
     const bool serves = i > 1 && slots_[i - 1] != previous;
     served += serves;
-    EXPECT_EQ(checks[i].bad_rows, serves ? reports::kSampledEntriesPerLaunch : 0);
+    if (serves) {
+      EXPECT_GT(checks[i].bad_rows, reports::kSampledEntriesPerLaunch / 2);
+    } else {
+      EXPECT_EQ(checks[i].bad_rows, 0);
+    }
   }
   ASSERT_GT(served, 0) << "the drawn order never came back to a slot: another key would";
   std::vector<reports::TimedLaunchRecord> failed;

@@ -14,13 +14,7 @@ using ::testing::HasSubstr;
 constexpr int64_t kGiB = int64_t{1} << 30;
 
 TEST(BufferSlots, ASlotHoldsTheInputsTheOutputAndTheLse) {
-  AttentionProblem a;
-  a.batch = 2;
-  a.heads = 4;
-  a.seq_q = 128;
-  a.seq_k = 256;
-  a.head_dim = 64;
-  a.dtype = DType::kBF16;
+  AttentionProblem a = AttentionShape(2, 4, 128, 256, 64, DType::kBF16);
   a.want_lse = true;
   const BufferSizes s = BufferSizesOf(a);
   const int64_t q = 2 * 4 * 128 * 64 * 2, kv = 2 * 4 * 256 * 64 * 2, lse = 2 * 4 * 128 * 4;
@@ -32,13 +26,9 @@ TEST(BufferSlots, ASlotHoldsTheInputsTheOutputAndTheLse) {
   a.want_lse = false;
   EXPECT_EQ(BufferSizesOf(a).SlotBytes(), q + 2 * kv + q);
 
-  GemmProblem g;
-  g.m = 64;
-  g.n = 32;
-  g.k = 16;
-  g.dtype = DType::kF16;
   // a and b in fp16, c in fp32.
-  EXPECT_EQ(BufferSizesOf(g).SlotBytes(), 64 * 16 * 2 + 16 * 32 * 2 + 64 * 32 * 4);
+  EXPECT_EQ(BufferSizesOf(GemmProblem{64, 32, 16, DType::kF16}).SlotBytes(),
+            64 * 16 * 2 + 16 * 32 * 2 + 64 * 32 * 4);
 }
 
 TEST(BufferSlots, EverySlotWantedWhenTheyFitTheBudget) {
