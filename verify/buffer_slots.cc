@@ -9,6 +9,7 @@ namespace flashscope::verify {
 namespace {
 
 std::string Gib(double bytes) { return absl::StrFormat("%.2f GiB", bytes / (1ull << 30)); }
+std::string Mib(double bytes) { return absl::StrFormat("%.1f MiB", bytes / (1ull << 20)); }
 
 }  // namespace
 
@@ -42,7 +43,7 @@ SlotPlan PlanSlots(int wanted, int64_t slot_bytes, int64_t base_bytes, int64_t f
   SlotPlan plan;
   plan.slots = fit;
   const std::string each =
-      absl::StrCat(Gib(static_cast<double>(slot_bytes)), " of inputs and outputs each");
+      absl::StrCat(Mib(static_cast<double>(slot_bytes)), " of inputs and outputs each");
   if (fit == wanted) {
     plan.note = absl::StrCat(fit, fit == 1 ? " buffer slot (" : " buffer slots (", each, ")");
     return plan;

@@ -35,7 +35,7 @@ TEST(BufferSlots, EverySlotWantedWhenTheyFitTheBudget) {
   // 1 GiB base + 1 extra slot of 1 GiB = 2 GiB <= half of 4 GiB free.
   const SlotPlan plan = PlanSlots(2, kGiB, kGiB, 4 * kGiB);
   EXPECT_EQ(plan.slots, 2);
-  EXPECT_THAT(plan.note, HasSubstr("2 buffer slots (1.00 GiB of inputs and outputs each)"));
+  EXPECT_THAT(plan.note, HasSubstr("2 buffer slots (1024.0 MiB of inputs and outputs each)"));
   EXPECT_EQ(PlanSlots(3, kGiB, kGiB, 6 * kGiB).slots, 3);
 }
 
