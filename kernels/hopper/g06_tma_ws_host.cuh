@@ -46,44 +46,43 @@ struct Maps {
   CUtensorMap a{}, b{};
 };
 
-// Encoding costs host time on every launch; the runner relaunches one problem on the same buffers
-// many times, so the last pair of maps is kept.
+// Encoding costs host time on every launch; the runner relaunches one problem on the same few
+// buffer sets (its rotated slots) many times, so the maps of the last few are kept.
 inline std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, Maps* out) {
   struct Key {
-    const void* a;
-    const void* b;
-    int64_t m, n, k;
-    DType dtype;
-    int bn;
+    const void* a = nullptr;
+    const void* b = nullptr;
+    int64_t m = 0, n = 0, k = 0;
+    DType dtype = DType::kF16;
+    int bn = 0;
     bool operator==(const Key& o) const {
       return a == o.a && b == o.b && m == o.m && n == o.n && k == o.k && dtype == o.dtype &&
              bn == o.bn;
     }
   };
   static std::mutex mu;
-  static Key last{};
-  static Maps cached;
-  static bool valid = false;
+  static hopper::RecentMaps<Key, Maps> kept;
   const Key key{args.a, args.b, p.m, p.n, p.k, p.dtype, bn};
   std::lock_guard<std::mutex> lock(mu);
-  if (!(valid && last == key)) {
-    const CUtensorMapDataType type = p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    valid = false;
-    // A: M rows of K, boxes of 128 rows x 64 k. B: K rows of N, boxes of 64 k-rows x 64 n.
-    std::string why = EncodeTensorMap(
-        MatrixTensor(args.a, type, uint64_t(p.m), uint64_t(p.k), uint64_t(p.k) * 2, kBM, kBK),
-        &cached.a);
-    if (why.empty()) {
-      why = EncodeTensorMap(
-          MatrixTensor(args.b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(p.n) * 2, kBK, 64),
-          &cached.b);
-    }
-    if (!why.empty()) return why;
-    last = key;
-    valid = true;
+  if (const Maps* found = kept.Find(key)) {
+    *out = *found;
+    return "";
   }
-  *out = cached;
+  const CUtensorMapDataType type =
+      p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  Maps maps;
+  // A: M rows of K, boxes of 128 rows x 64 k. B: K rows of N, boxes of 64 k-rows x 64 n.
+  std::string why = EncodeTensorMap(
+      MatrixTensor(args.a, type, uint64_t(p.m), uint64_t(p.k), uint64_t(p.k) * 2, kBM, kBK),
+      &maps.a);
+  if (why.empty()) {
+    why = EncodeTensorMap(
+        MatrixTensor(args.b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(p.n) * 2, kBK, 64),
+        &maps.b);
+  }
+  if (!why.empty()) return why;
+  kept.Keep(key, maps);
+  *out = maps;
   return "";
 }
 

@@ -6,6 +6,8 @@
 
 #include <cuda.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -38,5 +40,34 @@ std::string TmaAddressable(const void* base, uint64_t row_stride_bytes);
 // Encodes `t` into `out`. Empty on success, else the reason naming the value at fault (alignment,
 // stride, extent, box) or the driver's own error with the tensor's shape.
 std::string EncodeTensorMap(const TmaTensor& t, CUtensorMap* out);
+
+// Tensor maps (or any host-side set-up) kept for the last kEntries buffer sets, the oldest
+// replaced first. Encoding costs host time inside a timed launch, and the harness gives the
+// launches of a case one of two buffer slots drawn per launch (docs/trust.md, "Rotated buffers"):
+// a single kept entry would be encoded again on every change of slot. Not thread-safe: the caller
+// locks or keeps one per thread.
+template <typename Key, typename Maps, int kEntries = 4>
+class RecentMaps {
+ public:
+  // The maps kept for `key`, or null.
+  const Maps* Find(const Key& key) const {
+    for (int i = 0; i < size_; ++i) {
+      if (keys_[i] == key) return &maps_[i];
+    }
+    return nullptr;
+  }
+  void Keep(const Key& key, const Maps& maps) {
+    keys_[next_] = key;
+    maps_[next_] = maps;
+    next_ = (next_ + 1) % kEntries;
+    size_ = std::min(size_ + 1, kEntries);
+  }
+
+ private:
+  std::array<Key, kEntries> keys_{};
+  std::array<Maps, kEntries> maps_{};
+  int next_ = 0;
+  int size_ = 0;
+};
 
 }  // namespace flashscope::kernels::hopper
