@@ -50,7 +50,7 @@ TEST_F(HarnessChecksGpuTest, IntegrityNamesAChangedInputTheLaunchAndTheChunk) {
   ASSERT_TRUE(input.Allocate(kBytes, "input").ok());
   ASSERT_EQ(cudaMemset(input.get(), 0, kBytes), cudaSuccess);
   BufferIntegrity integrity;
-  integrity.Add("input q (set 0)", input.get(), kBytes, BufferIntegrity::Watch::kContentAndGuards);
+  integrity.Add("input q (slot 0)", input.get(), kBytes, BufferIntegrity::Watch::kContentAndGuards);
   ASSERT_TRUE(integrity.Snapshot(stream_).ok());
   ASSERT_TRUE(integrity.Check(stream_, "timed launch 0").ok());
   auto* p = static_cast<unsigned char*>(input.get());
@@ -62,7 +62,7 @@ TEST_F(HarnessChecksGpuTest, IntegrityNamesAChangedInputTheLaunchAndTheChunk) {
   EXPECT_EQ(r->status, "failed");
   ASSERT_EQ(r->findings.size(), 1u);
   EXPECT_EQ(r->findings[0],
-            "timed launch 1 changed input q (set 0) (12388 bytes): first in bytes "
+            "timed launch 1 changed input q (slot 0) (12388 bytes): first in bytes "
             "8192..12287");
 }
 

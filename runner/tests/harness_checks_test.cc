@@ -70,16 +70,16 @@ TEST(CheckIsolationTest, PassesWithAnExplainedStackGrowthAndNamesAFailedRestore)
 
 TEST(CheckIntegrityTest, NamesTheBufferTheLaunchAndWhere) {
   std::vector<RegionVerdict> regions = {
-      {"input v (set 0)", "content", 2097152, true, "timed launch 3", 2093056},
-      {"input q (set 0)", "content", 2097152, false, "", 0},
+      {"input v (slot 0)", "content", 2097152, true, "timed launch 3", 2093056},
+      {"input q (slot 0)", "content", 2097152, false, "", 0},
       {"output o", "guard after", 2097152, true, "the verified launch", 2097152},
-      {"reference (set 1)", "guard before", 4194304, true, "timed launch 0", -65536}};
+      {"reference", "guard before", 4194304, true, "timed launch 0", -65536}};
   const reports::TrustCheckRecord r = CheckIntegrity(regions, 12, 4096, 0.002);
   EXPECT_EQ(r.check, "integrity");
   EXPECT_EQ(r.status, "failed");
   ASSERT_EQ(r.findings.size(), 3u);
   EXPECT_EQ(r.findings[0],
-            "timed launch 3 changed input v (set 0) (2097152 bytes): first in bytes "
+            "timed launch 3 changed input v (slot 0) (2097152 bytes): first in bytes "
             "2093056..2097151");
   EXPECT_NE(r.findings[1].find("the verified launch wrote out of bounds of output o"),
             std::string::npos);
@@ -89,7 +89,7 @@ TEST(CheckIntegrityTest, NamesTheBufferTheLaunchAndWhere) {
 
 TEST(CheckIntegrityTest, PassesWhenNothingChanged) {
   const reports::TrustCheckRecord r =
-      CheckIntegrity({{"input q (set 0)", "content", 4096, false, "", 0}}, 5, 4096, 0);
+      CheckIntegrity({{"input q (slot 0)", "content", 4096, false, "", 0}}, 5, 4096, 0);
   EXPECT_EQ(r.status, "passed");
   EXPECT_TRUE(r.findings.empty());
 }
