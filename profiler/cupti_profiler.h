@@ -106,6 +106,11 @@ class RangeProfiler {
                                         cudaStream_t stream, Replay replay = Replay::kUser,
                                         const std::function<absl::Status()>& after_pass = {},
                                         MetricScope scope = MetricScope::kAll);
+  // True when the profiler object is enabled for `scope` under `replay`: a Profile() of that
+  // scope then pays no re-enable (a change of scope or replay enables afresh, ~0.2 s).
+  bool enabled_for(MetricScope scope, Replay replay) const {
+    return object_ != nullptr && object_replay_ == replay && object_scope_ == ScopeIndex(scope);
+  }
   // True when some metric is instrumented and some is not: kHardware then collects less.
   bool has_hardware_subset() const { return hw_scope_ >= 0; }
   // The passes CUPTI's config says a scope needs (kHardware is kAll where there is no subset).
