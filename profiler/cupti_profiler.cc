@@ -244,6 +244,7 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   result.replay = replay;
   result.scope =
       scope == MetricScope::kHardware && !has_hardware_subset() ? MetricScope::kAll : scope;
+  const auto t_enable = std::chrono::steady_clock::now();
   if (absl::Status s = EnsureEnabled(replay, ScopeIndex(result.scope)); !s.ok()) {
     return s;
   }
@@ -251,8 +252,11 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   auto since = [](std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
+  result.enable_s = since(t_enable);
+  const auto t_config = std::chrono::steady_clock::now();
   absl::StatusOr<bool> user_range = Configure(replay, &result);
   if (!user_range.ok()) return user_range.status();
+  result.set_config_s = since(t_config);
   result.configure_s = since(t0);
   const auto t_passes = std::chrono::steady_clock::now();
   if (absl::Status s =
@@ -276,15 +280,21 @@ absl::Status RangeProfiler::EnsureEnabled(Replay replay, int scope) {
   // same object; every session of the all-metrics config that followed a hardware-only session
   // on the same object wanted more passes than its config said, 2 x H200 trust run). A case
   // that needs both scopes pays one enable per change (~0.22 s on an H200, docs/profiler.md).
-  if (object_ != nullptr && (object_replay_ != replay || object_scope_ != scope)) Disable();
-  if (object_ != nullptr) return absl::OkStatus();
-  object_replay_ = replay;
+  const bool scope_changed = object_ != nullptr && object_scope_ != scope;
+  if (object_ != nullptr &&
+      (object_replay_ != replay || (scope_changed && reenable_on_scope_change_))) {
+    Disable();
+  }
+  if (object_ == nullptr) {
+    object_replay_ = replay;
+    CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+    enable.ctx = static_cast<CUcontext>(context_);
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
+    object_ = enable.pRangeProfilerObject;
+  }
   object_scope_ = scope;
-  CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-  enable.ctx = static_cast<CUcontext>(context_);
-  FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
-  object_ = enable.pRangeProfilerObject;
-  // The counter-data image of the scope enabled, sized for the metrics its config collects.
+  if (!scopes_[scope].counter_data.empty()) return absl::OkStatus();
+  // The counter-data image of the scope, sized for the metrics its config collects.
   std::vector<const char*> names;
   for (const auto& n : scopes_[scope].names) names.push_back(n.c_str());
   CUpti_RangeProfiler_GetCounterDataSize_Params size = {
@@ -325,6 +335,16 @@ absl::StatusOr<bool> RangeProfiler::Configure(Replay replay, ProfileResult* resu
   config.minNestingLevel = 1;
   config.passIndex = 0;
   config.targetNestingLevel = 1;
+  if (replay == Replay::kUser && range_mode_ == RangeMode::kUser) {
+    config.range = CUPTI_UserRange;
+    config.maxRangesPerPass = 1;
+    FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerSetConfig(&config),
+                             "cuptiRangeProfilerSetConfig (user range, user replay)");
+    result->ranges =
+        "one user range around the launch (asked for); gaps between kernels count "
+        "as elapsed time";
+    return true;
+  }
   const CUptiResult auto_result = cuptiRangeProfilerSetConfig(&config);
   if (auto_result == CUPTI_SUCCESS || replay != Replay::kUser) {
     FS_CUPTI_RETURN_IF_ERROR(auto_result, absl::StrCat("cuptiRangeProfilerSetConfig (auto range, ",

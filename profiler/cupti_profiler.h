@@ -47,6 +47,19 @@ enum class MetricScope {
 // True for a metric CUPTI collects by instrumenting the kernel's SASS (slower passes).
 bool IsInstrumentedMetric(const std::string& hw_name);
 
+// Where one user-replay pass's host time went (seconds): the before hook (fresh inputs, L2
+// flush), draining the stream, CUPTI's Start (and PushRange), the launch with its events and the
+// wait for it, CUPTI's Stop (and PopRange), and the after hook (the output check).
+struct PassHostSeconds {
+  double before = 0, drain = 0, start = 0, launch = 0, stop = 0, after = 0;
+};
+
+// How a user-replay pass delimits what it counts.
+enum class RangeMode {
+  kAuto,  // one auto range per kernel (CUPTI's choice of boundaries; exact per-kernel ratios)
+  kUser,  // one user range around the launch (sums exact; ratios count host gaps as elapsed)
+};
+
 struct ProfileResult {
   std::vector<std::pair<MetricDef, double>> values;  // in the order of the metrics given
   int passes = 0;   // replay passes: launches by us (user replay), or CUPTI's count (kernel)
@@ -57,12 +70,16 @@ struct ProfileResult {
   MetricScope scope = MetricScope::kAll;
   bool instrumented = false;    // an instrumented metric was collected (passes ran slower)
   std::vector<double> pass_ms;  // each pass's launch, start to stop event (user replay)
+  std::vector<PassHostSeconds> pass_host;  // each pass's host time, by step (user replay)
   // GPU time of the launch's kernels as CUPTI measured it (gpu__time_duration.sum over the
   // kernels): no host gaps, unlike pass_ms, which holds CUPTI's per-launch host work too.
   double kernel_ms = 0;
   // Where wall_s went (host seconds): the sync before, enabling and configuring (counter-data
   // image, SetConfig); the passes (hooks, launches, Start/Stop); decoding and evaluating.
   double configure_s = 0, passes_s = 0, decode_s = 0;
+  // Of configure_s: enabling the object (first call, or a change of scope or replay), and
+  // cuptiRangeProfilerSetConfig (the counter-data image initialised with it).
+  double enable_s = 0, set_config_s = 0;
 };
 
 class RangeProfiler {
@@ -89,6 +106,11 @@ class RangeProfiler {
                                         cudaStream_t stream, Replay replay = Replay::kUser,
                                         const std::function<absl::Status()>& after_pass = {},
                                         MetricScope scope = MetricScope::kAll);
+  // True when the profiler object is enabled for `scope` under `replay`: a Profile() of that
+  // scope then pays no re-enable (a change of scope or replay enables afresh, ~0.2 s).
+  bool enabled_for(MetricScope scope, Replay replay) const {
+    return object_ != nullptr && object_replay_ == replay && object_scope_ == ScopeIndex(scope);
+  }
   // True when some metric is instrumented and some is not: kHardware then collects less.
   bool has_hardware_subset() const { return hw_scope_ >= 0; }
   // The passes CUPTI's config says a scope needs (kHardware is kAll where there is no subset).
@@ -99,6 +121,15 @@ class RangeProfiler {
   static constexpr int kMaxKernelsPerLaunch = 64;
 
   const std::string& chip() const { return chip_; }
+
+  // User replay's ranges from the next Profile() on (kAuto by default; kUser where CUPTI refuses
+  // auto ranges). flashscope-metric-probe --mode pass-cost measures what each costs.
+  void set_range_mode(RangeMode mode) { range_mode_ = mode; }
+  // Whether a change of scope between calls enables the object afresh (~0.22 s on an H200) or
+  // only sets the other scope's config on it. Only the probe sets false (flashscope-metric-probe
+  // --mode pass-cost, alternate_scopes): on CUDA 13.0 the next session then ran fewer passes than
+  // its config and the one after failed in CUPTI (results/device/20261128-h200x2-session4/).
+  void set_reenable_on_scope_change(bool reenable) { reenable_on_scope_change_ = reenable; }
 
  private:
   RangeProfiler() = default;
@@ -160,6 +191,8 @@ class RangeProfiler {
   void* pass_start_ = nullptr;  // cudaEvent_t: each pass's own launch time
   void* pass_stop_ = nullptr;
   bool initialized_ = false;  // cuptiProfilerInitialize succeeded
+  RangeMode range_mode_ = RangeMode::kAuto;
+  bool reenable_on_scope_change_ = true;
   // Enabled on the first Profile() and kept while the replay mode and the scope stay the same:
   // enabling and sizing per call cost ~0.13 s per case (measured on an H200, docs/profiler.md).
   void* object_ = nullptr;                // CUpti_RangeProfiler_Object*

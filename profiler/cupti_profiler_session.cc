@@ -5,6 +5,7 @@
 #include <cupti_range_profiler.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,12 +59,20 @@ absl::StatusOr<bool> RangeProfiler::RunOnePass(
   CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
   const auto pass_start = static_cast<cudaEvent_t>(pass_start_);
   const auto pass_stop = static_cast<cudaEvent_t>(pass_stop_);
+  PassHostSeconds host;
+  auto lap = [last = std::chrono::steady_clock::now()](double* into) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    *into = std::chrono::duration<double>(now - last).count();
+    last = now;
+  };
   if (before_pass) {
     if (absl::Status s = before_pass(); !s.ok()) return s;
   }
+  lap(&host.before);
   // The L2 flush (or whatever before_pass queued) must not be profiled: it runs before Start.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream),
                           "cudaStreamSynchronize before a profiling pass");
+  lap(&host.drain);
   CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
   start.pRangeProfilerObject = object;
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
@@ -73,11 +82,13 @@ absl::StatusOr<bool> RangeProfiler::RunOnePass(
     push.pRangeName = "flashscope_case";
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
   }
+  lap(&host.start);
   // Events are not kernels: no auto range is opened for them.
   const cudaError_t start_error = cudaEventRecord(pass_start, stream);
   const cudaError_t launch_error = launch(stream);
   const cudaError_t stop_error = cudaEventRecord(pass_stop, stream);
   const cudaError_t sync_error = cudaStreamSynchronize(stream);
+  lap(&host.launch);
   if (user_range) {
     CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
     pop.pRangeProfilerObject = object;
@@ -86,6 +97,7 @@ absl::StatusOr<bool> RangeProfiler::RunOnePass(
   CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   stop.pRangeProfilerObject = object;
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+  lap(&host.stop);
   FS_CUDA_RETURN_IF_ERROR(launch_error, "kernel launch (profiling pass)");
   FS_CUDA_RETURN_IF_ERROR(sync_error, "kernel execution (profiling pass)");
   FS_CUDA_RETURN_IF_ERROR(start_error, "cudaEventRecord (profiling pass start)");
@@ -97,6 +109,8 @@ absl::StatusOr<bool> RangeProfiler::RunOnePass(
   if (after_pass) {
     if (absl::Status s = after_pass(); !s.ok()) return s;
   }
+  lap(&host.after);
+  result->pass_host.push_back(host);
   return stop.isAllPassSubmitted != 0;
 }
 

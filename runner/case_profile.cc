@@ -7,7 +7,8 @@
 // passes run the kernel at its own speed and so are also the profiled launches whose durations
 // the profiled_duration check compares with the timed ones; then, only when the tensor paths fall
 // short of the work floor (scalar kernels) or an instrumented metric was asked for, everything,
-// SASS-instrumented scalar counters included.
+// SASS-instrumented scalar counters included (with instrumented metrics asked for, both always
+// run, and the one the CUPTI object is enabled for goes first: one re-enable per case, not two).
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -89,10 +90,25 @@ using ScopeProfile =
 // SASS-instrumented scalar counters included, when the tensor paths fall short of the work floor
 // or an instrumented metric was asked for; with `staged` false, everything at once (a scalar
 // kernel, or a GPU where CUPTI refused the smaller config: `hardware_usable` turns false then).
+// With an instrumented metric asked for, both scopes run whatever the counts say: the one the
+// profiler object is enabled for (`all_enabled`: kAll, the previous case's last) goes first, so
+// that consecutive cases change scope once, not twice (each change re-enables the object).
 absl::StatusOr<profiler::ProfileResult> ProfileHardwareThenAll(
     const ScopeProfile& profile, bool staged, bool* hardware_usable,
     const std::function<bool(const profiler::ProfileResult&)>& tensor_short,
-    bool instrumented_asked, ProfileTally* tally) {
+    bool instrumented_asked, bool all_enabled, ProfileTally* tally) {
+  if (staged && instrumented_asked && all_enabled) {
+    auto all = profile(profiler::MetricScope::kAll);
+    if (!all.ok()) return all;
+    tally->Add(*all);
+    auto hardware = profile(profiler::MetricScope::kHardware);
+    if (hardware.ok()) {
+      tally->Add(*hardware);
+    } else if (!absl::IsNotFound(hardware.status())) {
+      *hardware_usable = false;  // as below: CUPTI refused the smaller config, the full one ran
+    }
+    return all;
+  }
   auto result = profile(staged ? profiler::MetricScope::kHardware : profiler::MetricScope::kAll);
   if (staged && !result.ok() && !absl::IsNotFound(result.status())) {
     result = profile(profiler::MetricScope::kAll);
@@ -205,9 +221,9 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
   };
   const bool staged = s.hardware_scope_usable && s.range_profiler->has_hardware_subset() &&
                       s.scalar_first.count(kernel_key) == 0;
-  absl::StatusOr<profiler::ProfileResult> result =
-      ProfileHardwareThenAll(profile, staged, &s.hardware_scope_usable, tensor_short,
-                             AnyInstrumented(s.metric_defs), &tally);
+  absl::StatusOr<profiler::ProfileResult> result = ProfileHardwareThenAll(
+      profile, staged, &s.hardware_scope_usable, tensor_short, AnyInstrumented(s.metric_defs),
+      s.range_profiler->enabled_for(profiler::MetricScope::kAll, replay), &tally);
   if (!result.ok()) {
     if (absl::IsNotFound(result.status()) && s.work_counters != nullptr) {
       // The launch enqueued no kernel: evidence, not a profiler failure.

@@ -31,13 +31,16 @@
 #include "profiler/nvtx_ranges.h"
 #include "profiler/sample_stats.h"
 #include "profiler/timing.h"
+#include "profiler/tools/pass_cost.h"
 #include "profiler/tools/probe_workloads.h"
 
-ABSL_FLAG(std::string, mode, "", "ours | plain | list-metrics | list-workloads");
+ABSL_FLAG(std::string, mode, "", "ours | plain | pass-cost | list-metrics | list-workloads");
 ABSL_FLAG(std::string, workloads, "default",
           "comma list: calib.mma_loop, calib.shared_loop, calib.copy, calib.exp_loop, any kernel "
           "id of `flashscope list`; or the words default (calibration + a05, a09, a10) and calib");
 ABSL_FLAG(std::string, metrics, "full", "ours/list-metrics: basic, full or a comma list");
+ABSL_FLAG(std::string, configs, "",
+          "pass-cost: comma list of configurations to run (default: all; a wrong name lists them)");
 ABSL_FLAG(int, repeat, 3, "ours: profile each workload this many times (median reported)");
 ABSL_FLAG(std::string, out, "", "write the JSON here instead of stdout");
 ABSL_FLAG(int, batch, 4, "attention problem: batch");
@@ -63,12 +66,15 @@ constexpr const char* kUsage =
 usage:
   flashscope-metric-probe --mode ours  [--workloads LIST] [--metrics full] [--repeat 3] [--out F]
   flashscope-metric-probe --mode plain [--workloads LIST] [--out F]
+  flashscope-metric-probe --mode pass-cost [--workloads LIST] [--repeat 3] [--out F]
   flashscope-metric-probe --mode list-metrics [--metrics basic]
   flashscope-metric-probe --mode list-workloads
 
 workloads: calib.mma_loop calib.shared_loop calib.copy calib.exp_loop (the calibration kernels)
 and any kernel id, run on --batch/--heads/--seq/--head_dim/--dtype/--causal (attention,
 default attention_fwd{B=4,H=16,S=4096,D=128,bf16}) or --gemm_m/n/k/--gemm_dtype.
+Pass-cost mode times each step of a counter pass (hooks, CUPTI Start/Stop, the launch) for
+the work counters with auto and user ranges, one metric, 8 launches per pass and kernel replay.
 Plain mode creates no profiler: run it under ncu, e.g.
   ncu --nvtx --nvtx-include "flashscope@calib.mma_loop/" --metrics ... \
       flashscope-metric-probe --mode plain --workloads calib.mma_loop
@@ -273,8 +279,9 @@ int Main(int argc, char** argv) {
     for (const auto& n : names) std::printf("%s\n", n.c_str());
     return 0;
   }
-  if (mode != "ours" && mode != "plain" && mode != "list-metrics") {
-    return Fail(2, absl::StrCat("--mode must be ours, plain, list-metrics or list-workloads (got '",
+  if (mode != "ours" && mode != "plain" && mode != "pass-cost" && mode != "list-metrics") {
+    return Fail(2, absl::StrCat("--mode must be ours, plain, pass-cost, list-metrics or "
+                                "list-workloads (got '",
                                 mode, "')\n", kUsage));
   }
   auto devices = CountDevices();
@@ -286,7 +293,7 @@ int Main(int argc, char** argv) {
   auto device = QueryDevice(0);
   if (!device.ok()) return Fail(1, std::string(device.status().message()));
   std::vector<MetricDef> metrics;
-  if (mode != "plain") {
+  if (mode != "plain" && mode != "pass-cost") {
     auto resolved = ResolveMetrics(absl::GetFlag(FLAGS_metrics), device->cc);
     if (!resolved.ok()) return Fail(2, std::string(resolved.status().message()));
     metrics = *std::move(resolved);
@@ -316,8 +323,18 @@ int Main(int argc, char** argv) {
               {"gemm_problem", ProblemKey(problems->gemm)}};
   std::vector<std::string> args(argv, argv + argc);
   out["command_line"] = absl::StrJoin(args, " ");
-  const int rc =
-      mode == "ours" ? RunOurs(metrics, **set, stream, out) : RunPlain(**set, stream, out);
+  int rc = 0;
+  if (mode == "ours") {
+    rc = RunOurs(metrics, **set, stream, out);
+  } else if (mode == "pass-cost") {
+    const int repeat = absl::GetFlag(FLAGS_repeat);
+    if (repeat < 1) return Fail(2, "--repeat must be >= 1");
+    const std::vector<std::string> only =
+        absl::StrSplit(absl::GetFlag(FLAGS_configs), ',', absl::SkipWhitespace());
+    rc = RunPassCost(*device, **set, repeat, only, stream, out);
+  } else {
+    rc = RunPlain(**set, stream, out);
+  }
   set->reset();
   cudaStreamDestroy(stream);
   const int emit_rc = Emit(out);
