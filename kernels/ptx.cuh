@@ -149,13 +149,4 @@ __device__ __forceinline__ uint32_t PackFloat2(float lo, float hi) {
   }
 }
 
-template <typename T>
-__device__ __forceinline__ float ToFloat(T v) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
-    return __bfloat162float(v);
-  } else {
-    return __half2float(v);
-  }
-}
-
 }  // namespace flashscope::kernels::ptx

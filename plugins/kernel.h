@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/kernel_info.h"
+#include "common/plugin_provenance.h"
 #include "common/problem.h"
 #include "flashscope/kernel_abi.h"
 
@@ -21,14 +22,10 @@ enum class Side { kShared, kBase, kNew };
 // "base", "new"; "" for kShared.
 const char* SideName(Side side);
 
-// Where a kernel comes from; recorded in every case result and shown by every output.
-struct Provenance {
-  bool builtin = false;       // linked into flashscope-worker (our ladder and peers)
-  std::string name;           // the plugin's own name; "built-in" for ours
-  std::string version;        // the plugin's version string; flashscope's revision for ours
-  std::string path;           // the file as loaded (absolute); "" for built-in
-  std::string sha256;         // of the file's bytes; "" for built-in
-  Side side = Side::kShared;  // which side of an ab comparison the file was loaded as
+// Where a kernel comes from (common/plugin_provenance.h: what every case result records and every
+// output shows), and the side of an ab comparison its file was loaded as.
+struct Provenance : PluginProvenance {
+  Side side = Side::kShared;
 };
 
 // One __global__ function a kernel launches for a problem: the driver's CUfunction and the launch

@@ -164,7 +164,7 @@ absl::Status PluginSet::Add(const fs_plugin* table, Provenance provenance,
           "`flashscope ab` (rename one of them, or load only one of the two files)"));
     }
   }
-  provenance.name = validated->plugin.name;
+  provenance.plugin = validated->plugin.name;
   provenance.version = validated->plugin.version;
   plugins_.push_back(std::move(provenance));
   std::vector<const Kernel*> added;

@@ -8,18 +8,12 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/resource_usage.h"
 
 namespace flashscope::profiler {
 
-struct ResourceUsage {
-  std::string function;
-  int registers = 0;  // per thread
-  int static_smem_bytes = 0;
-  int dynamic_smem_bytes = 0;
-  int local_bytes = 0;  // per thread: spills and stack arrays
-  int block_threads = 0;
-  double theoretical_occupancy = 0;  // resident warps / the SM's maximum warps, 0..1
-};
+// common/resource_usage.h: one struct for what is read here and the report's records.
+using ResourceUsage = ::flashscope::ResourceUsage;
 
 // `cu_function` is a CUfunction (what a plugin's fs_device_function carries).
 absl::StatusOr<ResourceUsage> QueryResources(void* cu_function, const std::string& name,

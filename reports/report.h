@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "common/error_heatmap.h"
 #include "common/error_stats.h"
 #include "common/measured_peaks.h"
+#include "common/plugin_provenance.h"
+#include "common/resource_usage.h"
 #include "common/timing_policy.h"
 #include "reports/trust_record.h"
 
@@ -136,32 +139,14 @@ struct ProfileRecord {
   std::vector<std::pair<std::string, double>> kernel_durations_ms;  // CUPTI activity records
 };
 
-struct ResourceRecord {
-  std::string function;  // kernel (device function) name
-  int registers = 0;
-  int static_smem_bytes = 0;
-  int dynamic_smem_bytes = 0;
-  int local_bytes = 0;  // per thread; > 0 means spills or stack
-  int block_threads = 0;
-  double theoretical_occupancy = 0;  // 0..1, from the CUDA occupancy API
-};
+// common/resource_usage.h: a kernel's registers, memory and occupancy as the profiler reads them.
+using ResourceRecord = ::flashscope::ResourceUsage;
 
 // common/error_stats.h: the statistics verify/ computes, recorded as they are.
 using ErrorStatsRecord = ::flashscope::ErrorStats;
 
-// Error downsampled onto a grid: row-major rows × cols, each cell aggregating a block of the
-// source (src_rows × src_cols) by max and by mean.
-struct HeatmapRecord {
-  std::string kind;  // "position_x_dim", "sequence_profile", "tile_fold", "per_head"
-  std::string row_axis;
-  std::string col_axis;
-  int64_t src_rows = 0;
-  int64_t src_cols = 0;
-  int rows = 0;
-  int cols = 0;
-  std::vector<float> max;
-  std::vector<float> mean;
-};
+// common/error_heatmap.h: error downsampled onto a grid, as verify/ builds it.
+using HeatmapRecord = ::flashscope::Heatmap;
 
 struct VerificationRecord {
   bool ran = false;
@@ -200,22 +185,9 @@ struct SanitizerRecord {
   double wall_s = 0;                       // the rerun, tool start-up included
 };
 
-// Where a case's kernel came from: one of flashscope's own (built-in, versioned by flashscope's
-// revision) or a plugin file, identified by its path, the SHA-256 of its bytes and the plugin's
-// own name and version string (kept apart from flashscope's revision in `environment`).
-struct ProvenanceRecord {
-  bool builtin = false;
-  std::string plugin;   // the plugin's name; "built-in" for flashscope's own kernels
-  std::string version;  // the plugin's version string; flashscope's revision for built-in ones
-  std::string path;     // the plugin file; "" for built-in
-  std::string sha256;   // of the plugin file's bytes; "" for built-in
-
-  bool operator==(const ProvenanceRecord& o) const {
-    return builtin == o.builtin && plugin == o.plugin && version == o.version && path == o.path &&
-           sha256 == o.sha256;
-  }
-  bool operator!=(const ProvenanceRecord& o) const { return !(*this == o); }
-};
+// common/plugin_provenance.h: where a case's kernel came from, as the plugin host loaded it (the
+// plugin's version is kept apart from flashscope's revision in `environment`).
+using ProvenanceRecord = ::flashscope::PluginProvenance;
 
 // A kernel's one-time work before anything was verified or timed (fs_kernel.prepare: a Triton
 // kernel's JIT compilation and autotuning), kept out of every timing and recorded here.

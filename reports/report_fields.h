@@ -12,8 +12,9 @@
 #include "reports/report_checks.h"
 
 // The records that live in common/ (shared with verify/ and profiler/: measured peaks, the timing
-// policy, error statistics) are described in their own namespace, where argument-dependent lookup
-// (jsonio::IsRecord) finds them; declared before the report's records, which nest them.
+// policy, error statistics, resource usage, error heatmaps, plugin provenance) are described in
+// their own namespace, where argument-dependent lookup (jsonio::IsRecord) finds them; declared
+// before the report's records, which nest them.
 namespace flashscope {
 
 template <class V>
@@ -60,6 +61,56 @@ void Describe(V& v, ErrorStats& s) {
   });
 }
 
+template <class V>
+void Describe(V& v, ResourceUsage& r) {
+  v("function", r.function);
+  v("registers", r.registers, reports::jsonio::AtLeast(0));
+  v("static_smem_bytes", r.static_smem_bytes, reports::jsonio::AtLeast(0));
+  v("dynamic_smem_bytes", r.dynamic_smem_bytes, reports::jsonio::AtLeast(0));
+  v("local_bytes", r.local_bytes, reports::jsonio::AtLeast(0));
+  v("block_threads", r.block_threads, reports::jsonio::AtLeast(0));
+  v("theoretical_occupancy", r.theoretical_occupancy);
+}
+
+template <class V>
+void Describe(V& v, Heatmap& h) {
+  v("kind", h.kind, reports::jsonio::Required());
+  v("row_axis", h.row_axis);
+  v("col_axis", h.col_axis);
+  v("src_rows", h.src_rows, reports::jsonio::AtLeast(0));
+  v("src_cols", h.src_cols, reports::jsonio::AtLeast(0));
+  v("rows", h.rows, reports::jsonio::Required());
+  v("cols", h.cols, reports::jsonio::Required());
+  v("max", h.max, reports::jsonio::Required());
+  v("mean", h.mean);
+  v.Check([&](reports::jsonio::Fields& f) {
+    // A viewer indexes max[r * cols + c]: a size mismatch must fail here, not there.
+    if (h.rows < 0 || h.cols < 0) {
+      f.Fail(f.path(), absl::StrCat("negative shape ", h.rows, " x ", h.cols));
+      return;
+    }
+    const int64_t cells = static_cast<int64_t>(h.rows) * h.cols;
+    for (auto [key, values] : {std::pair{"max", &h.max}, std::pair{"mean", &h.mean}}) {
+      if (values->empty() && std::string(key) == "mean") continue;
+      if (static_cast<int64_t>(values->size()) != cells) {
+        f.Fail(f.PathOf(key), absl::StrCat("expected ", cells, " values (rows ", h.rows, " x cols ",
+                                           h.cols, "), got ", values->size()));
+        return;
+      }
+    }
+  });
+}
+
+// A case's provenance; also each plugin of a plan (plan_json.cc).
+template <class V>
+void Describe(V& v, PluginProvenance& p) {
+  v("builtin", p.builtin);
+  v("plugin", p.plugin, reports::jsonio::Required());
+  v("version", p.version);
+  v("path", p.path);
+  v("sha256", p.sha256);
+}
+
 }  // namespace flashscope
 
 namespace flashscope::reports {
@@ -83,15 +134,11 @@ void Describe(V& v, TimingRecord& t);
 template <class V>
 void Describe(V& v, ThroughputRecord& t);
 template <class V>
-void Describe(V& v, HeatmapRecord& h);
-template <class V>
 void Describe(V& v, VerificationRecord& r);
 template <class V>
 void Describe(V& v, MetricRecord& m);
 template <class V>
 void Describe(V& v, ProfileRecord& p);
-template <class V>
-void Describe(V& v, ResourceRecord& r);
 template <class V>
 void Describe(V& v, SanitizerFinding& f);
 template <class V>
@@ -213,35 +260,6 @@ void Describe(V& v, ThroughputRecord& t) {
 }
 
 template <class V>
-void Describe(V& v, HeatmapRecord& h) {
-  v("kind", h.kind, Required());
-  v("row_axis", h.row_axis);
-  v("col_axis", h.col_axis);
-  v("src_rows", h.src_rows, AtLeast(0));
-  v("src_cols", h.src_cols, AtLeast(0));
-  v("rows", h.rows, Required());
-  v("cols", h.cols, Required());
-  v("max", h.max, Required());
-  v("mean", h.mean);
-  v.Check([&](jsonio::Fields& f) {
-    // A viewer indexes max[r * cols + c]: a size mismatch must fail here, not there.
-    if (h.rows < 0 || h.cols < 0) {
-      f.Fail(f.path(), absl::StrCat("negative shape ", h.rows, " x ", h.cols));
-      return;
-    }
-    const int64_t cells = static_cast<int64_t>(h.rows) * h.cols;
-    for (auto [key, values] : {std::pair{"max", &h.max}, std::pair{"mean", &h.mean}}) {
-      if (values->empty() && std::string(key) == "mean") continue;
-      if (static_cast<int64_t>(values->size()) != cells) {
-        f.Fail(f.PathOf(key), absl::StrCat("expected ", cells, " values (rows ", h.rows, " x cols ",
-                                           h.cols, "), got ", values->size()));
-        return;
-      }
-    }
-  });
-}
-
-template <class V>
 void Describe(V& v, VerificationRecord& r) {
   v("ran", r.ran, Required());
   v("passed", r.passed, Required());
@@ -280,17 +298,6 @@ void Describe(V& v, ProfileRecord& p) {
 }
 
 template <class V>
-void Describe(V& v, ResourceRecord& r) {
-  v("function", r.function);
-  v("registers", r.registers, AtLeast(0));
-  v("static_smem_bytes", r.static_smem_bytes, AtLeast(0));
-  v("dynamic_smem_bytes", r.dynamic_smem_bytes, AtLeast(0));
-  v("local_bytes", r.local_bytes, AtLeast(0));
-  v("block_threads", r.block_threads, AtLeast(0));
-  v("theoretical_occupancy", r.theoretical_occupancy);
-}
-
-template <class V>
 void Describe(V& v, SanitizerFinding& f) {
   v("kind", f.kind, Required());
   v("kernel", f.kernel);
@@ -326,16 +333,6 @@ template <class V>
 void Describe(V& v, PrepareRecord& p) {
   v("wall_s", p.wall_s, Required());
   v("note", p.note);
-}
-
-// A case's provenance; also each plugin of a plan (plan_json.cc).
-template <class V>
-void Describe(V& v, ProvenanceRecord& p) {
-  v("builtin", p.builtin);
-  v("plugin", p.plugin, Required());
-  v("version", p.version);
-  v("path", p.path);
-  v("sha256", p.sha256);
 }
 
 // The trust checks (docs/trust.md, docs/report-schema.md "trust").

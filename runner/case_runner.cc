@@ -395,7 +395,7 @@ void CaseRunner::QueryDeviceFunctions(Case& k) {
   for (const plugins::DeviceFunction& f : *functions) {
     auto usage = profiler::QueryResources(f.cu_function, f.name, f.block_threads,
                                           static_cast<size_t>(f.dynamic_smem_bytes));
-    if (usage.ok()) k.r.resources.push_back(ToResourceRecord(*usage));
+    if (usage.ok()) k.r.resources.push_back(*std::move(usage));
   }
 }
 

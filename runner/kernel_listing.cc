@@ -4,10 +4,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/closest_names.h"
 #include "protocol/worker_protocol.h"
 #include "reports/text_safety.h"
 #include "runner/planner.h"
-#include "common/closest_names.h"
 
 namespace flashscope::runner {
 namespace {
@@ -73,7 +73,7 @@ std::string DescribeGemm(Probe& probe) {
 
 std::string DescribePlugin(const plugins::Provenance& p) {
   if (p.builtin) return absl::StrCat("  built-in                 flashscope ", p.version, "\n");
-  return absl::StrFormat("  %-24s version %s\n      file %s\n      sha256 %s\n", Safe(p.name),
+  return absl::StrFormat("  %-24s version %s\n      file %s\n      sha256 %s\n", Safe(p.plugin),
                          p.version.empty() ? "(none given)" : Safe(p.version), Safe(p.path),
                          p.sha256);
 }
@@ -127,7 +127,7 @@ std::string DescribeKernel(const plugins::Kernel& k, int progress_fd) {
       absl::StrFormat("  %-28s r%-4d sm_%d  tile %dx%dx%d/%dthr  %s%s%s\n", Safe(i.id), i.revision,
                       i.min_sm, i.tile.block_m, i.tile.block_n, i.tile.block_k, i.tile.threads,
                       Safe(i.title), i.test_only ? "  [test-only]" : "",
-                      from.builtin ? "" : absl::StrCat("  [", Safe(from.name), "]"));
+                      from.builtin ? "" : absl::StrCat("  [", Safe(from.plugin), "]"));
   absl::StrAppend(&out, "      changed: ", Safe(i.changed), "\n      supports: ", support, "\n");
   if (!probe.any_accepted) {
     // Nothing it was asked about would run: a suite of such problems plans cases that all skip.

@@ -113,15 +113,7 @@ absl::StatusOr<SuiteFile> ReadSuiteFile(const std::string& path) {
   return SuiteFile{*std::move(suite), plugins::Sha256Hex(as_stored)};
 }
 
-reports::ProvenanceRecord ToRecord(const plugins::Provenance& p) {
-  reports::ProvenanceRecord r;
-  r.builtin = p.builtin;
-  r.plugin = p.name;
-  r.version = p.version;
-  r.path = p.path;
-  r.sha256 = p.sha256;
-  return r;
-}
+reports::ProvenanceRecord ToRecord(const plugins::Provenance& p) { return p; }
 
 namespace {
 

@@ -64,7 +64,7 @@ struct BoundCase {
 absl::StatusOr<std::vector<BoundCase>> BindPlan(const reports::PlanRecord& plan,
                                                 const plugins::PluginSet& kernels);
 
-// The provenance record of a loaded plugin.
+// The provenance record of a loaded plugin: its provenance without the side of an ab comparison.
 reports::ProvenanceRecord ToRecord(const plugins::Provenance& p);
 
 bool GlobMatch(const std::string& pattern, const std::string& text);

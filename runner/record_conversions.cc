@@ -47,19 +47,7 @@ reports::VerificationRecord ToVerificationRecord(const verify::VerificationResul
     r.baseline_max_abs = v.baseline.max_abs;
     r.ratio_to_baseline = v.baseline.max_abs > 0 ? v.stats.max_abs / v.baseline.max_abs : 0;
   }
-  for (const auto& h : v.heatmaps) {
-    reports::HeatmapRecord hr;
-    hr.kind = h.kind;
-    hr.row_axis = h.row_axis;
-    hr.col_axis = h.col_axis;
-    hr.src_rows = h.src_rows;
-    hr.src_cols = h.src_cols;
-    hr.rows = h.rows;
-    hr.cols = h.cols;
-    hr.max = h.max;
-    hr.mean = h.mean;
-    r.heatmaps.push_back(std::move(hr));
-  }
+  r.heatmaps = v.heatmaps;
   return r;
 }
 
@@ -98,18 +86,6 @@ reports::ThroughputRecord ToThroughput(const Problem& p, double median_ms,
   if (peak > 0) t.pct_peak_flops = 100.0 * t.tflops / peak;
   if (peaks.copy_gbps > 0) t.pct_peak_bandwidth = 100.0 * t.gbps / peaks.copy_gbps;
   return t;
-}
-
-reports::ResourceRecord ToResourceRecord(const profiler::ResourceUsage& u) {
-  reports::ResourceRecord r;
-  r.function = u.function;
-  r.registers = u.registers;
-  r.static_smem_bytes = u.static_smem_bytes;
-  r.dynamic_smem_bytes = u.dynamic_smem_bytes;
-  r.local_bytes = u.local_bytes;
-  r.block_threads = u.block_threads;
-  r.theoretical_occupancy = u.theoretical_occupancy;
-  return r;
 }
 
 reports::ProfileRecord ToProfileRecord(const profiler::ProfileResult& p) {

@@ -6,7 +6,6 @@
 
 #include "profiler/cupti_profiler.h"
 #include "profiler/device_info.h"
-#include "profiler/resources.h"
 #include "profiler/timing.h"
 #include "reports/report.h"
 #include "verify/workspace.h"
@@ -23,7 +22,6 @@ reports::TimingRecord ToTimingRecord(const profiler::TimingResult& t);
 // dtype has no measured matmul peak, e.g. fp32).
 reports::ThroughputRecord ToThroughput(const Problem& p, double median_ms,
                                        const reports::MeasuredPeaks& peaks);
-reports::ResourceRecord ToResourceRecord(const profiler::ResourceUsage& u);
 reports::ProfileRecord ToProfileRecord(const profiler::ProfileResult& p);
 // A file-system-safe folder name for a case's .npy dump.
 std::string CaseDirName(int index, const std::string& key);

@@ -26,8 +26,9 @@ from pathlib import Path
 RULES = {
     "include/flashscope": ("the plugin C ABI (the SDK)", []),
     "common": ("header-only vocabulary: problems, kernel facts, ABI conversions, the metric "
-               "catalogue's table, the timing policy, error statistics, measured peaks, closest "
-               "names; element conversions (the one .cuh)", ["include/flashscope"]),
+               "catalogue's table, the timing policy, error statistics and heatmaps, resource "
+               "usage, plugin provenance, measured peaks, closest names; element conversions "
+               "(the one .cuh)", ["include/flashscope"]),
     "common/tests": ("test helpers every folder's tests share (GoogleTest, CUDA)", ["common"]),
     "kernels": ("the kernels under test, peers, registry, ABI adapter, test and demo plugins",
                 ["common", "include/flashscope"]),

@@ -34,11 +34,13 @@ ErrorStats StatsFromCheck(const OutputCheckCounts& counts, int64_t elements) {
 
 namespace {
 
-// One chunk's share of ComputeErrorStats, combined in chunk order.
+// One chunk's share of ComputeErrorStats, combined in chunk order: the counts and maxima of the
+// result as they stand (`stats`), and what its means and worst index are made from at the end.
 struct PartialStats {
-  int64_t never_written = 0, nan = 0, inf = 0, bad = 0, finite = 0;
+  ErrorStats stats;
+  int64_t finite = 0;
   int64_t first_never = -1, first_nonfinite = -1, argmax = -1;
-  double sum_abs = 0, sum_sq = 0, sum_ref_sq = 0, max_abs = 0, max_rel = 0;
+  double sum_abs = 0, sum_sq = 0, sum_ref_sq = 0;
 };
 
 PartialStats StatsOfRange(const void* out_raw, DType out_dtype, const float* ref, int64_t begin,
@@ -46,7 +48,7 @@ PartialStats StatsOfRange(const void* out_raw, DType out_dtype, const float* ref
   PartialStats s;
   for (int64_t i = begin; i < end; ++i) {
     if (IsPoisoned(out_raw, out_dtype, i)) {
-      ++s.never_written;
+      ++s.stats.never_written;
       if (s.first_never < 0) s.first_never = i;
       continue;
     }
@@ -54,11 +56,11 @@ PartialStats StatsOfRange(const void* out_raw, DType out_dtype, const float* ref
     const double r = ref[i];
     if (!std::isfinite(o)) {
       if (std::isnan(o)) {
-        ++s.nan;
+        ++s.stats.nan;
       } else {
-        ++s.inf;
+        ++s.stats.inf;
       }
-      ++s.bad;
+      ++s.stats.bad;
       if (s.first_nonfinite < 0) s.first_nonfinite = i;
       continue;
     }
@@ -67,34 +69,34 @@ PartialStats StatsOfRange(const void* out_raw, DType out_dtype, const float* ref
     s.sum_abs += err;
     s.sum_sq += err * err;
     s.sum_ref_sq += r * r;
-    if (s.argmax < 0 || err > s.max_abs) {
-      s.max_abs = err;
+    if (s.argmax < 0 || err > s.stats.max_abs) {
+      s.stats.max_abs = err;
       s.argmax = i;
     }
     const double denom = std::fmax(std::fabs(r), tol.atol);
-    if (denom > 0) s.max_rel = std::fmax(s.max_rel, err / denom);
-    if (err > tol.atol + tol.rtol * std::fabs(r)) ++s.bad;
+    if (denom > 0) s.stats.max_rel = std::fmax(s.stats.max_rel, err / denom);
+    if (err > tol.atol + tol.rtol * std::fabs(r)) ++s.stats.bad;
   }
   return s;
 }
 
 // `b` covers elements after `a`'s: firsts and the first maximum stay the earliest.
 void Combine(PartialStats* a, const PartialStats& b) {
-  a->never_written += b.never_written;
-  a->nan += b.nan;
-  a->inf += b.inf;
-  a->bad += b.bad;
+  a->stats.never_written += b.stats.never_written;
+  a->stats.nan += b.stats.nan;
+  a->stats.inf += b.stats.inf;
+  a->stats.bad += b.stats.bad;
   a->finite += b.finite;
   if (a->first_never < 0) a->first_never = b.first_never;
   if (a->first_nonfinite < 0) a->first_nonfinite = b.first_nonfinite;
-  if (b.argmax >= 0 && (a->argmax < 0 || b.max_abs > a->max_abs)) {
-    a->max_abs = b.max_abs;
+  if (b.argmax >= 0 && (a->argmax < 0 || b.stats.max_abs > a->stats.max_abs)) {
+    a->stats.max_abs = b.stats.max_abs;
     a->argmax = b.argmax;
   }
   a->sum_abs += b.sum_abs;
   a->sum_sq += b.sum_sq;
   a->sum_ref_sq += b.sum_ref_sq;
-  a->max_rel = std::fmax(a->max_rel, b.max_rel);
+  a->stats.max_rel = std::fmax(a->stats.max_rel, b.stats.max_rel);
 }
 
 // Below this many elements per chunk the threads cost more than they save.
@@ -110,14 +112,8 @@ ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* 
   });
   PartialStats all;
   for (const PartialStats& p : parts) Combine(&all, p);
-  ErrorStats s;
+  ErrorStats s = all.stats;
   s.elements = n;
-  s.never_written = all.never_written;
-  s.nan = all.nan;
-  s.inf = all.inf;
-  s.bad = all.bad;
-  s.max_abs = all.max_abs;
-  s.max_rel = all.max_rel;
   if (all.finite > 0) {
     s.mean_abs = all.sum_abs / all.finite;
     const double rmse = std::sqrt(all.sum_sq / all.finite);

@@ -8,17 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "common/error_heatmap.h"
 #include "common/problem.h"
 
 namespace flashscope::verify {
 
-struct Heatmap {
-  std::string kind;  // "position_x_dim", "sequence_profile", "tile_fold", "per_head", "position"
-  std::string row_axis, col_axis;
-  int64_t src_rows = 0, src_cols = 0;  // the size of the grid before downsampling
-  int rows = 0, cols = 0;
-  std::vector<float> max, mean;  // row-major rows × cols
-};
+// common/error_heatmap.h: one struct for the heatmaps built here and the report's records.
+using Heatmap = ::flashscope::Heatmap;
 
 // Bin edges that split `n` source cells into min(n, max_bins) contiguous bins whose sizes differ
 // by at most one: bin b covers [edges[b], edges[b+1]). Every source cell is in exactly one bin.

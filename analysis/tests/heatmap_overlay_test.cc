@@ -15,19 +15,6 @@ using ::testing::DoubleNear;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-HeatmapRecord Map(const std::string& kind, int64_t src_rows, int64_t src_cols, int rows, int cols,
-                  const std::string& row_axis = "", const std::string& col_axis = "") {
-  HeatmapRecord h;
-  h.kind = kind;
-  h.row_axis = row_axis;
-  h.col_axis = col_axis;
-  h.src_rows = src_rows;
-  h.src_cols = src_cols;
-  h.rows = rows;
-  h.cols = cols;
-  return h;
-}
-
 CaseResult Attention(int64_t sq, int64_t sk, bool causal, TileRecord tile) {
   CaseResult c;
   c.family = "attention_fwd";
@@ -41,7 +28,8 @@ CaseResult Attention(int64_t sq, int64_t sk, bool causal, TileRecord tile) {
 TEST(HeatmapOverlay, TileBoundariesAndTheLastPartialTileAlongTheQueryAxis) {
   // S = 200 over 200 rows, block_m 64: boundaries at 64 and 128 and 192, rows 192..199 partial.
   const CaseResult c = Attention(200, 200, false, {64, 64});
-  const HeatmapOverlay o = BuildHeatmapOverlay(c, Map("position_x_dim", 200, 64, 200, 64));
+  const HeatmapOverlay o =
+      BuildHeatmapOverlay(c, testing::HeatmapOfShape("position_x_dim", 200, 64, 200, 64));
   EXPECT_THAT(o.rows.tile_lines, ElementsAre(64, 128, 192));
   ASSERT_TRUE(o.rows.partial.has_value());
   EXPECT_EQ(o.rows.partial->from, 192);
@@ -55,7 +43,8 @@ TEST(HeatmapOverlay, TileBoundariesAndTheLastPartialTileAlongTheQueryAxis) {
 TEST(HeatmapOverlay, DownsampledMapsScalePositionsToCells) {
   // 2048 query rows on 16 cells: a 128-row tile is one cell.
   const CaseResult c = Attention(2048, 2048, false, {128, 64});
-  const HeatmapOverlay o = BuildHeatmapOverlay(c, Map("per_head", 48, 2048, 16, 16));
+  const HeatmapOverlay o =
+      BuildHeatmapOverlay(c, testing::HeatmapOfShape("per_head", 48, 2048, 16, 16));
   ASSERT_EQ(o.cols.tile_lines.size(), 15u);
   EXPECT_THAT(o.cols.tile_lines.front(), DoubleNear(1.0, 1e-12));
   EXPECT_FALSE(o.cols.partial.has_value());
@@ -65,7 +54,8 @@ TEST(HeatmapOverlay, CausalDiagonalEntersEachKeyTile) {
   // Bottom-right aligned: query q sees keys up to q + (Sk - Sq) = q + 32; the diagonal enters
   // key tile j (64 keys) at q = 64 j - 32.
   const CaseResult c = Attention(160, 192, true, {64, 64});
-  const HeatmapOverlay o = BuildHeatmapOverlay(c, Map("position_x_dim", 160, 64, 160, 64));
+  const HeatmapOverlay o =
+      BuildHeatmapOverlay(c, testing::HeatmapOfShape("position_x_dim", 160, 64, 160, 64));
   EXPECT_THAT(o.rows.diagonal_lines, ElementsAre(32, 96));
   EXPECT_THAT(o.legend.back(), HasSubstr("the diagonal enters a new 64-key tile"));
 }
@@ -73,8 +63,8 @@ TEST(HeatmapOverlay, CausalDiagonalEntersEachKeyTile) {
 TEST(HeatmapOverlay, TheFoldShowsWhatTheLastTileLacks) {
   // 200 rows folded by 64: the last tile holds rows 0..7 of the fold; 8..63 lack it.
   const CaseResult c = Attention(200, 200, false, {64, 64});
-  const HeatmapOverlay o =
-      BuildHeatmapOverlay(c, Map("tile_fold", 64, 64, 64, 64, "query position mod 64"));
+  const HeatmapOverlay o = BuildHeatmapOverlay(
+      c, testing::HeatmapOfShape("tile_fold", 64, 64, 64, 64, "query position mod 64"));
   ASSERT_TRUE(o.rows.partial.has_value());
   EXPECT_EQ(o.rows.partial->from, 8);
   EXPECT_EQ(o.rows.partial->to, 64);
@@ -86,7 +76,8 @@ TEST(HeatmapOverlay, GemmTilesBothAxes) {
   c.family = "gemm";
   c.params = {{"M", "300"}, {"N", "256"}, {"K", "64"}};
   c.tile = TileRecord{128, 128};
-  const HeatmapOverlay o = BuildHeatmapOverlay(c, Map("position", 300, 256, 300, 256));
+  const HeatmapOverlay o =
+      BuildHeatmapOverlay(c, testing::HeatmapOfShape("position", 300, 256, 300, 256));
   EXPECT_THAT(o.rows.tile_lines, ElementsAre(128, 256));
   EXPECT_THAT(o.cols.tile_lines, ElementsAre(128));
   EXPECT_TRUE(o.rows.partial.has_value());
@@ -95,7 +86,8 @@ TEST(HeatmapOverlay, GemmTilesBothAxes) {
 
 TEST(HeatmapOverlay, DenseBoundariesAreThinned) {
   const CaseResult c = Attention(16384, 16384, false, {64, 64});
-  const HeatmapOverlay o = BuildHeatmapOverlay(c, Map("position_x_dim", 16384, 64, 256, 64), 64);
+  const HeatmapOverlay o =
+      BuildHeatmapOverlay(c, testing::HeatmapOfShape("position_x_dim", 16384, 64, 256, 64), 64);
   EXPECT_EQ(o.rows.stride, 4);  // 255 boundaries, at most 64 drawn
   EXPECT_LE(o.rows.tile_lines.size(), 64u);
   EXPECT_THAT(o.legend.front(), HasSubstr("a line every 4 boundaries"));
@@ -104,7 +96,8 @@ TEST(HeatmapOverlay, DenseBoundariesAreThinned) {
 TEST(HeatmapOverlay, NothingWithoutATile) {
   CaseResult c = Attention(200, 200, true, {64, 64});
   c.tile.reset();
-  EXPECT_FALSE(BuildHeatmapOverlay(c, Map("position_x_dim", 200, 64, 200, 64)).Any());
+  EXPECT_FALSE(
+      BuildHeatmapOverlay(c, testing::HeatmapOfShape("position_x_dim", 200, 64, 200, 64)).Any());
 }
 
 // Reports written before tiles were recorded: block_m comes from the tile fold's axis.

@@ -34,22 +34,26 @@ __global__ void __launch_bounds__(kBlock* kBlock)
   c[static_cast<long long>(row) * n + col] = acc;
 }
 
-template <typename T>
-cudaError_t LaunchTyped(const GemmProblem& g, const GemmArgs& args, cudaStream_t stream) {
-  const dim3 block(kBlock, kBlock);
-  const dim3 grid(static_cast<unsigned>((g.n + kBlock - 1) / kBlock),
-                  static_cast<unsigned>((g.m + kBlock - 1) / kBlock));
-  G01NaiveKernel<T><<<grid, block, 0, stream>>>(
-      static_cast<const T*>(args.a), static_cast<const T*>(args.b), args.c, static_cast<int>(g.m),
-      static_cast<int>(g.n), static_cast<int>(g.k));
-  return LaunchResult();
-}
+struct G01Rung {
+  static constexpr int kBlockM = kBlock;
 
-template <typename T>
-DeviceFunction Describe() {
-  return {reinterpret_cast<const void*>(&G01NaiveKernel<T>),
-          std::string("g01_naive<") + ElementName<T>() + ">", kBlock * kBlock, 0};
-}
+  template <typename T>
+  static cudaError_t Launch(const GemmProblem& g, const GemmArgs& args, cudaStream_t stream) {
+    const dim3 block(kBlock, kBlock);
+    const dim3 grid(static_cast<unsigned>((g.n + kBlock - 1) / kBlock),
+                    static_cast<unsigned>((g.m + kBlock - 1) / kBlock));
+    G01NaiveKernel<T><<<grid, block, 0, stream>>>(
+        static_cast<const T*>(args.a), static_cast<const T*>(args.b), args.c, static_cast<int>(g.m),
+        static_cast<int>(g.n), static_cast<int>(g.k));
+    return LaunchResult();
+  }
+
+  template <typename T>
+  static DeviceFunction Describe(const GemmProblem&) {
+    return {reinterpret_cast<const void*>(&G01NaiveKernel<T>),
+            std::string("g01_naive<") + ElementName<T>() + ">", kBlock * kBlock, 0};
+  }
+};
 
 }  // namespace
 
@@ -62,16 +66,7 @@ KernelEntry MakeG01Naive() {
   e.info.changed = "first rung: every thread reads its row of A and column of B from global";
   e.info.min_sm = 80;
   e.info.tile = TileShape{kBlock, kBlock, 1, kBlock * kBlock};
-  e.gemm_supports = [](const GemmProblem& g) { return GemmBasicSupport(g, kBlock); };
-  e.gemm_launch = [](const GemmProblem& g, const GemmArgs& a, cudaStream_t s) {
-    return g.dtype == DType::kF16 ? LaunchTyped<__half>(g, a, s) : LaunchTyped<float>(g, a, s);
-  };
-  e.device_functions = [](const Problem& prob) -> std::vector<DeviceFunction> {
-    const auto* g = std::get_if<GemmProblem>(&prob);
-    if (g == nullptr || !GemmBasicSupport(*g, kBlock).empty()) return {};
-    return {g->dtype == DType::kF16 ? Describe<__half>() : Describe<float>()};
-  };
-  return e;
+  return BasicGemmEntry<G01Rung>(std::move(e));
 }
 
 }  // namespace flashscope::kernels

@@ -47,22 +47,26 @@ __global__ void __launch_bounds__(kTile* kTile)
   if (row < m && col < n) c[static_cast<long long>(row) * n + col] = acc;
 }
 
-template <typename T>
-cudaError_t LaunchTyped(const GemmProblem& g, const GemmArgs& args, cudaStream_t stream) {
-  const dim3 block(kTile, kTile);
-  const dim3 grid(static_cast<unsigned>((g.n + kTile - 1) / kTile),
-                  static_cast<unsigned>((g.m + kTile - 1) / kTile));
-  G02SmemTiledKernel<T><<<grid, block, 0, stream>>>(
-      static_cast<const T*>(args.a), static_cast<const T*>(args.b), args.c, static_cast<int>(g.m),
-      static_cast<int>(g.n), static_cast<int>(g.k));
-  return LaunchResult();
-}
+struct G02Rung {
+  static constexpr int kBlockM = kTile;
 
-template <typename T>
-DeviceFunction Describe() {
-  return {reinterpret_cast<const void*>(&G02SmemTiledKernel<T>),
-          std::string("g02_smem_tiled<") + ElementName<T>() + ">", kTile * kTile, 0};
-}
+  template <typename T>
+  static cudaError_t Launch(const GemmProblem& g, const GemmArgs& args, cudaStream_t stream) {
+    const dim3 block(kTile, kTile);
+    const dim3 grid(static_cast<unsigned>((g.n + kTile - 1) / kTile),
+                    static_cast<unsigned>((g.m + kTile - 1) / kTile));
+    G02SmemTiledKernel<T><<<grid, block, 0, stream>>>(
+        static_cast<const T*>(args.a), static_cast<const T*>(args.b), args.c, static_cast<int>(g.m),
+        static_cast<int>(g.n), static_cast<int>(g.k));
+    return LaunchResult();
+  }
+
+  template <typename T>
+  static DeviceFunction Describe(const GemmProblem&) {
+    return {reinterpret_cast<const void*>(&G02SmemTiledKernel<T>),
+            std::string("g02_smem_tiled<") + ElementName<T>() + ">", kTile * kTile, 0};
+  }
+};
 
 }  // namespace
 
@@ -75,16 +79,7 @@ KernelEntry MakeG02SmemTiled() {
   e.info.changed = "A and B tiles staged in shared memory and reused by the 16x16 block";
   e.info.min_sm = 80;
   e.info.tile = TileShape{kTile, kTile, kTile, kTile * kTile};
-  e.gemm_supports = [](const GemmProblem& g) { return GemmBasicSupport(g, kTile); };
-  e.gemm_launch = [](const GemmProblem& g, const GemmArgs& a, cudaStream_t s) {
-    return g.dtype == DType::kF16 ? LaunchTyped<__half>(g, a, s) : LaunchTyped<float>(g, a, s);
-  };
-  e.device_functions = [](const Problem& prob) -> std::vector<DeviceFunction> {
-    const auto* g = std::get_if<GemmProblem>(&prob);
-    if (g == nullptr || !GemmBasicSupport(*g, kTile).empty()) return {};
-    return {g->dtype == DType::kF16 ? Describe<__half>() : Describe<float>()};
-  };
-  return e;
+  return BasicGemmEntry<G02Rung>(std::move(e));
 }
 
 }  // namespace flashscope::kernels

@@ -167,23 +167,27 @@ cudaError_t LaunchVariant(const GemmProblem& g, const GemmArgs& args, cudaStream
   return LaunchResult();
 }
 
-template <typename T>
-cudaError_t LaunchTyped(const GemmProblem& g, const GemmArgs& args, cudaStream_t stream) {
-  return CanVectorize<T>(g, args) ? LaunchVariant<T, true>(g, args, stream)
-                                  : LaunchVariant<T, false>(g, args, stream);
-}
+struct G03Rung {
+  static constexpr int kBlockM = kBM;
 
-// The variant a problem gets with cudaMalloc'd (256-byte aligned) buffers.
-template <typename T>
-DeviceFunction Describe(const GemmProblem& g) {
-  constexpr int64_t kVec = 16 / sizeof(T);
-  const bool vec = g.k % kVec == 0 && g.n % kVec == 0;
-  const std::string name =
-      std::string("g03_register_tiled<") + ElementName<T>() + (vec ? ",vec16>" : ",scalar>");
-  const void* f = vec ? reinterpret_cast<const void*>(&G03RegisterTiledKernel<T, true>)
-                      : reinterpret_cast<const void*>(&G03RegisterTiledKernel<T, false>);
-  return {f, name, kThreads, 0};
-}
+  template <typename T>
+  static cudaError_t Launch(const GemmProblem& g, const GemmArgs& args, cudaStream_t stream) {
+    return CanVectorize<T>(g, args) ? LaunchVariant<T, true>(g, args, stream)
+                                    : LaunchVariant<T, false>(g, args, stream);
+  }
+
+  // The variant a problem gets with cudaMalloc'd (256-byte aligned) buffers.
+  template <typename T>
+  static DeviceFunction Describe(const GemmProblem& g) {
+    constexpr int64_t kVec = 16 / sizeof(T);
+    const bool vec = g.k % kVec == 0 && g.n % kVec == 0;
+    const std::string name =
+        std::string("g03_register_tiled<") + ElementName<T>() + (vec ? ",vec16>" : ",scalar>");
+    const void* f = vec ? reinterpret_cast<const void*>(&G03RegisterTiledKernel<T, true>)
+                        : reinterpret_cast<const void*>(&G03RegisterTiledKernel<T, false>);
+    return {f, name, kThreads, 0};
+  }
+};
 
 }  // namespace
 
@@ -198,16 +202,7 @@ KernelEntry MakeG03RegisterTiled() {
       "where rows are 16-byte aligned";
   e.info.min_sm = 80;
   e.info.tile = TileShape{kBM, kBN, kBK, kThreads};
-  e.gemm_supports = [](const GemmProblem& g) { return GemmBasicSupport(g, kBM); };
-  e.gemm_launch = [](const GemmProblem& g, const GemmArgs& a, cudaStream_t s) {
-    return g.dtype == DType::kF16 ? LaunchTyped<__half>(g, a, s) : LaunchTyped<float>(g, a, s);
-  };
-  e.device_functions = [](const Problem& prob) -> std::vector<DeviceFunction> {
-    const auto* g = std::get_if<GemmProblem>(&prob);
-    if (g == nullptr || !GemmBasicSupport(*g, kBM).empty()) return {};
-    return {g->dtype == DType::kF16 ? Describe<__half>(*g) : Describe<float>(*g)};
-  };
-  return e;
+  return BasicGemmEntry<G03Rung>(std::move(e));
 }
 
 }  // namespace flashscope::kernels

@@ -1,15 +1,20 @@
 // Small helpers shared by the gemm rungs: the supports() checks they all start from and the
-// dtype dispatch. No kernel bodies here, so each rung file still reads as one complete kernel.
+// registry entry of the plain rungs with its dtype dispatch. No kernel bodies here, so each rung
+// file still reads as one complete kernel.
 #pragma once
 
 #include <cuda_fp16.h>
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include "common/element_convert.cuh"
 #include "common/problem.h"
 #include "kernels/launch_util.h"
+#include "kernels/registry.h"
 
 namespace flashscope::kernels {
 
@@ -28,6 +33,26 @@ inline std::string GemmBasicSupport(const GemmProblem& g, int block_m) {
            std::to_string(block_m) + " (grid y limit)";
   }
   return "";
+}
+
+// The hooks of a plain gemm rung (g01-g03: fp32 or fp16 inputs, GemmBasicSupport over row tiles
+// of Rung::kBlockM) added to the entry `e` whose facts the rung filled in: each launch and
+// description dispatched on the element type to static members of `Rung`,
+// Rung::Launch<T>(problem, args, stream) and Rung::Describe<T>(problem).
+template <class Rung>
+KernelEntry BasicGemmEntry(KernelEntry e) {
+  e.gemm_supports = [](const GemmProblem& g) { return GemmBasicSupport(g, Rung::kBlockM); };
+  e.gemm_launch = [](const GemmProblem& g, const GemmArgs& a, cudaStream_t s) {
+    return g.dtype == DType::kF16 ? Rung::template Launch<__half>(g, a, s)
+                                  : Rung::template Launch<float>(g, a, s);
+  };
+  e.device_functions = [](const Problem& prob) -> std::vector<DeviceFunction> {
+    const auto* g = std::get_if<GemmProblem>(&prob);
+    if (g == nullptr || !GemmBasicSupport(*g, Rung::kBlockM).empty()) return {};
+    return {g->dtype == DType::kF16 ? Rung::template Describe<__half>(*g)
+                                    : Rung::template Describe<float>(*g)};
+  };
+  return e;
 }
 
 // The sizes every tensor-core rung takes: positive, up to 2^30 (their int index arithmetic adds

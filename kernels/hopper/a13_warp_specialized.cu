@@ -25,8 +25,7 @@ KernelEntry MakeA13WarpSpecialized() {
   info.changed =
       "a producer warpgroup issues every TMA load into the K/V ring (full/empty mbarriers); the "
       "two consumer warpgroups only compute; setmaxnreg moves registers to them";
-  return MakeEntry<kDirectRescale | kWarpSpec>(std::move(info),
-                                               {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"});
+  return MakeEntry<kDirectRescale | kWarpSpec>(std::move(info), kWarpSpecializedSass);
 }
 
 }  // namespace flashscope::kernels

@@ -24,8 +24,7 @@ KernelEntry MakeA14Pingpong() {
   info.changed =
       "named-barrier turns between the consumer warpgroups; a turn issues Q·K(j) with "
       "P(j-1)·V(j-1), so one warpgroup's softmax runs under the other's GEMMs";
-  return MakeEntry<kDirectRescale | kWarpSpec | kPingPong>(
-      std::move(info), {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"});
+  return MakeEntry<kDirectRescale | kWarpSpec | kPingPong>(std::move(info), kWarpSpecializedSass);
 }
 
 }  // namespace flashscope::kernels

@@ -22,8 +22,7 @@ KernelEntry MakeA15IntraOverlap() {
   info.changed =
       "wait for S(j) only (wgmma.wait_group 1), softmax while P(j-1)·V(j-1) runs, O rescale "
       "deferred until that group completes";
-  return MakeEntry<kDirectRescale | kWarpSpec | kPingPong | kIntraOverlap>(
-      std::move(info), {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"});
+  return MakeEntry<kA15Schedule>(std::move(info), kWarpSpecializedSass);
 }
 
 }  // namespace flashscope::kernels

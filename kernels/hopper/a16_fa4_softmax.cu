@@ -14,13 +14,6 @@
 #include "kernels/hopper/attn_sm90_entry.cuh"
 
 namespace flashscope::kernels {
-namespace {
-
-constexpr unsigned kA15 = attn_sm90::kDirectRescale | attn_sm90::kWarpSpec | attn_sm90::kPingPong |
-                          attn_sm90::kIntraOverlap;
-const std::vector<std::string> kRequired = {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"};
-
-}  // namespace
 
 KernelEntry MakeA16Fa4Softmax() {
   using namespace attn_sm90;
@@ -31,7 +24,7 @@ KernelEntry MakeA16Fa4Softmax() {
   info.changed =
       "both FA4 ideas on the Hopper schedule: rescale O only when a row max grows > log2(256); "
       "every 4th column block's exp2 on the FMA pipe";
-  return MakeEntry<kA15 | kCondRescale | kPolyExp>(std::move(info), kRequired);
+  return MakeEntry<kA15Schedule | kCondRescale | kPolyExp>(std::move(info), kWarpSpecializedSass);
 }
 
 KernelEntry MakeA16Fa4CondRescale() {
@@ -41,7 +34,7 @@ KernelEntry MakeA16Fa4CondRescale() {
   info.revision = 16;
   info.title = "a15 + FA4 conditional rescaling only";
   info.changed = "rescale O only when a row max grows by more than log2(256); exp2 all on MUFU";
-  return MakeEntry<kA15 | kCondRescale>(std::move(info), kRequired);
+  return MakeEntry<kA15Schedule | kCondRescale>(std::move(info), kWarpSpecializedSass);
 }
 
 KernelEntry MakeA16Fa4PolyExp() {
@@ -51,7 +44,7 @@ KernelEntry MakeA16Fa4PolyExp() {
   info.revision = 16;
   info.title = "a15 + FA4 polynomial exp2 only";
   info.changed = "every 4th column block's exp2 by a degree-3 polynomial on the FMA pipe";
-  return MakeEntry<kA15 | kPolyExp>(std::move(info), kRequired);
+  return MakeEntry<kA15Schedule | kPolyExp>(std::move(info), kWarpSpecializedSass);
 }
 
 }  // namespace flashscope::kernels

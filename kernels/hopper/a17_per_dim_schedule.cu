@@ -27,9 +27,7 @@ KernelEntry MakeA17PerDimSchedule() {
   info.changed =
       "D=64: 3 consumer warpgroups (BM 192, setmaxnreg 160) without turns, as a13; D=128/256: "
       "a16_fa4_cond_rescale; conditional rescaling on both";
-  return MakeEntry<kDirectRescale | kWarpSpec | kPingPong | kIntraOverlap | kCondRescale,
-                   kDirectRescale | kWarpSpec | kCondRescale | kThreeWarpgroups>(
-      std::move(info), {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"});
+  return MakeEntry<kA17Wide, kA17Narrow>(std::move(info), kWarpSpecializedSass);
 }
 
 }  // namespace flashscope::kernels

@@ -32,9 +32,7 @@ KernelEntry MakeA18Persistent() {
   info.changed =
       "D=64: a17 + persistent CTAs (static round-robin; causal tiles paired heaviest with "
       "lightest), K/V ring continuous across tiles, Q double-buffered; D>=128: a17";
-  return MakeEntry<kDirectRescale | kWarpSpec | kPingPong | kIntraOverlap | kCondRescale,
-                   kDirectRescale | kWarpSpec | kCondRescale | kThreeWarpgroups | kPersistent>(
-      std::move(info), {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"});
+  return MakeEntry<kA17Wide, kA17Narrow | kPersistent>(std::move(info), kWarpSpecializedSass);
 }
 
 }  // namespace flashscope::kernels

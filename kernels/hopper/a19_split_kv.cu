@@ -32,9 +32,8 @@ KernelEntry MakeA19SplitKv() {
   info.changed =
       "a17 + flash-decoding split of the key tiles (shares chosen by wave efficiency), fp32 "
       "partials and a combine kernel; one share (a17) when the tiles fill whole waves";
-  return MakeEntry<kDirectRescale | kWarpSpec | kPingPong | kIntraOverlap | kCondRescale | kSplitKV,
-                   kDirectRescale | kWarpSpec | kCondRescale | kThreeWarpgroups | kSplitKV>(
-      std::move(info), {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"});
+  return MakeEntry<kA17Wide | kSplitKV, kA17Narrow | kSplitKV>(std::move(info),
+                                                               kWarpSpecializedSass);
 }
 
 }  // namespace flashscope::kernels

@@ -29,11 +29,8 @@ KernelEntry MakeA20DynamicSchedule() {
   info.changed =
       "a18's static round-robin deal replaced by an atomic work counter, longest-first causal "
       "order in L2-sized head groups; a19 at D>=128 and for problems it splits";
-  constexpr unsigned kSplit128 =
-      kDirectRescale | kWarpSpec | kPingPong | kIntraOverlap | kCondRescale | kSplitKV;
-  constexpr unsigned kBase64 = kDirectRescale | kWarpSpec | kCondRescale | kThreeWarpgroups;
-  return MakeEntry<kSplit128, kBase64 | kPersistent | kDynamicSchedule, kBase64 | kSplitKV>(
-      std::move(info), {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"});
+  return MakeEntry<kA17Wide | kSplitKV, kA17Narrow | kPersistent | kDynamicSchedule,
+                   kA17Narrow | kSplitKV>(std::move(info), kWarpSpecializedSass);
 }
 
 }  // namespace flashscope::kernels

@@ -28,12 +28,10 @@ KernelEntry MakeA21ShortTiles() {
   info.changed =
       "a20 + D=64 128-row tiles (a13's free-running warpgroups, conditional rescale, split-KV) "
       "chosen by padding against rate";
-  constexpr unsigned kSplit128 =
-      kDirectRescale | kWarpSpec | kPingPong | kIntraOverlap | kCondRescale | kSplitKV;
-  constexpr unsigned kBase64 = kDirectRescale | kWarpSpec | kCondRescale | kThreeWarpgroups;
+  // D = 64 short tiles: a13's two free-running warpgroups, conditional rescaling, split-KV.
   constexpr unsigned kShort64 = kDirectRescale | kWarpSpec | kCondRescale | kSplitKV;
-  return MakeEntry<kSplit128, kBase64 | kPersistent | kDynamicSchedule, kBase64 | kSplitKV,
-                   kShort64>(std::move(info), {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"});
+  return MakeEntry<kA17Wide | kSplitKV, kA17Narrow | kPersistent | kDynamicSchedule,
+                   kA17Narrow | kSplitKV, kShort64>(std::move(info), kWarpSpecializedSass);
 }
 
 }  // namespace flashscope::kernels

@@ -127,6 +127,19 @@ struct Instance {
   }
 };
 
+// The feature sets later rungs build on, each named once. a15's schedule: a13's producer
+// warpgroup, a14's ping-pong turns, a15's intra-warpgroup overlap (a16 and a17 add to it).
+inline constexpr unsigned kA15Schedule = kDirectRescale | kWarpSpec | kPingPong | kIntraOverlap;
+// a17's per-head-dim sets, which a18-a21 extend: D >= 128 on a15's schedule, D = 64 on three
+// free-running consumer warpgroups (no turns); conditional rescaling on both.
+inline constexpr unsigned kA17Wide = kA15Schedule | kCondRescale;
+inline constexpr unsigned kA17Narrow = kDirectRescale | kWarpSpec | kCondRescale | kThreeWarpgroups;
+
+// The SASS every warp-specialised rung (a13 on) must compile to: wgmma, TMA loads, mbarrier
+// waits and the producer's setmaxnreg.
+inline const std::vector<std::string> kWarpSpecializedSass = {"HGMMA", "UTMALDG", "SYNCS",
+                                                              "USETMAXREG"};
+
 // Calls fn(Instance<...>{}) for the problem's dtype and head dim (checked by Supports first);
 // head dim 64 takes the feature set F64 (a rung may schedule it differently), or F64Split where
 // that (a split-KV set) would split the problem's key tiles (a20: the persistent grid for

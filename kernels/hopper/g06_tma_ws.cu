@@ -51,13 +51,9 @@ namespace flashscope::kernels {
 namespace {
 
 // kernels/perf/gemm_sweep.cu includes this file and launches instantiations through these.
-using g06::kBK;
-using g06::kBM;
-using g06::kThreads;
 using g06::LaunchTyped;
 using g06::Maps;
 using g06::MapsFor;
-using g06::Plan;
 using g06::SmCount;
 using g06::Tiles;
 
@@ -72,23 +68,6 @@ int ChooseBN(const GemmProblem& p) {
   return Tiles(p, 128) >= half ? 128 : 64;
 }
 
-// Which kernel a problem's shape runs: the TMA path when K and N make 16-byte rows (128x256 tiles,
-// narrower for small problems; clusters of two CTAs sharing B for large ones); otherwise the
-// element-copying producer with 128x128 tiles. Misaligned operands also take the element-copy
-// producer (g06::ForOperands, at launch).
-Plan ShapePlan(const GemmProblem& p) {
-  Plan plan;
-  plan.tma = p.k % 8 == 0 && p.n % 8 == 0;
-  plan.bn = plan.tma ? ChooseBN(p) : 128;
-  // Clusters pay where there are several waves of tiles (+1 % at 4096^3); on one wave or less
-  // their start-up and final cluster barrier cost more than sharing B saves (-3 % at 2048^3,
-  // -10 % at 1024^3 in the v2 sweep).
-  plan.cluster = plan.tma && p.m > kBM && Tiles(p, plan.bn) >= 2 * SmCount() ? 2 : 1;
-  return plan;
-}
-
-std::string G06Supports(const GemmProblem& p) { return g06::WgmmaGemmSupports(p, "g06"); }
-
 }  // namespace
 
 KernelEntry MakeG06TmaWs() {
@@ -102,8 +81,7 @@ KernelEntry MakeG06TmaWs() {
   e.info.changed =
       "TMA bulk-tensor loads completing on mbarriers, warp specialisation, persistent grouped "
       "tile order, B multicast in clusters of two, fp16 and bf16";
-  e.info.tile = TileShape{kBM, 256, kBK, kThreads};
-  return g06::TmaWsEntry</*kSplitTail=*/false, ShapePlan, G06Supports>(std::move(e));
+  return g06::TmaWsEntry</*kSplitTail=*/false, g06::ShapePlan<ChooseBN>>(std::move(e), "g06");
 }
 
 }  // namespace flashscope::kernels

@@ -1,7 +1,7 @@
 // What the entries of the TMA + warp-specialised GEMM rungs (g06, g07) share: the plan a problem
 // runs (its path, tile width and cluster size), its dispatch to one instantiation, the device
-// function it reports, the supports rule and the entry's hooks. Each rung keeps its own shape
-// rule (which tiles and clusters) and its facts; kSplitTail selects g07's kernel.
+// function it reports, the supports rule and the entry's hooks. Each rung keeps its own rule for
+// the TMA tile width and its facts; kSplitTail selects g07's kernel.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -31,6 +31,22 @@ struct Plan {
 };
 
 using ShapePlanFn = Plan (*)(const GemmProblem&);
+
+// Which kernel a problem's shape runs, given the rung's rule for the width of its TMA tiles: the
+// TMA path when K and N make 16-byte rows (tiles kTmaWidth(p) wide; clusters of two CTAs sharing B
+// for large problems); otherwise the element-copying producer with 128x128 tiles. Misaligned
+// operands also take the element-copy producer (ForOperands, at launch).
+template <int (*kTmaWidth)(const GemmProblem&)>
+Plan ShapePlan(const GemmProblem& p) {
+  Plan plan;
+  plan.tma = p.k % 8 == 0 && p.n % 8 == 0;
+  plan.bn = plan.tma ? kTmaWidth(p) : 128;
+  // Clusters pay where there are several waves of tiles (+1 % at 4096^3); on one wave or less
+  // their start-up and final cluster barrier cost more than sharing B saves (-3 % at 2048^3,
+  // -10 % at 1024^3 in the g06 v2 sweep).
+  plan.cluster = plan.tma && p.m > kBM && Tiles(p, plan.bn) >= 2 * SmCount() ? 2 : 1;
+  return plan;
+}
 
 // The shape's plan unless an operand is not TMA-addressable (misaligned): then the element-copy
 // producer. The shape rule alone assumes the runner's cudaMalloc'd, 256-byte-aligned buffers.
@@ -124,23 +140,26 @@ inline std::string WgmmaGemmSupports(const GemmProblem& p, const char* rung) {
   return TensorCoreGemmSizes(p);
 }
 
-// The entry of a rung, from `e` with its facts (e.info; family, architecture and required SASS
-// filled in here): Supports (its supports rule), the launch of ForOperands(kShapePlan(problem)) and
-// the device function of kShapePlan's plan (the runner's buffers are TMA-addressable).
-template <bool kSplitTail, ShapePlanFn kShapePlan, std::string (*Supports)(const GemmProblem&)>
-KernelEntry TmaWsEntry(KernelEntry e) {
+// The entry of a rung, from `e` with its facts (e.info; family, architecture, the widest tile and
+// required SASS filled in here): WgmmaGemmSupports naming the rung (`rung`: "g06"), the launch of
+// ForOperands(kShapePlan(problem)) and the device function of kShapePlan's plan (the runner's
+// buffers are TMA-addressable).
+template <bool kSplitTail, ShapePlanFn kShapePlan>
+KernelEntry TmaWsEntry(KernelEntry e, const char* rung) {
+  const auto supports = [rung](const GemmProblem& p) { return WgmmaGemmSupports(p, rung); };
   e.info.family = Family::kGemm;
   e.info.min_sm = 90;
   e.info.exact_sm = 90;  // sm_90a code: compute capability 9.0 only
+  e.info.tile = TileShape{kBM, 256, kBK, kThreads};
   e.info.required_sass = {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"};
-  e.gemm_supports = Supports;
+  e.gemm_supports = supports;
   e.gemm_launch = [id = e.info.id](const GemmProblem& p, const GemmArgs& a, cudaStream_t stream) {
     return LaunchPlan<kSplitTail>(p, a, ForOperands(kShapePlan(p), p, a.a, a.b), stream,
                                   id.c_str());
   };
-  e.device_functions = [](const Problem& pr) {
+  e.device_functions = [supports](const Problem& pr) {
     std::vector<DeviceFunction> out;
-    if (const auto* p = std::get_if<GemmProblem>(&pr); p != nullptr && Supports(*p).empty()) {
+    if (const auto* p = std::get_if<GemmProblem>(&pr); p != nullptr && supports(*p).empty()) {
       const Plan plan = kShapePlan(*p);
       out.push_back(p->dtype == DType::kBF16 ? DescribePlan<__nv_bfloat16, kSplitTail>(plan)
                                              : DescribePlan<__half, kSplitTail>(plan));

@@ -31,24 +31,13 @@
 namespace flashscope::kernels {
 namespace {
 
-using g06::kBM;
-using g06::kThreads;
-using g06::Plan;
 using g06::SmCount;
 using g06::Tiles;
 
 // g06's rule without the 128x64 tiles: 128x256 unless they would leave more than half of the SMs
-// idle; clusters of two from two waves of tiles. The element-copy path for shapes TMA cannot
-// describe (K or N not a multiple of 8, misaligned operands) is g06's, unsplit.
-Plan ShapePlan(const GemmProblem& p) {
-  Plan plan;
-  plan.tma = p.k % 8 == 0 && p.n % 8 == 0;
-  plan.bn = plan.tma && Tiles(p, 256) >= SmCount() / 2 ? 256 : 128;
-  plan.cluster = plan.tma && p.m > kBM && Tiles(p, plan.bn) >= 2 * SmCount() ? 2 : 1;
-  return plan;
-}
-
-std::string G07Supports(const GemmProblem& p) { return g06::WgmmaGemmSupports(p, "g07"); }
+// idle. Clusters and the element-copy path for shapes TMA cannot describe (K or N not a multiple
+// of 8, misaligned operands) are g06's (g06::ShapePlan), the latter unsplit.
+int ChooseBN(const GemmProblem& p) { return Tiles(p, 256) >= SmCount() / 2 ? 256 : 128; }
 
 }  // namespace
 
@@ -62,8 +51,7 @@ KernelEntry MakeG07SplitTail() {
   e.info.changed =
       "split-K for the tail wave only (stream-K's idea without a second kernel), deterministic "
       "order through acquire/release counters; no 128x64 tiles";
-  e.info.tile = TileShape{kBM, 256, g06::kBK, kThreads};
-  return g06::TmaWsEntry</*kSplitTail=*/true, ShapePlan, G07Supports>(std::move(e));
+  return g06::TmaWsEntry</*kSplitTail=*/true, g06::ShapePlan<ChooseBN>>(std::move(e), "g07");
 }
 
 }  // namespace flashscope::kernels

@@ -81,7 +81,7 @@ TEST(PluginLoader, GoodPluginOffersItsKernelsWithProvenance) {
 
   const Provenance& p = attn->provenance();
   EXPECT_FALSE(p.builtin);
-  EXPECT_EQ(p.name, "test-good");
+  EXPECT_EQ(p.plugin, "test-good");
   EXPECT_EQ(p.version, "1.2.3");
   EXPECT_EQ(p.path, std::filesystem::canonical(PluginPath("good")).string());
   EXPECT_EQ(p.sha256, *Sha256OfFile(PluginPath("good")));
@@ -151,8 +151,8 @@ TEST(PluginLoader, TheTwoAbSidesMayShareIdsEachOnce) {
   const Kernel* next = set.Find("good.attn_v1", Side::kNew);
   ASSERT_NE(base, nullptr);
   ASSERT_NE(next, nullptr);
-  EXPECT_EQ(base->provenance().name, "test-good");
-  EXPECT_EQ(next->provenance().name, "test-dup");
+  EXPECT_EQ(base->provenance().plugin, "test-good");
+  EXPECT_EQ(next->provenance().plugin, "test-dup");
   EXPECT_EQ(next->provenance().side, Side::kNew);
   EXPECT_EQ(set.Find("good.attn_v1"), nullptr) << "no plugin outside the sides offers it";
   // A third build of the same kernels on a side that already has them is refused, naming both.

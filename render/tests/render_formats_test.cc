@@ -206,10 +206,7 @@ TEST(RenderCsv, ComparisonRows) {
 // The sample report with one position x dim heatmap of `rows` x `cols` cells on its failed case.
 Report SampleWithHeatmap(int rows, int cols, std::vector<float> max) {
   Report r = Sample();
-  HeatmapRecord h;
-  h.kind = "position_x_dim";
-  h.rows = rows;
-  h.cols = cols;
+  HeatmapRecord h = testing::HeatmapOfShape("position_x_dim", 0, 0, rows, cols);
   h.max = std::move(max);
   r.cases[1].verification->heatmaps = {h};
   return r;

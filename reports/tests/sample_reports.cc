@@ -236,6 +236,11 @@ Environment SyntheticEnvironment() {
   return e;
 }
 
+HeatmapRecord HeatmapOfShape(const std::string& kind, int64_t src_rows, int64_t src_cols, int rows,
+                             int cols, const std::string& row_axis, const std::string& col_axis) {
+  return HeatmapRecord{kind, row_axis, col_axis, src_rows, src_cols, rows, cols, {}, {}};
+}
+
 CaseResult SimpleCase(const std::string& kernel_id, const std::string& problem_key,
                       CaseStatus status, double median_ms) {
   CaseResult c;
@@ -353,14 +358,7 @@ Report FullReport() {
   v.stats = {2176, 9.8e-4, 1.2e-4, 3.3e-4, 0.02, 3, 0, 0, 0, 1234};
   v.baseline_max_abs = 6.1e-4;
   v.ratio_to_baseline = std::numeric_limits<double>::infinity();  // JSON needs "inf"
-  HeatmapRecord h;
-  h.kind = "position_x_dim";
-  h.row_axis = "query position";
-  h.col_axis = "head dim";
-  h.src_rows = 17;
-  h.src_cols = 64;
-  h.rows = 2;
-  h.cols = 3;
+  HeatmapRecord h = HeatmapOfShape("position_x_dim", 17, 64, 2, 3, "query position", "head dim");
   h.max = {0.1f, 0.2f, 1e-7f, 3.4e38f, 0.0f, 1.0f / 3.0f};
   h.mean = {0.05f, 0.1f, 1e-8f, 1.0f, 0.0f, std::numeric_limits<float>::quiet_NaN()};
   v.heatmaps.push_back(h);

@@ -3,6 +3,7 @@
 // the renderers and compare. All are marked synthetic.
 #pragma once
 
+#include <cstdint>
 #include <set>
 #include <string>
 
@@ -19,6 +20,12 @@ CaseResult SimpleCase(const std::string& kernel_id, const std::string& problem_k
 
 // An environment that looks like an H200 run but says synthetic.
 Environment SyntheticEnvironment();
+
+// A heatmap of `kind`: a src_rows x src_cols source on rows x cols cells, its axes named; its
+// values (max, mean) left empty for the test to set.
+HeatmapRecord HeatmapOfShape(const std::string& kind, int64_t src_rows, int64_t src_cols, int rows,
+                             int cols, const std::string& row_axis = "",
+                             const std::string& col_axis = "");
 
 // Field-by-field equality with gtest expectations (NaN equals NaN).
 void ExpectSameReport(const Report& a, const Report& b);

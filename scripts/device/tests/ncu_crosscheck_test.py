@@ -6,6 +6,7 @@ Run: python3 -m unittest -v ncu_crosscheck_test (from this folder; ctest does), 
 python3 scripts/device/tests/ncu_crosscheck_test.py from the repository root."""
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -35,6 +36,12 @@ def ours_workload(name, values):
     return {'name': name, 'passes': [9, 9, 9], 'wall_s': [0.1, 0.1, 0.1],
             'values': {hw: {'median': v, 'min': v, 'max': v, 'samples': [v, v, v]}
                        for hw, v in values.items()}}
+
+
+def assert_shows_all(test, text, fragments):
+    """Every fragment stands in `text`; a failure names all the missing ones, not only the first."""
+    missing = [f for f in fragments if f not in text]
+    test.assertEqual(missing, [], f'not in:\n{text}')
 
 
 class TableTest(unittest.TestCase):
@@ -81,11 +88,13 @@ class TableTest(unittest.TestCase):
                                      'ncu': [9], 'ncu_rerun': [], 'ncu_kernels': 1,
                                      'ncu_rerun_kernels': None})
         md = nc.table_markdown(ours, rows, passes, 'ncu --metrics x probe', '2025.3.1.0')
-        self.assertIn('**Strict: 4 of 12 rows within 2 pp or 2 % relative.**', md)
-        self.assertIn('**Noise-aware: 4 of 12 rows', md)
-        self.assertIn('| tensor_pipe_pct | calib.mma_loop | 95 | 96.1 | -1.1 |', md)
-        self.assertIn('| yes (2 pp) |', md)
-        self.assertIn('ncu --metrics x probe', md)
+        assert_shows_all(self, md, [
+            '**Strict: 4 of 12 rows within 2 pp or 2 % relative.**',
+            '**Noise-aware: 4 of 12 rows',
+            '| tensor_pipe_pct | calib.mma_loop | 95 | 96.1 | -1.1 |',
+            '| yes (2 pp) |',
+            'ncu --metrics x probe',
+        ])
 
     def test_ns_from_print_units_base_is_compared(self):
         base = dict(MMA, metrics={GPU_TIME: ('ns', '546,528')})
@@ -145,10 +154,12 @@ class TableTest(unittest.TestCase):
         self.assertEqual(passes[0]['ncu_rerun'], [9])
         self.assertEqual(passes[0]['ncu_rerun_kernels'], 1)
         md = nc.table_markdown(ours, rows, passes, 'cmd', '2025.3.1.0')
-        self.assertIn('**Strict: 2 of 4 rows within 2 pp or 2 % relative.**', md)
-        self.assertIn('**Noise-aware: 3 of 4 rows within 2 pp, 2 %, or 1.5 x', md)
-        self.assertIn('| ncu run-to-run | within |', md)
-        self.assertIn('| 3 pp | yes (ncu noise) |', md)
+        assert_shows_all(self, md, [
+            '**Strict: 2 of 4 rows within 2 pp or 2 % relative.**',
+            '**Noise-aware: 3 of 4 rows within 2 pp, 2 %, or 1.5 x',
+            '| ncu run-to-run | within |',
+            '| 3 pp | yes (ncu noise) |',
+        ])
 
     def test_rerun_with_two_kernels_gives_no_noise(self):
         ours = ours_json([ours_workload('calib.mma_loop', {TENSOR: 90.0, DRAM_BYTES: 1.0,
@@ -197,12 +208,14 @@ class OverheadTest(unittest.TestCase):
         self.assertEqual(o['ncu_passes_per_kernel'], {2: 10})
         self.assertTrue(o['verdict'].startswith('meets'))
         md = nc.overhead_markdown(o, 'cmd')
-        self.assertIn('**ratio ours / ncu = 0.5 / 10 = 0.05; required <= 1/3: meets', md)
-        self.assertIn('10 profiled by us; ncu profiled 10 kernels** (10 cases launched', md)
-        self.assertIn('`--nvtx-include "flashscope@*/verify/"`', md)
-        self.assertIn('Secondary, not the headline', md)
-        self.assertIn('ours (profile.passes): 1 pass x 10', md)
-        self.assertIn('2 passes x 10', md)
+        assert_shows_all(self, md, [
+            '**ratio ours / ncu = 0.5 / 10 = 0.05; required <= 1/3: meets',
+            '10 profiled by us; ncu profiled 10 kernels** (10 cases launched',
+            '`--nvtx-include "flashscope@*/verify/"`',
+            'Secondary, not the headline',
+            'ours (profile.passes): 1 pass x 10',
+            '2 passes x 10',
+        ])
 
     def test_negative_wall_difference_never_makes_the_headline(self):
         # The H200 run: --metrics basic took 12.3 s, plain 13.4 s; the headline was -0.0297.
@@ -238,12 +251,14 @@ class OverheadTest(unittest.TestCase):
         self.assertIn('none of the NVTX filters tried (flashscope@verify], flashscope@*/verify/)',
                       o['verdict'])
         md = nc.overhead_markdown(o, 'cmd')
-        self.assertIn('**No ratio: ncu was not run', md)
-        self.assertIn('| ncu | not run |', md)
-        self.assertIn('| `(none) --launch-count 5` | 5 | 0 | diagnostic |', md)
-        self.assertIn('ncu was not run**', md)
-        self.assertIn('Without a filter (diagnostic run, not timed) it profiled 5 kernels, so ncu '
-                      'does reach the worker processes', md)
+        assert_shows_all(self, md, [
+            '**No ratio: ncu was not run',
+            '| ncu | not run |',
+            '| `(none) --launch-count 5` | 5 | 0 | diagnostic |',
+            'ncu was not run**',
+            'Without a filter (diagnostic run, not timed) it profiled 5 kernels, so ncu '
+            'does reach the worker processes',
+        ])
         self.assertNotIn('ratio ours / ncu', md)
 
     def test_no_ratio_when_ncu_added_no_time(self):
@@ -282,83 +297,77 @@ class OverheadTest(unittest.TestCase):
         self.assertIsNotNone(o['ratio'])
 
 
+def _write(path, content):
+    """A new file at `path` holding `content`: text as it is, anything else as JSON."""
+    with open(path, 'w') as f:
+        if isinstance(content, str):
+            f.write(content)
+        else:
+            json.dump(content, f)
+
+
+def _read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def _main_quietly(argv):
+    """ncu_crosscheck's exit code for `argv`, with what it prints swallowed."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return nc.main(argv)
+
+
+MMA_OURS = ours_json([ours_workload('calib.mma_loop', {
+    TENSOR: 96.0, DRAM_BYTES: 1024500.0, GPU_TIME: 512000.0, FREQ: 1.98e9})])
+
+
 class CommandLineTest(unittest.TestCase):
     def test_table_and_overhead_files(self):
         with tempfile.TemporaryDirectory() as d:
-            ours = ours_json([ours_workload('calib.mma_loop', {
-                TENSOR: 96.0, DRAM_BYTES: 1024500.0, GPU_TIME: 512000.0, FREQ: 1.98e9})])
-            with open(os.path.join(d, 'ours.json'), 'w') as f:
-                json.dump(ours, f)
-            os.mkdir(os.path.join(d, 'ncu'))
-            with open(os.path.join(d, 'ncu', 'calib.mma_loop.csv'), 'w') as f:
-                f.write(raw_log([MMA]))
-            with contextlib.redirect_stdout(io.StringIO()):
-                rc = nc.main(['table', '--ours', os.path.join(d, 'ours.json'), '--ncu-dir',
-                              os.path.join(d, 'ncu'), '--out-md', os.path.join(d, 't.md'),
-                              '--out-json', os.path.join(d, 't.json')])
+            at = functools.partial(os.path.join, d)
+            _write(at('ours.json'), MMA_OURS)
+            os.mkdir(at('ncu'))
+            _write(os.path.join(d, 'ncu', 'calib.mma_loop.csv'), raw_log([MMA]))
+            rc = _main_quietly(['table', '--ours', at('ours.json'), '--ncu-dir', at('ncu'),
+                                '--out-md', at('t.md'), '--out-json', at('t.json')])
             self.assertEqual(rc, 0)
-            with open(os.path.join(d, 't.json')) as f:
-                self.assertEqual(len(json.load(f)['rows']), 4)
-            for name, obj in (('plain', _report(3)), ('ours_r', _report(3, {
-                    'available': True, 'passes': 1, 'wall_s': 0.1})),
-                              ('walls', {'plain_s': 5.0, 'ours_s': 5.5, 'ncu_s': 9.0,
-                                         'nvtx_filter': 'flashscope@verify]'})):
-                with open(os.path.join(d, name + '.json'), 'w') as f:
-                    json.dump(obj, f)
-            with open(os.path.join(d, 'ncu.log'), 'w') as f:
-                f.write('==PROF== Profiling "k" - 0: 0%....50%....100% - 1 pass\n')
-            with contextlib.redirect_stdout(io.StringIO()):
-                rc = nc.main(['overhead', '--plain', os.path.join(d, 'plain.json'),
-                              '--ours', os.path.join(d, 'ours_r.json'),
-                              '--ncu-log', os.path.join(d, 'ncu.log'),
-                              '--walls', os.path.join(d, 'walls.json'),
-                              '--out-md', os.path.join(d, 'o.md'),
-                              '--out-json', os.path.join(d, 'o.json')])
+            self.assertEqual(len(json.loads(_read(at('t.json')))['rows']), 4)
+            _write(at('plain.json'), _report(3))
+            _write(at('ours_r.json'), _report(3, {'available': True, 'passes': 1, 'wall_s': 0.1}))
+            _write(at('walls.json'), {'plain_s': 5.0, 'ours_s': 5.5, 'ncu_s': 9.0,
+                                      'nvtx_filter': 'flashscope@verify]'})
+            _write(at('ncu.log'), '==PROF== Profiling "k" - 0: 0%....50%....100% - 1 pass\n')
+            overhead = ['overhead', '--plain', at('plain.json'), '--ours', at('ours_r.json'),
+                        '--walls', at('walls.json'), '--out-md', at('o.md'),
+                        '--out-json', at('o.json')]
+            rc = _main_quietly(overhead + ['--ncu-log', at('ncu.log')])
             self.assertEqual(rc, 0)  # profile.wall_s sum 2 x 0.1 / (9 - 5) = 0.05
-            with open(os.path.join(d, 'o.json')) as f:
-                self.assertAlmostEqual(json.load(f)['ratio'], 0.05)
-            with open(os.path.join(d, 'probe.tsv'), 'w') as f:
-                f.write('flashscope@verify]\t0\t0\nflashscope@*/verify/\t0\t0\n')
-            with open(os.path.join(d, 'walls.json'), 'w') as f:
-                json.dump({'plain_s': 5.0, 'ours_s': 5.5, 'ncu_s': None}, f)
-            with contextlib.redirect_stdout(io.StringIO()):
-                rc = nc.main(['overhead', '--plain', os.path.join(d, 'plain.json'),
-                              '--ours', os.path.join(d, 'ours_r.json'),
-                              '--walls', os.path.join(d, 'walls.json'),
-                              '--nvtx-probe', os.path.join(d, 'probe.tsv'),
-                              '--out-md', os.path.join(d, 'o.md'),
-                              '--out-json', os.path.join(d, 'o.json')])
+            self.assertAlmostEqual(json.loads(_read(at('o.json')))['ratio'], 0.05)
+            _write(at('probe.tsv'), 'flashscope@verify]\t0\t0\nflashscope@*/verify/\t0\t0\n')
+            _write(at('walls.json'), {'plain_s': 5.0, 'ours_s': 5.5, 'ncu_s': None})
+            rc = _main_quietly(overhead + ['--nvtx-probe', at('probe.tsv')])
             self.assertEqual(rc, 1)
-            with open(os.path.join(d, 'o.md')) as f:
-                self.assertIn('**No ratio: ncu was not run', f.read())
+            self.assertIn('**No ratio: ncu was not run', _read(at('o.md')))
 
     def test_count_and_rerun_dir(self):
         with tempfile.TemporaryDirectory() as d:
-            log = os.path.join(d, 'probe.log')
-            with open(log, 'w') as f:
-                f.write('==PROF== Profiling "k" - 0: 0%....100% - 1 pass\n'
-                        '==PROF== Profiling "k" - 1: 0%....100% - 1 pass\n')
+            at = functools.partial(os.path.join, d)
+            _write(at('probe.log'), '==PROF== Profiling "k" - 0: 0%....100% - 1 pass\n'
+                                    '==PROF== Profiling "k" - 1: 0%....100% - 1 pass\n')
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                self.assertEqual(nc.main(['count', log, os.path.join(d, 'missing.log')]), 0)
+                self.assertEqual(nc.main(['count', at('probe.log'), at('missing.log')]), 0)
             self.assertEqual(out.getvalue().strip(), '2')
-            ours = ours_json([ours_workload('calib.mma_loop', {
-                TENSOR: 96.0, DRAM_BYTES: 1024500.0, GPU_TIME: 512000.0, FREQ: 1.98e9})])
-            with open(os.path.join(d, 'ours.json'), 'w') as f:
-                json.dump(ours, f)
+            _write(at('ours.json'), MMA_OURS)
             for sub, tensor in (('ncu', '96.10'), ('ncu-rerun', '96.30')):
-                os.mkdir(os.path.join(d, sub))
+                os.mkdir(at(sub))
                 run = dict(MMA, metrics=dict(MMA['metrics'], **{TENSOR: ('%', tensor)}))
-                with open(os.path.join(d, sub, 'calib.mma_loop.csv'), 'w') as f:
-                    f.write(details_log([run]))
-            with contextlib.redirect_stdout(io.StringIO()):
-                rc = nc.main(['table', '--ours', os.path.join(d, 'ours.json'), '--ncu-dir',
-                              os.path.join(d, 'ncu'), '--ncu-rerun-dir',
-                              os.path.join(d, 'ncu-rerun'), '--out-md', os.path.join(d, 't.md'),
-                              '--out-json', os.path.join(d, 't.json')])
+                _write(os.path.join(d, sub, 'calib.mma_loop.csv'), details_log([run]))
+            rc = _main_quietly(['table', '--ours', at('ours.json'), '--ncu-dir', at('ncu'),
+                                '--ncu-rerun-dir', at('ncu-rerun'), '--out-md', at('t.md'),
+                                '--out-json', at('t.json')])
             self.assertEqual(rc, 0)
-            with open(os.path.join(d, 't.json')) as f:
-                table = json.load(f)
+            table = json.loads(_read(at('t.json')))
             self.assertEqual(table['within_strict'], 4)
             self.assertEqual(table['within_noise_aware'], 4)
             self.assertEqual(table['rows'][0]['ncu_run_to_run_text'], '0.2 pp')
