@@ -237,7 +237,7 @@ int main(int argc, char** argv) {
                               suite->timing.cold ? "cold (L2 flushed)" : "hot");
   for (const auto& p : kernel_set.plugins()) {
     if (!p.builtin) {
-      benchmark::AddCustomContext("flashscope.plugin." + p.name,
+      benchmark::AddCustomContext("flashscope.plugin." + p.plugin,
                                   p.version + " " + p.path + " sha256 " + p.sha256);
     }
   }

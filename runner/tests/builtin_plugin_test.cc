@@ -39,7 +39,7 @@ TEST(BuiltinPlugin, EveryEntryComesThroughTheHostUnchanged) {
   ASSERT_EQ(set.kernels().size(), entries.size());
   ASSERT_EQ(set.plugins().size(), 1u);
   EXPECT_TRUE(set.plugins()[0].builtin);
-  EXPECT_EQ(set.plugins()[0].name, "built-in");
+  EXPECT_EQ(set.plugins()[0].plugin, "built-in");
   EXPECT_FALSE(set.plugins()[0].version.empty()) << "flashscope's revision";
   for (const kernels::KernelEntry& e : entries) {
     const plugins::Kernel* k = set.Find(e.info.id);
@@ -82,7 +82,7 @@ TEST(BuiltinPlugin, TestKernelsAreAPluginFile) {
   const std::string path = std::string(FLASHSCOPE_PLUGIN_BUILD_DIR) + "/libfs_test_kernels.so";
   absl::Status s = set.Load(path);
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_EQ(set.plugins()[0].name, "flashscope-test-kernels");
+  EXPECT_EQ(set.plugins()[0].plugin, "flashscope-test-kernels");
   std::vector<std::string> ids;
   for (const plugins::Kernel* k : set.kernels()) {
     ids.push_back(k->info().id);
@@ -153,7 +153,7 @@ TEST(BuiltinPlugin, DemoKernelsAreAPluginFileOfTheirOwn) {
       std::string(FLASHSCOPE_PLUGIN_BUILD_DIR) + "/libflashscope_demo_kernels.so";
   absl::Status s = set.Load(path);
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_EQ(set.plugins()[0].name, "flashscope-demo-kernels");
+  EXPECT_EQ(set.plugins()[0].plugin, "flashscope-demo-kernels");
   std::vector<std::string> ids;
   for (const plugins::Kernel* k : set.kernels()) {
     ids.push_back(k->info().id);
