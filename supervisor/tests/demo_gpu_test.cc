@@ -98,8 +98,10 @@ class DemoChecks {
     return m;
   }
 
-  // a10's max |error| on the problem: the level of every element a bug leaves alone (a quarter
-  // more for the float rounding of map cells and any difference in ptxas's instruction choice).
+  // a10's max |error| on the problem, a quarter more for the float rounding of map cells. Each
+  // kernel's verified launch reads a draw of its own (fresh inputs, runner/fresh_inputs.h), so
+  // a10's level is from other inputs: the elements a bug leaves alone are held to the case's own
+  // limit (below) instead, and a10's level only scales how much worse a bug makes every row.
   static double A10Level(const std::string& problem) {
     const reports::CaseResult* c = Case("attn.a10_fa2", problem);
     return c != nullptr && c->verification.has_value() ? 1.25 * c->verification->stats.max_abs : -1;
@@ -143,7 +145,7 @@ void DemoChecks::CheckGridFloor() {
     EXPECT_EQ(v->stats.never_written, int64_t{kHeads} * (kSeqQ - kBlockM) * kDim) << problem;
     const auto& map = *Map(*v, "position_x_dim");
     EXPECT_EQ(MaxIn(map, kBlockM, kSeqQ, 0, kDim), kUnwritten) << problem;
-    EXPECT_LE(MaxIn(map, 0, kBlockM, 0, kDim), A10Level(problem)) << problem;
+    EXPECT_LE(MaxIn(map, 0, kBlockM, 0, kDim), Limit(*v)) << problem;
   }
 }
 
@@ -153,7 +155,7 @@ void DemoChecks::CheckKeyTileFloor() {
     const auto* v = Failed("demo.bug_key_tile_floor", problem, "x baseline");
     if (v == nullptr) continue;
     const auto& map = *Map(*v, "position_x_dim");
-    EXPECT_LE(MaxIn(map, 0, 192, 0, kDim), A10Level(problem)) << problem;
+    EXPECT_LE(MaxIn(map, 0, 192, 0, kDim), Limit(*v)) << problem;
     EXPECT_GT(MaxIn(map, 200, kSeqQ, 0, kDim), Limit(*v)) << problem;
   }
 }
@@ -179,8 +181,7 @@ void DemoChecks::CheckStaleRescale() {
     const reports::HeatmapRecord* fold = Map(*v, "tile_fold");
     ASSERT_NE(fold, nullptr);
     ASSERT_EQ(fold->rows, kBlockM);
-    EXPECT_LE(std::max(MaxIn(*fold, 0, 32, 0, kDim), MaxIn(*fold, 64, kBlockM, 0, kDim)),
-              A10Level(problem))
+    EXPECT_LE(std::max(MaxIn(*fold, 0, 32, 0, kDim), MaxIn(*fold, 64, kBlockM, 0, kDim)), Limit(*v))
         << problem;
     EXPECT_GT(MaxIn(*fold, 32, 64, 0, kDim), Limit(*v)) << problem;
   }
@@ -191,8 +192,7 @@ void DemoChecks::CheckLdmatrixTrans() {
     const auto* v = Failed("demo.bug_ldmatrix_trans", problem, "x baseline");
     if (v == nullptr) continue;
     const auto& map = *Map(*v, "position_x_dim");
-    EXPECT_LE(std::max(MaxIn(map, 0, kSeqQ, 0, 16), MaxIn(map, 0, kSeqQ, 32, kDim)),
-              A10Level(problem))
+    EXPECT_LE(std::max(MaxIn(map, 0, kSeqQ, 0, 16), MaxIn(map, 0, kSeqQ, 32, kDim)), Limit(*v))
         << problem;
     EXPECT_GT(MaxIn(map, 0, kSeqQ, 16, 24), Limit(*v)) << problem;
     EXPECT_GT(MaxIn(map, 0, kSeqQ, 24, 32), Limit(*v)) << problem;
