@@ -12,14 +12,10 @@ namespace {
 
 reports::HeatmapRecord MakeHeatmap(const std::string& kind, int rows, int cols, int64_t src_rows,
                                    int64_t src_cols, std::mt19937_64& rng) {
-  reports::HeatmapRecord h;
-  h.kind = kind;
-  h.row_axis = kind == "per_head" ? "head" : "query position";
-  h.col_axis = kind == "per_head" ? "batch" : "head dim";
-  h.src_rows = src_rows;
-  h.src_cols = src_cols;
-  h.rows = rows;
-  h.cols = cols;
+  const bool per_head = kind == "per_head";
+  reports::HeatmapRecord h = reports::testing::HeatmapOfShape(kind, src_rows, src_cols, rows, cols,
+                                                              per_head ? "head" : "query position",
+                                                              per_head ? "batch" : "head dim");
   std::lognormal_distribution<float> noise(0.f, 0.6f);
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) {
