@@ -1,6 +1,8 @@
 // CaseRunner::RunPair: the same case of both sides of a `flashscope ab` comparison (runner/
 // case_runner.h says what happens when; docs/gating.md says why the samples are interleaved).
 #include <algorithm>
+#include <memory>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "profiler/nvtx_ranges.h"
@@ -145,7 +147,22 @@ bool CaseRunner::TimeInterleaved(Case (&k)[2], const PairToRun& pair,
   int announced = -1;  // tell only changes of side: a line per launch would be a line per sample
   // The trust checks. launches and sample hooks (fresh inputs, sampled checks), as Time() uses
   // them.
-  const profiler::SampleHooks hooks[2] = {k[0].trust->Hooks(), k[1].trust->Hooks()};
+  profiler::SampleHooks hooks[2] = {k[0].trust->Hooks(), k[1].trust->Hooks()};
+  // Both samples of a pair read the buffer slot its first sample drew (the draw stays secret):
+  // slots lie in different memory, and a pair is to differ only in the code. (Measured: it did
+  // not change the A/A of the example plugin, whose µs cases differ between two loaded copies of
+  // one build with or without rotation; results/device/20261128-h200x2-session4/, calls C-E.)
+  auto pair_slot = std::make_shared<std::pair<int, int>>(-1, 0);  // sample index, its slot
+  for (int i = 0; i < 2; ++i) {
+    TrustCase* trust = k[i].trust.get();
+    hooks[i].before = [before = hooks[i].before, trust, pair_slot](int sample) {
+      const bool second = pair_slot->first == sample;
+      if (second) trust->UseSlotNext(pair_slot->second);
+      absl::Status st = before(sample);
+      if (!second) *pair_slot = {sample, trust->last_slot()};
+      return st;
+    };
+  }
   profiler::PairTimingResult t =
       s.timer->TimePair(k[0].trust->launch(), k[1].trust->launch(), policy, hooks, [&](int side) {
         if (side != announced && observer.side) observer.side(side);

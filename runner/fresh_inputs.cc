@@ -38,7 +38,9 @@ absl::Status FreshLaunches::BeforeVerified() {
 
 absl::Status FreshLaunches::Before(const char* kind, int index, bool poison) {
   // The slot and the inputs' seed are drawn apart: knowing one tells nothing of the other.
-  if (absl::Status s = ws_.UseSlot(rotation_.Next(seeds_)); !s.ok()) return s;
+  const int slot = forced_slot_ >= 0 ? rotation_.Use(forced_slot_) : rotation_.Next(seeds_);
+  forced_slot_ = -1;
+  if (absl::Status s = ws_.UseSlot(slot); !s.ok()) return s;
   current_ = {kind, index, poison, seeds_.Next()};
   Count(current_.kind);
   if (absl::Status s = ws_.GenerateInputs(current_.input_seed, stream_); !s.ok()) return s;

@@ -40,6 +40,11 @@ class FreshLaunches {
   // its kind: a slot drawn, fresh inputs generated into it on `stream`, and its output poisoned
   // first when `poison`.
   absl::Status Before(const char* kind, int index, bool poison);
+  // The next Before gives its launch `slot` instead of drawing one (ab's pairs: both sides of a
+  // pair read the slot the first side drew, so that a pair differs only in the code).
+  void UseSlotNext(int slot) { forced_slot_ = slot; }
+  // The slot the last launch announced was given.
+  int last_slot() const { return ws_.slot(); }
   // After the launch announced by the last Before (or BeforeVerified): its sampled check,
   // under `bound` and `rule` (set by SetBound before the first check).
   absl::Status After();
@@ -82,6 +87,7 @@ class FreshLaunches {
   reports::LaunchCounts launches_;
   int poisoned_ = 0;
   int redraws_ = 0;
+  int forced_slot_ = -1;  // UseSlotNext's, for the next Before only
 };
 
 }  // namespace flashscope::runner

@@ -11,6 +11,12 @@ int SlotRotation::Verified() {
   return 0;
 }
 
+int SlotRotation::Use(int slot) {
+  const int clamped = std::clamp(slot, 0, slots() - 1);
+  ++launches_[clamped];
+  return clamped;
+}
+
 int SlotRotation::Next(SecretSeeds& seeds) {
   if (slots() == 1) {
     ++launches_[0];

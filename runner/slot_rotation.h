@@ -32,6 +32,8 @@ class SlotRotation {
   // caches, such as tensor wrappers or TMA descriptors, is done by a warm-up launch, not a timed
   // one), then any slot, each with probability 1/slots.
   int Next(SecretSeeds& seeds);
+  // A launch given `slot` by the caller (the other side of an ab pair drew it): counted.
+  int Use(int slot);
   // Launches given each slot so far.
   const std::vector<int>& launches() const { return launches_; }
 

@@ -75,6 +75,10 @@ class TrustCase {
 
   // The hooks of every warm-up and timed launch (Timer::Time, and the traced sample).
   profiler::SampleHooks Hooks();
+  // ab's pairs: the next timed launch reads buffer slot `slot` (the other side's draw), and the
+  // slot the last launch was given.
+  void UseSlotNext(int slot) { fresh_.UseSlotNext(slot); }
+  int last_slot() const { return fresh_.last_slot(); }
   // Around each counter-collection pass: fresh inputs, the poison coin and `flush` (the L2
   // flush, last) before it; its sampled check after it.
   struct PassHooks {

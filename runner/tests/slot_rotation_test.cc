@@ -83,5 +83,17 @@ TEST(SlotRotation, OneSlotIsAlwaysSlotZeroAndDrawsNothing) {
   EXPECT_EQ(SlotRotation(0).slots(), 1);
 }
 
+TEST(SlotRotation, AGivenSlotIsCountedAndDrawsNothing) {
+  // ab's second sample of a pair reads the slot the first drew: counted, no draw of its own.
+  SecretSeeds seeds(5);
+  SlotRotation r(kRotatedSlots);
+  r.Verified();
+  EXPECT_EQ(r.Use(1), 1);
+  EXPECT_EQ(r.Use(1), 1);
+  EXPECT_EQ(r.Use(7), kRotatedSlots - 1);  // clamped: never a slot the workspace lacks
+  EXPECT_EQ(r.launches(), (std::vector<int>{1, 3}));
+  EXPECT_EQ(seeds.drawn(), 0);
+}
+
 }  // namespace
 }  // namespace flashscope::runner
