@@ -139,6 +139,8 @@ json ProfileConfig(const PassCostConfig& c, const DeviceInfo& device, const Work
   std::vector<PassHostSeconds> passes;
   std::vector<double> walls, configure, decode, passes_total, enable, set_config;
   int pass_count = 0;
+  size_t host_entries = 0;  // pass_host entries per profile: one per launch we made (1 under
+                            // kernel replay, where CUPTI runs every pass inside it)
   // The first call enables the profiler object; it is reported apart.
   for (int r = 0; r <= repeat; ++r) {
     auto result = (*rp)->Profile(
@@ -152,6 +154,7 @@ json ProfileConfig(const PassCostConfig& c, const DeviceInfo& device, const Work
       continue;
     }
     pass_count = result->passes;
+    host_entries = result->pass_host.size();
     walls.push_back(result->wall_s);
     configure.push_back(result->configure_s);
     decode.push_back(result->decode_s);
@@ -173,9 +176,9 @@ json ProfileConfig(const PassCostConfig& c, const DeviceInfo& device, const Work
   entry["per_pass_median"] = Medians(passes);
   // By pass index (0 = the session's first pass): where a session's cost sits.
   json by_index = json::array();
-  for (int i = 0; i < pass_count; ++i) {
+  for (size_t i = 0; i < host_entries; ++i) {
     std::vector<PassHostSeconds> at;
-    for (size_t j = i; j < passes.size(); j += pass_count) at.push_back(passes[j]);
+    for (size_t j = i; j < passes.size(); j += host_entries) at.push_back(passes[j]);
     by_index.push_back(Medians(at));
   }
   entry["by_pass_index_median"] = by_index;
