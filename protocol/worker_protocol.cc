@@ -1,8 +1,11 @@
 #include "protocol/worker_protocol.h"
 
+#include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <map>
 
@@ -207,6 +210,10 @@ std::string FormatMessage(const Message& m) {
       return absl::StrCat(tag, " ", Escape(m.key));
     case Event::kCaseFinished:
       return absl::StrCat(tag, " ", Escape(m.status), " ", Escape(m.key));
+    case Event::kPhase:
+      // Escape leaves spaces (a key has them) but never a tab: the key's separator.
+      if (!m.key.empty()) return absl::StrCat(tag, " ", Escape(m.text), "\t", Escape(m.key));
+      return absl::StrCat(tag, " ", Escape(m.text));
     default:
       return absl::StrCat(tag, " ", Escape(m.text));
   }
@@ -227,6 +234,10 @@ std::optional<Message> ParseMessage(std::string_view line) {
       if (sp == std::string_view::npos) return std::nullopt;
       m.status = Unescape(rest.substr(0, sp));
       m.key = Unescape(rest.substr(sp + 1));
+    } else if (const size_t tab = rest.find('\t');
+               event == Event::kPhase && tab != std::string_view::npos) {
+      m.text = Unescape(rest.substr(0, tab));
+      m.key = Unescape(rest.substr(tab + 1));
     } else {
       m.text = Unescape(rest);
     }
@@ -250,19 +261,49 @@ std::optional<std::string> ParseRunCommand(std::string_view line) {
   return Unescape(line.substr(kTag.size()));
 }
 
+std::optional<std::string> CommandReader::BufferedLine() {
+  const size_t nl = buffer_.find('\n');
+  if (nl == std::string::npos) return std::nullopt;
+  std::string line = buffer_.substr(0, nl);
+  buffer_.erase(0, nl + 1);
+  return line;
+}
+
 std::optional<std::string> CommandReader::Next() {
+  std::string key;
+  if (NextWithin(-1, &key) == CommandWait::kCommand) return key;
+  return std::nullopt;
+}
+
+CommandWait CommandReader::NextWithin(int timeout_ms, std::string* key) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   while (true) {
-    if (const size_t nl = buffer_.find('\n'); nl != std::string::npos) {
-      const std::string line = buffer_.substr(0, nl);
-      buffer_.erase(0, nl + 1);
-      std::optional<std::string> key = ParseRunCommand(line);
-      if (!key) std::fprintf(stderr, "flashscope-worker: not a command: '%s'\n", line.c_str());
-      return key;
+    while (std::optional<std::string> line = BufferedLine()) {
+      if (std::optional<std::string> command = ParseRunCommand(*line)) {
+        *key = *std::move(command);
+        return CommandWait::kCommand;
+      }
+      std::fprintf(stderr, "flashscope-worker: not a command, ignored: '%s'\n", line->c_str());
     }
+    // A partial line without its end is dropped with the channel: the supervisor never sent it.
+    if (ended_) return CommandWait::kEnd;
+    int wait_ms = -1;
+    if (timeout_ms >= 0) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
+      wait_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
+    }
+    pollfd pfd{fd_, POLLIN, 0};
+    const int ready = poll(&pfd, 1, wait_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) return CommandWait::kNone;
     char buf[4096];
-    const ssize_t got = read(fd_, buf, sizeof buf);
+    const ssize_t got = ready < 0 ? -1 : read(fd_, buf, sizeof buf);
     if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) return std::nullopt;  // the supervisor closed the channel (or died)
+    if (got <= 0) {
+      ended_ = true;  // the supervisor closed the channel (or died)
+      continue;
+    }
     buffer_.append(buf, static_cast<size_t>(got));
   }
 }

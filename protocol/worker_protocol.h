@@ -8,6 +8,9 @@
 //   LOADED <path>          it loaded and passed validation
 //   S <key>                case started
 //   P <phase>              the case entered a phase (supports, inputs, launch, timing, ...)
+//   P <phase><TAB><key>    case <key> entered a phase: the worker now runs that case's code (a
+//                          parked case's later work, see below); the tab cannot occur in the
+//                          escaped phase, so the two forms never read as each other
 //   F <status> <key>       case finished with this status
 //   SIDE <base|new>        ab: the kernel code about to run is this side's (a crash is its)
 //   AB <text>              ab: the verdict of the pair just finished, in words
@@ -17,8 +20,12 @@
 // Commands, supervisor to worker, on the run's command channel (--command_fd), one per line:
 //   RUN <key>              run this case of the journal's plan next (ab: this pair of the two
 //                          journals' plans); end of input: exit
-// so that the supervisor hands cases out one at a time to the workers of several GPUs
-// (supervisor/device_scheduler.h).
+// so that the supervisor hands cases out to the workers of several GPUs as they free up
+// (supervisor/device_scheduler.h). Up to the scheduler's window of RUN lines may be outstanding
+// (sent, no F yet): a worker may start several cases, park them (everything done but the work
+// counters), collect the counters of all of them at once and then finish them, saying `P phase
+// key` for each step of a parked case's work and `F` for each in any order. A worker that dies
+// costs the case its last S or keyed P named (when not finished); the others it held run again.
 #pragma once
 
 #include <cstdint>
@@ -101,7 +108,7 @@ enum class Event {
 
 struct Message {
   Event event = Event::kNote;
-  std::string key;     // kCaseStarted, kCaseFinished
+  std::string key;     // kCaseStarted, kCaseFinished; kPhase: the case it is of ("" = current)
   std::string status;  // kCaseFinished
   std::string text;    // kLoad, kLoaded (the path), kPhase, kSide, kPairVerdict, kNote, kFatal
 };
@@ -126,17 +133,32 @@ std::string FormatRunCommand(const std::string& key);  // one line, without the 
 // The key of a RUN line; nullopt for anything else.
 std::optional<std::string> ParseRunCommand(std::string_view line);
 
-// The worker's end of the command channel: the keys of the RUN lines, in order.
+// What CommandReader::NextWithin found.
+enum class CommandWait {
+  kCommand,  // a RUN line: its key
+  kNone,     // nothing within the time given: the channel is still open
+  kEnd,      // the end of input: the supervisor has no more cases for this worker (or died)
+};
+
+// The worker's end of the command channel: the keys of the RUN lines, in order. A line that is
+// not a command is said on stderr and skipped.
 class CommandReader {
  public:
   explicit CommandReader(int fd) : fd_(fd) {}
-  // The next case to run; nullopt at the end of input (the supervisor has no more for us) or
-  // on a line that is not a command (after saying so on stderr).
+  // The next case to run, waiting as long as it takes; nullopt at the end of input.
   std::optional<std::string> Next();
+  // The next case to run if one is buffered or arrives within `timeout_ms` (< 0: no limit; 0:
+  // only what is already there), in `key`. A parking worker asks this between cases: kNone says
+  // that it may collect the counters of the cases it holds now.
+  CommandWait NextWithin(int timeout_ms, std::string* key);
 
  private:
+  // A complete line from the buffer, if one is there.
+  std::optional<std::string> BufferedLine();
+
   int fd_;
   std::string buffer_;
+  bool ended_ = false;  // end of input seen: every later call says so at once
 };
 
 // ---- phases of a case (P lines) ----
@@ -152,6 +174,7 @@ inline constexpr char kVerify[] = "verify";                     // comparing wit
 inline constexpr char kTiming[] = "timing";                     // kernel code: relaunches
 inline constexpr char kDeviceFunctions[] = "device_functions";  // kernel code
 inline constexpr char kProfiling[] = "profiling";               // kernel code: relaunches
+inline constexpr char kConcluding[] = "concluding";  // deciding the trust checks on the counters
 }  // namespace phase
 
 // The reason recorded for a case whose worker died (`cause`: "signal 11 (Segmentation fault)")

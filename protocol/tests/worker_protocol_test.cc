@@ -5,6 +5,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <array>
+#include <chrono>
+#include <functional>
+#include <thread>
+
 namespace flashscope::suites::protocol {
 namespace {
 
@@ -133,7 +138,9 @@ TEST(WorkerProtocol, MessagesRoundTrip) {
   const std::string key = "my.k attention_fwd{B=1,H=1,S=17,D=64,fp16}";
   for (const Message& m :
        {Message{Event::kCaseStarted, key, "", ""}, Message{Event::kCaseFinished, key, "passed", ""},
-        Message{Event::kPhase, "", "", "supports"},
+        Message{Event::kPhase, "", "", "supports"}, Message{Event::kPhase, key, "", "profiling"},
+        Message{Event::kPhase, "", "", "a phase with spaces"},
+        Message{Event::kPhase, "odd\tkey 100%", "", "odd\tphase\nname"},
         Message{Event::kLoad, "", "", "/p/lib 100%\nx.so"},
         Message{Event::kLoaded, "", "", "/p/lib.so"},
         Message{Event::kFatal, "", "", "no GPU: cudaErrorNoDevice"},
@@ -175,6 +182,94 @@ TEST(WorkerProtocol, RunCommandsRoundTripThroughTheChannel) {
   close(fds[0]);
 }
 
+TEST(WorkerProtocol, KeyedPhaseLinesKeepTheKeylessFormAndReadBack) {
+  const std::string key = "my.k attention_fwd{B=1,H=1,S=17,D=64,fp16}";
+  // Keyless: exactly the line it always was, so older readers and writers agree.
+  EXPECT_EQ(FormatMessage({Event::kPhase, "", "", phase::kTiming}), "P timing");
+  EXPECT_EQ(FormatMessage({Event::kPhase, key, "", phase::kConcluding}), "P concluding\t" + key);
+  // A keyless phase with spaces is not read as a phase and a key.
+  auto spaced = ParseMessage("P two words");
+  ASSERT_TRUE(spaced.has_value());
+  EXPECT_EQ(spaced->text, "two words");
+  EXPECT_EQ(spaced->key, "");
+  // Only P lines have the keyed form: a tab in another line is its text.
+  auto note = ParseMessage("NOTE a\tb");
+  ASSERT_TRUE(note.has_value());
+  EXPECT_EQ(note->text, "a\tb");
+  EXPECT_EQ(note->key, "");
+}
+
+// A pipe with what `chunks` holds written into it, in that many writes.
+std::array<int, 2> PipeWith(const std::vector<std::string>& chunks) {
+  std::array<int, 2> fds{-1, -1};
+  EXPECT_EQ(pipe(fds.data()), 0);
+  for (const std::string& c : chunks) {
+    EXPECT_EQ(write(fds[1], c.data(), c.size()), static_cast<ssize_t>(c.size()));
+  }
+  return fds;
+}
+
+double MillisecondsOf(const std::function<void()>& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+TEST(WorkerProtocol, NextWithinWaitsAtMostItsTimeForACommand) {
+  std::array<int, 2> fds = PipeWith({});
+  CommandReader reader(fds[0]);
+  std::string key = "untouched";
+  CommandWait got = CommandWait::kCommand;
+  const double waited = MillisecondsOf([&] { got = reader.NextWithin(50, &key); });
+  EXPECT_EQ(got, CommandWait::kNone);
+  EXPECT_EQ(key, "untouched");
+  EXPECT_GE(waited, 45) << "it returned before its time was up";
+  EXPECT_LT(waited, 2000);
+  EXPECT_EQ(reader.NextWithin(0, &key), CommandWait::kNone) << "0 ms: only what is there";
+  // A line written later, while it waits.
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    const std::string line = FormatRunCommand("late one") + "\n";
+    EXPECT_EQ(write(fds[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  });
+  EXPECT_EQ(reader.NextWithin(5000, &key), CommandWait::kCommand);
+  EXPECT_EQ(key, "late one");
+  writer.join();
+  close(fds[1]);
+  EXPECT_EQ(reader.NextWithin(5000, &key), CommandWait::kEnd);
+  EXPECT_EQ(reader.NextWithin(0, &key), CommandWait::kEnd) << "the end stays the end";
+  EXPECT_EQ(reader.Next(), std::nullopt);
+  close(fds[0]);
+}
+
+TEST(WorkerProtocol, NextWithinGivesBufferedCommandsFirstAndJoinsPartialLines) {
+  const std::string a = FormatRunCommand("a b") + "\n", b = FormatRunCommand("c d") + "\n";
+  // Two lines in one write, then half of a third.
+  std::array<int, 2> fds = PipeWith({a + b + "RUN e"});
+  CommandReader reader(fds[0]);
+  std::string key;
+  ASSERT_EQ(reader.NextWithin(0, &key), CommandWait::kCommand);
+  EXPECT_EQ(key, "a b");
+  // The second line is already read: no time needed, none waited for.
+  ASSERT_EQ(reader.NextWithin(0, &key), CommandWait::kCommand);
+  EXPECT_EQ(key, "c d");
+  EXPECT_EQ(reader.NextWithin(20, &key), CommandWait::kNone) << "half a line is no command";
+  const std::string rest = " f\nnot a command\n" + FormatRunCommand("g") + "\n";
+  ASSERT_EQ(write(fds[1], rest.data(), rest.size()), static_cast<ssize_t>(rest.size()));
+  ASSERT_EQ(reader.NextWithin(0, &key), CommandWait::kCommand);
+  EXPECT_EQ(key, "e f");
+  ::testing::internal::CaptureStderr();
+  ASSERT_EQ(reader.NextWithin(0, &key), CommandWait::kCommand) << "a bad line is skipped";
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("not a command"), std::string::npos);
+  EXPECT_EQ(key, "g");
+  // The channel closes with half a line in it: the end, the half line never a command.
+  ASSERT_EQ(write(fds[1], "RUN h", 5), 5);
+  close(fds[1]);
+  EXPECT_EQ(reader.NextWithin(-1, &key), CommandWait::kEnd);
+  close(fds[0]);
+}
+
 TEST(WorkerProtocol, CrashReasonsNameThePluginAndThePhase) {
   reports::ProvenanceRecord plugin{false, "foo", "1.2", "/x/libfoo.so", "ab"};
   EXPECT_EQ(CrashReason(phase::kSupports, &plugin, "signal 11 (Segmentation fault)"),
@@ -191,6 +286,11 @@ TEST(WorkerProtocol, CrashReasonsNameThePluginAndThePhase) {
             std::string::npos)
       << "our own phases are not the plugin's fault";
   EXPECT_NE(CrashReason("", nullptr, "signal 9").find("before"), std::string::npos);
+  // Deciding the trust checks after the counters is ours, not the kernel's.
+  EXPECT_NE(CrashReason(phase::kConcluding, &plugin, "signal 11").find("in phase concluding"),
+            std::string::npos);
+  EXPECT_NE(CrashReason(phase::kProfiling, &plugin, "signal 11").find("plugin /x/libfoo.so"),
+            std::string::npos);
 }
 
 TEST(WorkerProtocol, PlanningResultRoundTrips) {
