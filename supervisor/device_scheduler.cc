@@ -24,21 +24,39 @@ double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+// A case handed to a worker (RUN sent) that it has not finished (no F yet).
+struct InFlight {
+  QueuedCase queued;
+  Clock::time_point since;  // when it was handed out, then when the worker started it (S)
+};
+
 // One GPU of the run and the worker on it.
 struct Slot {
   int id = 0;  // position in the job's devices: the queue's name for this GPU
   const DeviceSlot* device = nullptr;
   std::optional<WorkerProcess> worker;
-  std::optional<QueuedCase> assigned;  // handed to the worker (RUN sent)
-  bool started = false;                // ... and it said S for it
-  Clock::time_point since;  // when it was handed out, started, or the worker told to stop
-  std::string phase, loading, fatal;
-  int side = -1;         // ab: whose kernel code runs in the case in flight (SIDE)
-  std::string summary;   // ab: the verdict of the pair just finished (AB)
-  bool ran_any = false;  // this worker started a case
-  int failed_starts = 0;
+  std::vector<InFlight> in_flight;  // in the order handed out
+  bool commands_closed = false;     // the worker was told that no more cases come
+  // The case whose code the worker runs now: the key of its last S or keyed P line. It stays set
+  // after that case's F (then the worker is between cases: a death blames none).
+  std::string current;
+  // When the worker last made progress: a case handed out, started, finished, or a step of a
+  // parked case begun (keyed P); or the worker was told to stop. The time limits count from it.
+  Clock::time_point since;
+  std::string phase;  // the phase of `current`
+  std::string loading, fatal;
+  int side = -1;              // ab: whose kernel code runs in the case in flight (SIDE)
+  std::string summary;        // ab: the verdict of the pair just finished (AB)
+  bool ran_any = false;       // this worker started a case (S, or a keyed P)
+  bool finished_any = false;  // this worker finished a case (F)
+  int failed_starts = 0;      // workers in a row that ended with nothing finished nor blamed
   bool retired = false;
 };
+
+std::vector<InFlight>::iterator FindInFlight(Slot& s, const std::string& key) {
+  return std::find_if(s.in_flight.begin(), s.in_flight.end(),
+                      [&](const InFlight& c) { return c.queued.key == key; });
+}
 
 class Scheduler {
  public:
@@ -63,9 +81,15 @@ class Scheduler {
   void Assign(Slot& s);
   void Drain(Slot& s);
   void OnMessage(Slot& s, const protocol::Message& m);
+  void OnStarted(Slot& s, const std::string& key);
+  void OnFinished(Slot& s, const protocol::Message& m);
   void OnEnd(Slot& s, bool timed_out);
+  void RecordDeath(Slot& s, const InFlight& c, int wait_status, bool timed_out);
   bool RecordLoadCrash(Slot& s, int wait_status, bool timed_out);
+  void PutBackInFlight(Slot& s);
+  void AfterEnd(Slot& s, bool had_case, bool recorded, int wait_status, bool timed_out);
   void Record(Slot& s, const LostCase& lost);
+  size_t LiveSlots() const;
   std::vector<const reports::ProvenanceRecord*> PluginsOf(
       const reports::PlannedCaseRecord& c) const;
   void Retire(Slot& s, const std::string& why);
@@ -94,30 +118,72 @@ void Scheduler::Start(Slot& s) {
     return;
   }
   s.worker.emplace(*std::move(worker));
-  s.phase.clear(), s.loading.clear(), s.fatal.clear(), s.summary.clear();
+  s.in_flight.clear();
+  s.commands_closed = false;
+  s.current.clear(), s.phase.clear(), s.loading.clear(), s.fatal.clear(), s.summary.clear();
   s.side = -1;
-  s.ran_any = false;
+  s.ran_any = s.finished_any = false;
   Assign(s);
 }
 
-// The next case to the worker, or, when none is left for it, the end of its commands.
+size_t Scheduler::LiveSlots() const {
+  return static_cast<size_t>(
+      std::count_if(slots_.begin(), slots_.end(), [](const Slot& o) { return !o.retired; }));
+}
+
+// Cases to the worker up to its window (EffectiveWindow), or, when it holds none and none is left
+// for it, the end of its commands.
 void Scheduler::Assign(Slot& s) {
-  s.started = false;
+  if (s.commands_closed) return;
   s.since = Clock::now();
-  s.assigned = queue_.Next(s.id);
-  if (!s.assigned) {
-    s.worker->CloseCommands();
-    return;
+  const size_t window =
+      static_cast<size_t>(EffectiveWindow(job_.window, queue_.size(), LiveSlots()));
+  while (s.in_flight.size() < window) {
+    std::optional<QueuedCase> next = queue_.Next(s.id);
+    if (!next) break;
+    s.in_flight.push_back({*next, s.since});
+    // A worker that died cannot be told; its end (read next) puts the case back.
+    s.worker->Send(protocol::FormatRunCommand(next->key));
   }
-  // A worker that died cannot be told; its end (read next) puts the case back.
-  s.worker->Send(protocol::FormatRunCommand(s.assigned->key));
+  if (s.in_flight.empty()) {
+    s.worker->CloseCommands();
+    s.commands_closed = true;
+  }
+}
+
+void Scheduler::OnStarted(Slot& s, const std::string& key) {
+  s.since = Clock::now();
+  if (auto c = FindInFlight(s, key); c != s.in_flight.end()) c->since = s.since;
+  s.current = key;
+  s.ran_any = true, s.phase.clear();
+  s.side = -1, s.summary.clear();
+}
+
+// A case finished (the worker recorded it): out of the worker's hands, and the worker refilled.
+// A parking worker may say F for several cases in a row, and S for the next case before the F
+// of those it parked.
+void Scheduler::OnFinished(Slot& s, const protocol::Message& m) {
+  const Clock::time_point now = Clock::now();
+  Clock::time_point from = s.since;
+  if (auto c = FindInFlight(s, m.key); c != s.in_flight.end()) {
+    from = c->since;
+    s.in_flight.erase(c);
+  }
+  auto it = by_key_.find(m.key);
+  if (it != by_key_.end() && job_.ended) {
+    job_.ended({it->second, s.device, m.status, "",
+                std::chrono::duration<double>(now - from).count(), s.summary});
+  }
+  s.since = now;
+  s.finished_any = true;
+  s.failed_starts = 0;
+  Assign(s);
 }
 
 void Scheduler::OnMessage(Slot& s, const protocol::Message& m) {
   switch (m.event) {
     case protocol::Event::kCaseStarted:
-      s.started = true, s.ran_any = true, s.phase.clear(), s.since = Clock::now();
-      s.side = -1, s.summary.clear();
+      OnStarted(s, m.key);
       break;
     case protocol::Event::kSide:
       s.side = protocol::SideIndex(m.text);
@@ -126,17 +192,13 @@ void Scheduler::OnMessage(Slot& s, const protocol::Message& m) {
       s.summary = m.text;
       break;
     case protocol::Event::kPhase:
+      // Keyed: a step of that case's work (a parked one's); its limit starts now.
+      if (!m.key.empty()) s.current = m.key, s.ran_any = true, s.since = Clock::now();
       s.phase = m.text;
       break;
-    case protocol::Event::kCaseFinished: {
-      auto it = by_key_.find(m.key);
-      if (it != by_key_.end() && job_.ended) {
-        job_.ended({it->second, s.device, m.status, "", SecondsSince(s.since), s.summary});
-      }
-      s.failed_starts = 0;
-      Assign(s);
+    case protocol::Event::kCaseFinished:
+      OnFinished(s, m);
       break;
-    }
     case protocol::Event::kLoad:
       s.loading = m.text;
       break;
@@ -187,8 +249,9 @@ std::vector<const reports::ProvenanceRecord*> Scheduler::PluginsOf(
   return {job_.plan->ProvenanceOf(c.kernel_id)};
 }
 
-// The worker died (or hung) loading a plugin: every case of that plugin's kernels still queued is
-// an error (the next worker would only crash the same way). Returns whether it recorded any.
+// The worker died (or hung) loading a plugin: every case of that plugin's kernels still queued or
+// in the worker's hands is an error (the next worker would only crash the same way); the other
+// cases it held go back to the queue (OnEnd). Returns whether it recorded any.
 bool Scheduler::RecordLoadCrash(Slot& s, int wait_status, bool timed_out) {
   const std::string reason =
       timed_out ? absl::StrCat("plugin ", s.loading, " hung while loading (killed after ",
@@ -202,12 +265,12 @@ bool Scheduler::RecordLoadCrash(Slot& s, int wait_status, bool timed_out) {
     }
   }
   std::vector<QueuedCase> cases = queue_.Remove(keys);
-  if (s.assigned && keys.count(s.assigned->key)) {
-    cases.push_back(*s.assigned);
-  } else if (s.assigned) {
-    queue_.PutBack(*s.assigned);
+  for (const InFlight& c : s.in_flight) {
+    if (keys.count(c.queued.key)) cases.push_back(c.queued);
   }
-  s.assigned.reset();
+  s.in_flight.erase(std::remove_if(s.in_flight.begin(), s.in_flight.end(),
+                                   [&](const InFlight& c) { return keys.count(c.queued.key); }),
+                    s.in_flight.end());
   for (const QueuedCase& c : cases) {
     LostCase lost{by_key_.at(c.key), s.device, reports::CaseStatus::kError, reason, 0};
     lost.loading_plugin = s.loading;
@@ -216,48 +279,71 @@ bool Scheduler::RecordLoadCrash(Slot& s, int wait_status, bool timed_out) {
   return !cases.empty();
 }
 
+// The worker died or hung running case `c`: recorded with the phase and whose code ran.
+void Scheduler::RecordDeath(Slot& s, const InFlight& c, int wait_status, bool timed_out) {
+  const reports::PlannedCaseRecord& planned = *by_key_.at(c.queued.key);
+  // Whose code ran: the case's plugin, or for ab the side the worker last named (none: the
+  // process's fault, not a plugin's).
+  const std::vector<const reports::ProvenanceRecord*> plugins = PluginsOf(planned);
+  const reports::ProvenanceRecord* from = plugins.size() == 1 ? plugins[0]
+                                          : s.side >= 0 && s.side < static_cast<int>(plugins.size())
+                                              ? plugins[static_cast<size_t>(s.side)]
+                                              : nullptr;
+  const std::string reason =
+      timed_out ? absl::StrFormat("exceeded the %s time limit of %.0f s and was killed (%s)",
+                                  job_.unit, job_.case_limit_s, job_.limit_hint)
+                : protocol::CrashReason(s.phase, from, CauseOfDeath(wait_status));
+  LostCase lost{&planned, s.device,
+                timed_out ? reports::CaseStatus::kTimeout : reports::CaseStatus::kError, reason,
+                timed_out ? job_.case_limit_s : SecondsSince(c.since)};
+  lost.side = s.side;
+  Record(s, lost);
+}
+
+// The cases the worker held and did not finish go back to the front of the queue, in the order
+// they were handed out: the worker records a case only when it finishes it, so their work is lost
+// and another worker runs them.
+void Scheduler::PutBackInFlight(Slot& s) {
+  for (auto c = s.in_flight.rbegin(); c != s.in_flight.rend(); ++c) queue_.PutBack(c->queued);
+  s.in_flight.clear();
+}
+
+// The worker ended: the case its code was running (`current`, when not finished) alone is
+// blamed; a worker that died loading a plugin costs that plugin's cases; everything else it held
+// runs again elsewhere.
 void Scheduler::OnEnd(Slot& s, bool timed_out) {
   const int status = s.worker->Wait();
-  const bool had_case = s.assigned.has_value();
+  const bool had_case = !s.in_flight.empty();
   bool recorded = false;
-  if (s.assigned && s.started) {
-    const reports::PlannedCaseRecord& c = *by_key_.at(s.assigned->key);
-    // Whose code ran: the case's plugin, or for ab the side the worker last named (none: the
-    // process's fault, not a plugin's).
-    const std::vector<const reports::ProvenanceRecord*> plugins = PluginsOf(c);
-    const reports::ProvenanceRecord* from =
-        plugins.size() == 1 ? plugins[0]
-        : s.side >= 0 && s.side < static_cast<int>(plugins.size())
-            ? plugins[static_cast<size_t>(s.side)]
-            : nullptr;
-    const std::string reason =
-        timed_out ? absl::StrFormat("exceeded the %s time limit of %.0f s and was killed (%s)",
-                                    job_.unit, job_.case_limit_s, job_.limit_hint)
-                  : protocol::CrashReason(s.phase, from, CauseOfDeath(status));
-    LostCase lost{&c, s.device,
-                  timed_out ? reports::CaseStatus::kTimeout : reports::CaseStatus::kError, reason,
-                  timed_out ? job_.case_limit_s : SecondsSince(s.since)};
-    lost.side = s.side;
-    Record(s, lost);
+  if (auto blamed = FindInFlight(s, s.current); blamed != s.in_flight.end()) {
+    const InFlight lost = *blamed;
+    s.in_flight.erase(blamed);
+    RecordDeath(s, lost, status, timed_out);
     recorded = true;
-  } else if (s.assigned && !s.loading.empty() && (DiedOfSignal(status) || timed_out)) {
+  } else if (had_case && !s.loading.empty() && (DiedOfSignal(status) || timed_out)) {
     recorded = RecordLoadCrash(s, status, timed_out);
-  } else if (s.assigned) {
-    queue_.PutBack(*s.assigned);  // it never started: another worker runs it
   }
+  PutBackInFlight(s);
   queue_.Leave(s.id);
   s.worker.reset();
-  s.assigned.reset();
-  s.started = false;
+  s.current.clear();
+  AfterEnd(s, had_case, recorded, status, timed_out);
+}
+
+// Whether the GPU gets another worker: not after FATAL, nor after two workers in a row that ended
+// with work in hand and neither finished a case nor could be blamed for one (a worker that cannot
+// start; without this, their cases would be put back for ever).
+void Scheduler::AfterEnd(Slot& s, bool had_case, bool recorded, int status, bool timed_out) {
   if (!s.fatal.empty()) {
     Retire(s, s.fatal);  // the worker said not to start it again
-  } else if (s.ran_any || recorded || !had_case) {
+  } else if (s.finished_any || recorded || !had_case) {
     s.failed_starts = 0;
-  } else if (timed_out) {
+  } else if (timed_out && !s.ran_any) {
     Retire(s, absl::StrCat("the worker did not start a case within ", kWorkerStartupLimitS, " s"));
   } else if (++s.failed_starts >= 2) {
     Retire(s, absl::StrCat("flashscope-worker ", DescribeExit(status),
-                           " before running any case, twice; giving up"));
+                           s.ran_any ? " without finishing a case, twice; giving up"
+                                     : " before running any case, twice; giving up"));
   }
 }
 
@@ -272,9 +358,11 @@ void Scheduler::Retire(Slot& s, const std::string& why) {
   }
 }
 
+// The start-up limit while the worker holds cases and has started none (its process's start,
+// loading plugins, measuring peaks), else the case limit for the step in progress.
 double Scheduler::SecondsLeft(const Slot& s) const {
   const double limit =
-      s.assigned && !s.started && !s.ran_any ? kWorkerStartupLimitS : job_.case_limit_s;
+      !s.in_flight.empty() && !s.ran_any ? kWorkerStartupLimitS : job_.case_limit_s;
   return limit - SecondsSince(s.since);
 }
 
@@ -336,5 +424,11 @@ ScheduleResult Scheduler::Run() {
 }  // namespace
 
 ScheduleResult RunOnDevices(const ScheduleJob& job) { return Scheduler(job).Run(); }
+
+int EffectiveWindow(int window, size_t cases_left, size_t live_gpus) {
+  const size_t share = cases_left / (2 * std::max<size_t>(1, live_gpus));
+  return static_cast<int>(
+      std::min<size_t>(static_cast<size_t>(std::max(1, window)), std::max<size_t>(1, share)));
+}
 
 }  // namespace flashscope::suites

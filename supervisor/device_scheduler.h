@@ -1,10 +1,11 @@
 // Runs a plan's cases on the GPUs of a run (docs/devices.md): one flashscope-worker per GPU,
-// pinned to it when the run names devices (supervisor/device_selection.h), each fed one case at a
-// time from one problem-major queue (supervisor/case_queue.h) over its command channel, so that
-// every GPU stays busy and each problem's inputs and reference are made once per GPU that takes
-// it. A worker that faults, crashes or hangs costs the case it was running (recorded through
-// `record`, with the phase and, for a plugin's kernel, the plugin) and is replaced on its own GPU;
-// the other GPUs go on. A GPU whose worker says FATAL, or dies twice before starting a case, is
+// pinned to it when the run names devices (supervisor/device_selection.h), each fed cases from one
+// problem-major queue (supervisor/case_queue.h) over its command channel, up to a window of them
+// at a time (ScheduleJob::window), so that every GPU stays busy and each problem's inputs and
+// reference are made once per GPU that takes it. A worker that faults, crashes or hangs costs the
+// case it was running (recorded through `record`, with the phase and, for a plugin's kernel, the
+// plugin) and is replaced on its own GPU; the other cases it held run again; the other GPUs go
+// on. A GPU whose worker says FATAL, or dies twice before starting a case, is
 // taken out of the run; the run fails only when no GPU is left. `flashscope run` schedules
 // through this; `flashscope ab` can too, with its own requests and recorders.
 #pragma once
@@ -15,9 +16,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "protocol/worker_protocol.h"
 #include "reports/plan.h"
 #include "supervisor/device_selection.h"
-#include "protocol/worker_protocol.h"
 
 namespace flashscope::suites {
 
@@ -48,8 +49,15 @@ struct ScheduleJob {
   const reports::PlanRecord* plan = nullptr;
   std::vector<const reports::PlannedCaseRecord*> cases;  // to run, in plan order
   std::vector<DeviceSlot> devices;
+  // The limit applies to each step the worker reports for a case: from its S to its next keyed P
+  // line (a parked case's later work) or its F.
   double case_limit_s = 300;
   double deadline_s = 0;  // counted from `start`; 0 = none
+  // The most cases a worker may hold at once (RUN sent, F not yet received): 1 hands out one case
+  // at a time; more lets a worker park several cases and collect their hardware counters in one
+  // session (`flashscope run`: supervisor/run_window.h). Each refill narrows it so that the GPUs
+  // still finish together: EffectiveWindow below.
+  int window = 1;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   // What a case is called in a timeout's reason ("pair" for ab) and how to raise its limit.
   std::string unit = "case";
@@ -83,6 +91,12 @@ struct ScheduleResult {
 };
 
 ScheduleResult RunOnDevices(const ScheduleJob& job);
+
+// The window a worker is refilled up to when `cases_left` cases are queued and `live_gpus` GPUs
+// are still in the run: min(window, max(1, cases_left / (2 * live_gpus))). No GPU holds more than
+// half of an even share of what is left, so that as the queue drains the windows shrink to one
+// case and no GPU sits on a batch while another idles; window 1 stays 1.
+int EffectiveWindow(int window, size_t cases_left, size_t live_gpus);
 
 // The time limit for a worker's first case: it covers the process's start, loading plugins and
 // measuring the GPU's peaks.

@@ -16,6 +16,7 @@
 #include "supervisor/planning.h"
 #include "supervisor/run_journal.h"
 #include "supervisor/run_progress.h"
+#include "supervisor/run_window.h"
 #include "supervisor/sanitize.h"
 #include "supervisor/sanitizer_output.h"
 
@@ -88,6 +89,7 @@ std::string RunCases(const RunContext& run) {
   }
   job.devices = run.devices;
   job.case_limit_s = run.case_limit_s;
+  job.window = RunWindow(run.args->metrics, *run.suite);
   job.deadline_s = run.args->deadline_s;
   job.start = run.run_start;
   job.request = [&](const DeviceSlot&) {
