@@ -13,6 +13,8 @@
 
 #include "absl/strings/str_split.h"
 #include "reports/report_json.h"
+#include "supervisor/device_scheduler.h"
+#include "supervisor/run_window.h"
 #include "supervisor/tests/supervisor_fixture.h"
 
 namespace flashscope::suites {
@@ -344,6 +346,41 @@ TEST_F(DevicesTest, ManyWorkersWritingBigResultsLeaveTheJournalWhole) {
     ASSERT_TRUE(c.timing.has_value()) << c.Key();
     EXPECT_EQ(c.timing->samples_ms.size(), 1024u * 1024 / 20) << c.Key();
   }
+}
+
+TEST_F(DevicesTest, ParkingWorkersShareTheRunAndTheirWindowsShrinkAsTheQueueDrains) {
+  // Workers that take several cases at once (tests/fake_worker.cc, FAKE_PARK); the suite asks no
+  // metrics, so `flashscope run` gives them a window (supervisor/run_window.h).
+  setenv("FAKE_PARK", "200", 1);
+  setenv("FAKE_CASE_MS", "20", 1);
+  const reports::Report report = CompleteRun("all");
+  std::map<std::string, std::vector<int>> batches;  // GPU -> the sizes of its batches, in order
+  std::map<std::string, int> runs;
+  for (const auto& e : Events()) {
+    if (e.what == "batch") batches[e.uuid].push_back(std::stoi(e.rest));
+    if (e.what == "case") ++runs[e.rest];
+  }
+  ASSERT_EQ(batches.size(), 2u) << "both GPUs got work";
+  // GPU 0's worker is refilled first, then GPU 1's from what is left: each at most half of an even
+  // share of the queue, so neither sits on a batch the other could run.
+  const int first = EffectiveWindow(kRunWindow, kCases, 2);
+  EXPECT_GT(first, 1);
+  EXPECT_EQ(batches["GPU-fake-0"][0], first);
+  EXPECT_EQ(batches["GPU-fake-1"][0], EffectiveWindow(kRunWindow, kCases - first, 2));
+  // Every later refill found too few cases left for more than one at a time.
+  int total = 0;
+  for (const auto& [uuid, sizes] : batches) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      total += sizes[i];
+      if (i > 0) EXPECT_EQ(sizes[i], 1) << uuid << "'s batch " << i;
+    }
+  }
+  EXPECT_EQ(total, kCases);
+  EXPECT_EQ(runs.size(), static_cast<size_t>(kCases));
+  for (const auto& [key, n] : runs) EXPECT_EQ(n, 1) << key << " was measured twice";
+  std::set<int> used;
+  for (const auto& c : report.cases) used.insert(c.device.value_or(-1));
+  EXPECT_EQ(used, (std::set<int>{0, 1}));
 }
 
 TEST_F(DevicesTest, ProgressLinesNameTheGpu) {

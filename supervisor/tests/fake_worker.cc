@@ -16,7 +16,16 @@
 //   FAKE_CRASH_LOADING=PATH        die of SIGSEGV while "loading" that plugin file
 //   FAKE_CRASH_LOADING_IN_RUN=PATH the same, only when running cases (not when planning)
 //   FAKE_CRASH_KEY=KEY             die of SIGSEGV in case KEY, in phase FAKE_CRASH_PHASE (supports)
-//   FAKE_HANG_KEY=KEY              never finish case KEY
+//   FAKE_HANG_KEY=KEY              never finish case KEY (hang in phase FAKE_CRASH_PHASE)
+//   FAKE_PARK=MS                   a parking worker (the RUN lines of a window): takes the RUN
+//   lines
+//                                  that come within MS ms of each other (NextWithin), starts each
+//                                  (S, P supports, P timing) and parks it; then "collects the
+//                                  counters" of the batch (a keyed P profiling line for each) and
+//                                  finishes each (keyed P concluding, its result, F); appends
+//                                  "UUID batch N" to FAKE_EVENTS. FAKE_CRASH_PHASE may then name
+//                                  any of those phases
+//   FAKE_DIE_AFTER_FIRST_F=1       a parking worker dies (SIGSEGV) after the first F of a batch
 //   FAKE_FATAL_AFTER=N             once the journal holds N results, say FATAL and exit
 //   FAKE_FATAL_UUID=UUID           on that GPU, say FATAL at once (a GPU that fell off the bus)
 // As an ab worker (plan with --base/--new, and ab): fake_worker_ab.cc.
@@ -31,6 +40,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
@@ -172,21 +182,36 @@ int Plan(const protocol::WorkerRequest& r) {
   return WritePlanningResult(r, {MakePlan(r, *suite), {}, {}});
 }
 
-// One case, as a real worker would run it (minus the GPU).
-void RunOne(const protocol::WorkerRequest& r, const fs::reports::PlanRecord& plan,
-            const fs::suites::Suite& suite, const fs::reports::PlannedCaseRecord& c,
-            const fs::reports::DeviceRecord& me, fs::reports::JournalWriter& writer,
-            std::string* last_problem) {
-  protocol::Tell(r.progress_fd, {protocol::Event::kCaseStarted, c.key, "", ""});
-  (void)writer.CaseStarted(c.index, c.key);
-  const std::string phase = Env("FAKE_CRASH_PHASE").empty() ? "supports" : Env("FAKE_CRASH_PHASE");
-  protocol::Tell(r.progress_fd, {protocol::Event::kPhase, "", "", phase});
+// A progress line of phase `phase` (of case `keyed`'s, a keyed P line, when set) while running
+// case `c`, where FAKE_CRASH_KEY dies and FAKE_HANG_KEY hangs in phase FAKE_CRASH_PHASE.
+void EnterPhase(const protocol::WorkerRequest& r, const fs::reports::PlannedCaseRecord& c,
+                const std::string& phase, const std::string& keyed = "") {
+  protocol::Tell(r.progress_fd, {protocol::Event::kPhase, keyed, "", phase});
+  const std::string fatal = Env("FAKE_CRASH_PHASE").empty() ? "supports" : Env("FAKE_CRASH_PHASE");
+  if (phase != fatal) return;
   if (c.key == Env("FAKE_CRASH_KEY")) raise(SIGSEGV);
   while (c.key == Env("FAKE_HANG_KEY")) sleep(1);
-  if (fs::ProblemKey(c.problem) != *last_problem) {
-    *last_problem = fs::ProblemKey(c.problem);
-    Event(me.uuid + " inputs " + *last_problem);
-  }
+}
+
+// A case's start: its S line and journal line.
+void BeginCase(const protocol::WorkerRequest& r, const fs::reports::PlannedCaseRecord& c,
+               fs::reports::JournalWriter& writer) {
+  protocol::Tell(r.progress_fd, {protocol::Event::kCaseStarted, c.key, "", ""});
+  (void)writer.CaseStarted(c.index, c.key);
+}
+
+// A case's inputs: its problem's made when it is not the one this worker made last.
+void MakeInputs(const fs::reports::PlannedCaseRecord& c, const fs::reports::DeviceRecord& me,
+                std::string* last_problem) {
+  if (fs::ProblemKey(c.problem) == *last_problem) return;
+  *last_problem = fs::ProblemKey(c.problem);
+  Event(me.uuid + " inputs " + *last_problem);
+}
+
+// A case's work and end: its result in the journal, then its F line.
+void FinishCase(const protocol::WorkerRequest& r, const fs::reports::PlanRecord& plan,
+                const fs::suites::Suite& suite, const fs::reports::PlannedCaseRecord& c,
+                const fs::reports::DeviceRecord& me, fs::reports::JournalWriter& writer) {
   Event(me.uuid + " case " + c.key);
   int ms = EnvInt("FAKE_CASE_MS", 0);
   const std::string slow = Env("FAKE_SLOW_UUID");
@@ -207,6 +232,59 @@ void RunOne(const protocol::WorkerRequest& r, const fs::reports::PlanRecord& pla
   }
   (void)writer.CaseFinished(c.index, result);
   protocol::Tell(r.progress_fd, {protocol::Event::kCaseFinished, c.key, "passed", ""});
+}
+
+const fs::reports::PlannedCaseRecord* FindCase(const fs::reports::PlanRecord& plan,
+                                               const std::string& key) {
+  for (const auto& c : plan.cases) {
+    if (c.key == key) return &c;
+  }
+  return nullptr;
+}
+
+// FAKE_PARK: batches of the RUN lines that arrive together, each case parked after its timing and
+// finished after the batch's shared "counter collection".
+int RunParking(const protocol::WorkerRequest& r, const fs::reports::PlanRecord& plan,
+               const fs::suites::Suite& suite, const fs::reports::DeviceRecord& me,
+               fs::reports::JournalWriter& writer) {
+  protocol::CommandReader commands(r.command_fd);
+  const int wait_ms = EnvInt("FAKE_PARK", 0);
+  std::string key, last_problem;
+  // The first case of a batch: as long as it takes; the rest: those that follow it closely.
+  for (protocol::CommandWait got = commands.NextWithin(-1, &key);
+       got == protocol::CommandWait::kCommand; got = commands.NextWithin(-1, &key)) {
+    std::vector<const fs::reports::PlannedCaseRecord*> parked;
+    for (; got == protocol::CommandWait::kCommand; got = commands.NextWithin(wait_ms, &key)) {
+      const fs::reports::PlannedCaseRecord* c = FindCase(plan, key);
+      if (c == nullptr) return protocol::TellFatal(r.progress_fd, "no such case: " + key);
+      BeginCase(r, *c, writer);
+      EnterPhase(r, *c, protocol::phase::kSupports);
+      MakeInputs(*c, me, &last_problem);
+      EnterPhase(r, *c, protocol::phase::kTiming);
+      parked.push_back(c);
+    }
+    Event(me.uuid + " batch " + std::to_string(parked.size()));
+    for (const auto* c : parked) EnterPhase(r, *c, protocol::phase::kProfiling, c->key);
+    for (const auto* c : parked) {
+      EnterPhase(r, *c, protocol::phase::kConcluding, c->key);
+      FinishCase(r, plan, suite, *c, me, writer);
+      if (!Env("FAKE_DIE_AFTER_FIRST_F").empty()) raise(SIGSEGV);
+    }
+    if (got == protocol::CommandWait::kEnd) break;
+  }
+  return 0;
+}
+
+// One case, as a real worker would run it (minus the GPU).
+void RunOne(const protocol::WorkerRequest& r, const fs::reports::PlanRecord& plan,
+            const fs::suites::Suite& suite, const fs::reports::PlannedCaseRecord& c,
+            const fs::reports::DeviceRecord& me, fs::reports::JournalWriter& writer,
+            std::string* last_problem) {
+  BeginCase(r, c, writer);
+  EnterPhase(
+      r, c, Env("FAKE_CRASH_PHASE").empty() ? protocol::phase::kSupports : Env("FAKE_CRASH_PHASE"));
+  MakeInputs(c, me, last_problem);
+  FinishCase(r, plan, suite, c, me, writer);
 }
 
 int Run(const protocol::WorkerRequest& r) {
@@ -246,11 +324,13 @@ int Run(const protocol::WorkerRequest& r) {
     protocol::Tell(r.progress_fd, {protocol::Event::kFatal, "", "", "fake fatal error"});
     return false;
   };
+  if (r.command_fd >= 0 && !Env("FAKE_PARK").empty()) {
+    return RunParking(r, plan, *suite, *me, *writer);
+  }
   if (r.command_fd >= 0) {
     protocol::CommandReader commands(r.command_fd);
     while (std::optional<std::string> key = commands.Next()) {
-      const fs::reports::PlannedCaseRecord* c = nullptr;
-      for (const auto& p : plan.cases) c = p.key == *key ? &p : c;
+      const fs::reports::PlannedCaseRecord* c = FindCase(plan, *key);
       if (c == nullptr) return protocol::TellFatal(r.progress_fd, "no such case: " + *key);
       if (!may_run()) return protocol::kExitFatal;
       RunOne(r, plan, *suite, *c, *me, *writer, &last_problem);

@@ -33,8 +33,8 @@ class SupervisorFixture : public ::testing::Test {
     for (const char* v :
          {"FAKE_NO_GPU", "FAKE_CRASH_LOADING", "FAKE_CRASH_LOADING_IN_RUN", "FAKE_CRASH_KEY",
           "FAKE_CRASH_PHASE", "FAKE_HANG_KEY", "FAKE_FATAL_AFTER", "FAKE_DEVICES", "FAKE_EVENTS",
-          "FAKE_CASE_MS", "FAKE_SLOW_UUID", "FAKE_RESULT_KB", "FAKE_FATAL_UUID",
-          "FLASHSCOPE_PLUGINS", "CUDA_VISIBLE_DEVICES"}) {
+          "FAKE_CASE_MS", "FAKE_SLOW_UUID", "FAKE_RESULT_KB", "FAKE_FATAL_UUID", "FAKE_PARK",
+          "FAKE_DIE_AFTER_FIRST_F", "FLASHSCOPE_PLUGINS", "CUDA_VISIBLE_DEVICES"}) {
       unsetenv(v);
     }
     dir_ = std::filesystem::temp_directory_path() /
