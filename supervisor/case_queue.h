@@ -35,7 +35,8 @@ class CaseQueue {
   std::optional<QueuedCase> Next(int device);
   // Whether Next(device) would give it a case.
   bool HasCaseFor(int device) const { return Pick(device).has_value(); }
-  // A case handed out that never started (its worker died first): back at the front.
+  // A case handed out that its worker did not finish, dying in another case or before starting
+  // it (docs/devices.md, "A window of cases per worker"): back at the front.
   void PutBack(const QueuedCase& c);
   // GPU `device` is on no problem any more (its worker ended).
   void Leave(int device);
