@@ -21,8 +21,7 @@
 namespace flashscope::profiler {
 namespace {
 
-// Each kernel's GPU time: the weights that combine ratios over the kernels of one launch.
-constexpr char kGpuTimeMetric[] = "gpu__time_duration.sum";
+using cupti_internal::kGpuTimeMetric;
 
 // What CUPTI collects for `names`: them, then the kernels' GPU time when not among them.
 std::vector<std::string> WithGpuTime(std::vector<std::string> names) {
@@ -272,7 +271,7 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   return result;
 }
 
-absl::Status RangeProfiler::EnsureEnabled(Replay replay, int scope) {
+absl::Status RangeProfiler::EnsureEnabled(Replay replay, int scope, bool batch) {
   // Enabled once and kept: no launch outside a Start/Stop pair is profiled, so timing and other
   // work on the context are unaffected, and the per-call enable/disable cost is gone.
   // One enabled object serves one replay mode and one config: a change of either enables afresh
@@ -281,12 +280,13 @@ absl::Status RangeProfiler::EnsureEnabled(Replay replay, int scope) {
   // on the same object wanted more passes than its config said, 2 x H200 trust run). A case
   // that needs both scopes pays one enable per change (~0.22 s on an H200, docs/profiler.md).
   const bool scope_changed = object_ != nullptr && object_scope_ != scope;
-  if (object_ != nullptr &&
-      (object_replay_ != replay || (scope_changed && reenable_on_scope_change_))) {
+  if (object_ != nullptr && (object_replay_ != replay || object_batch_ != batch ||
+                             (scope_changed && reenable_on_scope_change_))) {
     Disable();
   }
   if (object_ == nullptr) {
     object_replay_ = replay;
+    object_batch_ = batch;
     CUpti_RangeProfiler_Enable_Params enable = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
     enable.ctx = static_cast<CUcontext>(context_);
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerEnable(&enable), "cuptiRangeProfilerEnable");
@@ -302,8 +302,8 @@ absl::Status RangeProfiler::EnsureEnabled(Replay replay, int scope) {
   size.pRangeProfilerObject = static_cast<CUpti_RangeProfiler_Object*>(object_);
   size.pMetricNames = names.data();
   size.numMetrics = names.size();
-  size.maxNumOfRanges = kMaxKernelsPerLaunch;
-  size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
+  size.maxNumOfRanges = kCounterDataRanges;
+  size.maxNumRangeTreeNodes = kCounterDataRanges;
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerGetCounterDataSize(&size),
                            "cuptiRangeProfilerGetCounterDataSize");
   scopes_[scope].counter_data.assign(size.counterDataSize, 0);

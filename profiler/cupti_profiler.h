@@ -82,6 +82,26 @@ struct ProfileResult {
   double enable_s = 0, set_config_s = 0;
 };
 
+// One launch of a batched session (RangeProfiler::ProfileBatch): its hooks run in every pass,
+// outside its range (`before`'s queued work drains before the range opens).
+struct BatchLaunch {
+  std::function<absl::Status()> before;  // may be empty
+  std::function<cudaError_t(cudaStream_t)> launch;
+  std::function<absl::Status()> after;  // may be empty
+};
+
+// The counters of a batched session, per launch.
+struct BatchProfile {
+  // In the order given: the launch's counters over its own user range (values, pass_ms,
+  // kernel_ms; kernels 0), with the session's cost shared equally (wall_s and its parts); NotFound
+  // when its range recorded nothing (a launch that enqueued no kernel).
+  std::vector<absl::StatusOr<ProfileResult>> launches;
+  absl::Status status;  // the session's failure (then `launches` is empty), or OK
+  int failed = -1;      // the launch whose hook or launch failed; -1: the profiler's own failure
+  double wall_s = 0;    // host wall time of the whole session
+  int passes = 0;
+};
+
 class RangeProfiler {
  public:
   // Checks that the device supports range profiling and that counters are permitted, checks
@@ -106,10 +126,19 @@ class RangeProfiler {
                                         cudaStream_t stream, Replay replay = Replay::kUser,
                                         const std::function<absl::Status()>& after_pass = {},
                                         MetricScope scope = MetricScope::kAll);
+  // The counters of several idempotent launches in one user-replay session (docs/trust.md,
+  // "Cost"): each pass runs every launch in order, each inside a user range of its own, with its
+  // hooks around it; the passes' fixed host cost (CUPTI's Start and Stop, ~3.5-33 ms a pass on
+  // an H200) is paid once for all of them. At most kMaxBatchLaunches launches. User ranges, not
+  // auto ranges: each launch's sums are exact, per-kernel ratios are not asked for here.
+  BatchProfile ProfileBatch(const std::vector<BatchLaunch>& launches, cudaStream_t stream,
+                            MetricScope scope);
+  static constexpr int kMaxBatchLaunches = 128;
   // True when the profiler object is enabled for `scope` under `replay`: a Profile() of that
   // scope then pays no re-enable (a change of scope or replay enables afresh, ~0.2 s).
-  bool enabled_for(MetricScope scope, Replay replay) const {
-    return object_ != nullptr && object_replay_ == replay && object_scope_ == ScopeIndex(scope);
+  bool enabled_for(MetricScope scope, Replay replay, bool batch = false) const {
+    return object_ != nullptr && object_replay_ == replay && object_batch_ == batch &&
+           object_scope_ == ScopeIndex(scope);
   }
   // True when some metric is instrumented and some is not: kHardware then collects less.
   bool has_hardware_subset() const { return hw_scope_ >= 0; }
@@ -119,6 +148,9 @@ class RangeProfiler {
   }
   // Auto ranges one counter-data image holds: kernels one profiled launch may enqueue.
   static constexpr int kMaxKernelsPerLaunch = 64;
+  // Ranges one counter-data image is sized for: a launch's auto ranges or a batch's user ranges.
+  static constexpr int kCounterDataRanges =
+      kMaxKernelsPerLaunch > kMaxBatchLaunches ? kMaxKernelsPerLaunch : kMaxBatchLaunches;
 
   const std::string& chip() const { return chip_; }
 
@@ -159,7 +191,9 @@ class RangeProfiler {
   // across calls) with its counter-data image sized; the image initialised and the config set
   // (true: CUPTI refused per-kernel auto ranges and one user range is measured, said in
   // result->ranges); the replay passes; the counters decoded and combined over the kernels.
-  absl::Status EnsureEnabled(Replay replay, int scope_index);
+  // `batch`: the object serves batched sessions (user ranges) — a change between those and
+  // single launches (auto ranges) enables afresh, as a change of scope does.
+  absl::Status EnsureEnabled(Replay replay, int scope_index, bool batch = false);
   absl::StatusOr<bool> Configure(Replay replay, ProfileResult* result);
   absl::Status RunPasses(const std::function<cudaError_t(cudaStream_t)>& launch,
                          const std::function<absl::Status()>& before_pass,
@@ -177,6 +211,14 @@ class RangeProfiler {
   std::string KernelsOfUnfinishedSession();
   std::vector<std::string> RangeNames() const;  // of the decoded counter-data image
   absl::Status DecodeAndCombine(bool user_range, ProfileResult* result);
+  // ProfileBatch's steps (profiler/cupti_profiler_batch.cc): the config with one user range per
+  // launch; one pass over every launch (true when CUPTI says every pass was submitted; `failed`
+  // set to the launch whose hook or launch failed); the ranges decoded, one result per launch.
+  absl::Status ConfigureBatch(int launches, int scope_index);
+  absl::StatusOr<bool> RunBatchPass(const std::vector<BatchLaunch>& launches, cudaStream_t stream,
+                                    std::vector<std::vector<double>>* pass_ms, int* failed);
+  absl::Status DecodeBatch(int scope_index, const std::vector<std::vector<double>>& pass_ms,
+                           BatchProfile* batch);
   // Adds the kHardware scope when some metric is instrumented and some is not.
   absl::Status PrepareHardwareScope();
   void Disable();  // of the range profiler object, if enabled; the next Profile() enables again
@@ -197,6 +239,7 @@ class RangeProfiler {
   // enabling and sizing per call cost ~0.13 s per case (measured on an H200, docs/profiler.md).
   void* object_ = nullptr;                // CUpti_RangeProfiler_Object*
   Replay object_replay_ = Replay::kUser;  // the mode object_ was configured for
+  bool object_batch_ = false;             // ... for batched sessions (user ranges)
   int object_scope_ = 0;                  // and the scope (index) it was enabled for
 };
 

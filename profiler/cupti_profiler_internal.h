@@ -11,6 +11,10 @@
 
 namespace flashscope::profiler::cupti_internal {
 
+// Each kernel's (or range's) GPU time, collected beside every scope's metrics: the weights that
+// combine ratios over the kernels of one launch, and the profiled launch's own duration.
+inline constexpr char kGpuTimeMetric[] = "gpu__time_duration.sum";
+
 // FLASHSCOPE_CUPTI_TRACE=1 prints each CUPTI call before it is made: where a crash inside CUPTI
 // happened, when there is no debugger on the GPU machine.
 inline bool TraceCupti() {

@@ -170,6 +170,32 @@ absl::StatusOr<reports::TrustCheckRecord> BufferIntegrity::Finish(cudaStream_t s
   return r;
 }
 
+absl::StatusOr<bool> BufferIntegrity::ChangedSoFar(cudaStream_t stream) {
+  if (regions_.empty() || !snapshot_taken_) return false;
+  CostTimer cost(&cost_s_);
+  std::vector<unsigned long long> results(regions_.size(), kIntegrityClean);
+  cudaError_t e = cudaMemcpyAsync(results.data(), results_.get(), results.size() * 8,
+                                  cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) return verify::CudaStatus(e, "integrity results");
+  return std::any_of(results.begin(), results.end(),
+                     [](unsigned long long r) { return r != kIntegrityClean; });
+}
+
+absl::Status BufferIntegrity::RestoreGuards(cudaStream_t stream) {
+  CostTimer cost(&cost_s_);
+  for (const IntegrityRegion& r : regions_) {
+    if (r.kind != kIntegrityGuard) continue;
+    // The harness's own allocation (verify/device_buffer.h): writable, only typed const here.
+    if (cudaError_t e = cudaMemsetAsync(const_cast<unsigned char*>(r.ptr), r.pattern,
+                                        static_cast<size_t>(r.bytes), stream);
+        e != cudaSuccess) {
+      return verify::CudaStatus(e, "restoring guard bytes");
+    }
+  }
+  return absl::OkStatus();
+}
+
 profiler::SampleHooks WithIntegrity(profiler::SampleHooks hooks, BufferIntegrity* integrity,
                                     cudaStream_t stream) {
   // Every hook the trust checks set (fresh inputs and checks around the warm-up launches too)

@@ -43,6 +43,11 @@ class BufferIntegrity {
   absl::Status Check(cudaStream_t stream, const std::string& launch, bool compare_content = true);
   // The verdict (synchronises `stream`).
   absl::StatusOr<reports::TrustCheckRecord> Finish(cudaStream_t stream);
+  // Whether any check so far saw a change (synchronises `stream`; the verdict stays for Finish).
+  absl::StatusOr<bool> ChangedSoFar(cudaStream_t stream);
+  // Writes the guard pattern back into every watched guard: the buffers are shared with the other
+  // cases of the problem, whose own checks must not see another case's out-of-bounds writes.
+  absl::Status RestoreGuards(cudaStream_t stream);
 
  private:
   struct Region {

@@ -39,10 +39,13 @@ class ProblemWorkspaces {
   // The workspace stays valid for the kernels still using it, but the next For() makes it
   // afresh, even for the same problem (a kernel wrote into its inputs, a reference or guards).
   void Invalidate() { key_.clear(); }
+  // The current workspace, shared: a case parked until its work counters are collected
+  // (runner/case_settle.cc) keeps its workspace alive past the next problem's For().
+  std::shared_ptr<verify::Workspace> Share() const { return workspace_; }
 
  private:
   std::string key_;
-  std::unique_ptr<verify::Workspace> workspace_;
+  std::shared_ptr<verify::Workspace> workspace_;
   absl::Status status_;
 };
 

@@ -150,14 +150,7 @@ void CaseRunner::Profile(Case& k) {
   }
   Enter(phase::kProfiling);
   profiler::NvtxRange range("profile");
-  if (s.metrics_unavailable.empty() && !s.range_profiler) {
-    auto rp = profiler::RangeProfiler::Create(s.profiled_defs, 0);
-    if (rp.ok()) {
-      s.range_profiler = *std::move(rp);
-    } else {
-      s.metrics_unavailable = std::string(rp.status().message());
-    }
-  }
+  RangeProfilerOrNull();
   reports::ProfileRecord pr;
   reports::WorkInput work{
       false, s.work_counters == nullptr
@@ -188,6 +181,56 @@ void CaseRunner::Profile(Case& k) {
   k.r.profile = pr;
 }
 
+profiler::RangeProfiler* CaseRunner::RangeProfilerOrNull() {
+  State& s = *state_;
+  if (s.metrics_unavailable.empty() && !s.range_profiler) {
+    auto rp = profiler::RangeProfiler::Create(s.profiled_defs, 0);
+    if (rp.ok()) {
+      s.range_profiler = *std::move(rp);
+    } else {
+      s.metrics_unavailable = std::string(rp.status().message());
+    }
+  }
+  return s.range_profiler.get();
+}
+
+bool CaseRunner::TensorShort(Case& k, const profiler::ProfileResult& r) {
+  State& s = *state_;
+  if (s.work_counters == nullptr) return false;
+  const reports::WorkInput hw =
+      WorkInputFrom(*s.work_counters, ByHwName(r), r.kernels, true, k.c->problem);
+  const double flops =
+      std::accumulate(hw.paths.begin(), hw.paths.end(), 0.0,
+                      [](double sum, const reports::WorkPath& p) { return sum + p.flops; });
+  const bool is_short = flops < reports::kWorkFloor * hw.minimal_flops;
+  if (is_short) s.scalar_first.insert(case_runner_internal::KernelDTypeKey(*k.c));
+  return is_short;
+}
+
+void CaseRunner::TakeBatchedCounters(Case& k, const std::vector<profiler::ProfileResult>& profiles,
+                                     const std::string& failure) {
+  State& s = *state_;
+  ProfileTally tally;
+  tally.trust = k.trust.get();
+  for (const profiler::ProfileResult& r : profiles) tally.Add(r);
+  k.trust->SetWorkCosts(tally.Values());
+  reports::WorkInput work;
+  if (failure == case_runner_internal::kNoKernelLaunched) {
+    work = WorkInputFrom(*s.work_counters, {}, 0, true, k.c->problem);
+  } else if (!failure.empty() || profiles.empty()) {
+    work.unavailable_reason = absl::StrCat(
+        "hardware counters: ", failure.empty() ? "no batched profile was collected" : failure);
+  } else {
+    // The last profile holds every counter its scope collects (all of them after a scalar
+    // kernel's second session).
+    work = WorkInputFrom(*s.work_counters, ByHwName(profiles.back()), 0, true, k.c->problem);
+  }
+  if (profiles.empty()) {
+    k.trust->SetProfiledDurations({}, 0, absl::StrCat("no counters collected: ", failure));
+  }
+  k.trust->SetWork(std::move(work), tally.wall_s);
+}
+
 double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>& before_pass,
                                    const std::function<absl::Status()>& after_pass,
                                    reports::ProfileRecord* pr, reports::WorkInput* work) {
@@ -208,17 +251,8 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
   };
   // A kernel whose tensor paths fell short before (a scalar kernel) collects everything at once:
   // its hardware-only profile would only say so again (6 passes of 13, on an H200).
-  const std::string kernel_key = k.c->kernel->info().id + " " + DTypeOf(k.c->problem);
-  auto tensor_short = [&](const profiler::ProfileResult& r) {
-    if (s.work_counters == nullptr) return false;
-    const reports::WorkInput hw = work_from(r);
-    const double flops =
-        std::accumulate(hw.paths.begin(), hw.paths.end(), 0.0,
-                        [](double sum, const reports::WorkPath& p) { return sum + p.flops; });
-    const bool is_short = flops < reports::kWorkFloor * hw.minimal_flops;
-    if (is_short) s.scalar_first.insert(kernel_key);
-    return is_short;
-  };
+  const std::string kernel_key = case_runner_internal::KernelDTypeKey(*k.c);
+  auto tensor_short = [&](const profiler::ProfileResult& r) { return TensorShort(k, r); };
   const bool staged = s.hardware_scope_usable && s.range_profiler->has_hardware_subset() &&
                       s.scalar_first.count(kernel_key) == 0;
   absl::StatusOr<profiler::ProfileResult> result = ProfileHardwareThenAll(

@@ -133,10 +133,13 @@ void CaseRunner::Enter(const char* phase) {
   if (observer_) observer_(phase);
 }
 
-// One case of `flashscope run`: the phases of case_phases.h over CaseRunner's steps.
+// One case of `flashscope run`: the phases of case_phases.h over CaseRunner's steps; with
+// `may_park`, a case whose counters can be collected with other cases' is parked after its
+// device functions (runner/case_settle.cc).
 class CaseRunner::SinglePhases : public CasePhases {
  public:
-  SinglePhases(CaseRunner& runner, Case& k) : runner_(runner), k_(k) {}
+  SinglePhases(CaseRunner& runner, Case& k, bool may_park)
+      : runner_(runner), k_(k), may_park_(may_park) {}
   bool Supports() override { return runner_.Supported(k_); }
   bool Inputs() override {
     if (absl::Status st = runner_.RestoreIsolation(); !st.ok()) {
@@ -151,25 +154,38 @@ class CaseRunner::SinglePhases : public CasePhases {
   bool Verify() override { return runner_.Verify(k_); }
   // Timed also when verification failed: a developer wants both answers.
   bool Measure() override { return runner_.Time(k_); }
-  void Complete() override { runner_.Complete(k_); }
+  void Complete() override {
+    runner_.QueryDeviceFunctions(k_);
+    if (may_park_ && runner_.CanPark(k_) && runner_.Park(k_)) return;
+    runner_.Profile(k_);
+    runner_.Conclude(k_);
+  }
 
  private:
   CaseRunner& runner_;
   Case& k_;
+  bool may_park_;
 };
 
-reports::CaseResult CaseRunner::Run(const CaseToRun& c) {
+std::unique_ptr<CaseRunner::Case> CaseRunner::RunPhases(const CaseToRun& c, bool may_park) {
   profiler::NvtxRange case_range("case " + c.key);
-  Case k;
-  k.c = &c;
-  k.r = c.planned;
-  k.start = std::chrono::steady_clock::now();
-  WatchThreads(k);
-  SinglePhases phases(*this, k);
+  auto k = std::make_unique<Case>();
+  if (may_park) {
+    k->owned = std::make_unique<CaseToRun>(c);  // a parked case outlives the caller's
+    k->c = k->owned.get();
+  } else {
+    k->c = &c;
+  }
+  k->r = c.planned;
+  k->start = std::chrono::steady_clock::now();
+  WatchThreads(*k);
+  SinglePhases phases(*this, *k, may_park);
   RunCasePhases(phases);
-  EndIfThreadsLeft(k);
-  return k.r;
+  if (!k->parked) EndIfThreadsLeft(*k);
+  return k;
 }
+
+reports::CaseResult CaseRunner::Run(const CaseToRun& c) { return RunPhases(c, false)->r; }
 
 bool CaseRunner::Supported(Case& k) {
   Enter(phase::kSupports);

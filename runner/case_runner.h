@@ -7,12 +7,16 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "analysis/trust_checks.h"
 #include "plugins/kernel.h"
+#include "profiler/cupti_profiler.h"
 #include "profiler/kernel_tracer.h"
 #include "profiler/timing_policy.h"
 #include "reports/report.h"
@@ -85,6 +89,30 @@ class CaseRunner {
 
   // Never throws; a CUDA error becomes status `error` with the error's name.
   reports::CaseResult Run(const CaseToRun& c);
+
+  // Parking (runner/case_settle.cc, docs/trust.md "Cost"): the work counters of many cases
+  // collected in one CUPTI session, whose fixed cost per pass is then paid once. With parking on,
+  // RunOrPark runs a case up to its counters and parks it where they can be collected that way
+  // (user replay, no metrics asked, hardware scope usable), else to its end. Only a worker whose
+  // supervisor hands out several cases at once turns it on: a parked case is recorded only once
+  // settled.
+  void EnableParking(bool on);
+  // The result when the case ended now; nullopt when it was parked.
+  std::optional<reports::CaseResult> RunOrPark(const CaseToRun& c);
+  size_t parked() const;
+  // Whether the parked cases should be settled before `next` runs: the batch is full, or
+  // `next`'s problem would keep more parked workspaces alive than their memory allowance.
+  bool SettleBefore(const Problem& next) const;
+  // Collects the counters of the parked cases in batched sessions and concludes each, calling
+  // `settled` with each result in park order as it is concluded; `phase` hears each case's
+  // steps (its key, protocol::phase) so that a death is blamed on the case whose code ran. With
+  // `all` false, cases that need the instrumented counters (a scalar kernel's) may stay parked
+  // for a later settle, which saves a change of profiler scope. Stops when the CUDA context is
+  // lost (context_lost()): the case that lost it is concluded, the others are abandoned (the
+  // supervisor runs them again in a fresh worker).
+  using SettledFn = std::function<void(const CaseToRun& c, const reports::CaseResult& r)>;
+  using CasePhaseFn = std::function<void(const std::string& key, const char* phase)>;
+  void Settle(bool all, const SettledFn& settled, const CasePhaseFn& phase);
   // Both sides of an ab pair (case_runner_pair.cc): supports, one workspace, each side verified
   // on poisoned outputs, then both timed in interleaved pairs (Timer::TimePair: min pairs
   // max(timing.min_samples, kMinPairs), the time cap doubled for two kernels), device functions
@@ -102,6 +130,8 @@ class CaseRunner {
   struct Case;
   class SinglePhases;  // Run's phases (runner/case_phases.h)
   CaseRunner() = default;
+  // Run's and RunOrPark's phases; the case is parked at Complete when `may_park`.
+  std::unique_ptr<Case> RunPhases(const CaseToRun& c, bool may_park);
   void Enter(const char* phase);
   // The phases' steps. Each bool one is false when the case ended there (status set).
   bool Supported(Case& k);
@@ -147,6 +177,26 @@ class CaseRunner {
   std::vector<LeftThread> ThreadsLeftBy(Case& k);
   // For a case that ended before its trust checks: a thread it left running makes it an error.
   void EndIfThreadsLeft(Case& k);
+  // RunOrPark's and Settle's steps (runner/case_settle.cc).
+  bool CanPark(Case& k);
+  bool Park(Case& k);  // false when the case cannot be parked after all (concluded as usual)
+  // One batched session per chunk of `cases` in `scope`; what each got into `profiles`, why it
+  // got none into `failures`. False when the CUDA context was lost (that case concluded and
+  // given to `settled`).
+  bool ProfileParked(const std::vector<Case*>& cases, profiler::MetricScope scope,
+                     std::map<Case*, std::vector<profiler::ProfileResult>>* profiles,
+                     std::map<Case*, std::string>* failures, const SettledFn& settled,
+                     const CasePhaseFn& phase);
+  profiler::BatchLaunch BatchLaunchOf(Case& k, const CasePhaseFn& phase);
+  // A parked case's counters from its batched profiles (case_profile.cc), or why there are none.
+  void TakeBatchedCounters(Case& k, const std::vector<profiler::ProfileResult>& profiles,
+                           const std::string& failure);
+  // Whether a case's tensor paths fell short of the work floor (a scalar kernel), remembered per
+  // kernel and dtype so that its later cases collect every counter at once (case_profile.cc).
+  bool TensorShort(Case& k, const profiler::ProfileResult& r);
+  // The range profiler, created on first use; null when it cannot work in this process (the
+  // reason stays in the state).
+  profiler::RangeProfiler* RangeProfilerOrNull();
   // The activity tracer, created on first use; null when CUPTI cannot record (the reason stays
   // in the state).
   profiler::KernelTracer* Tracer();

@@ -23,8 +23,17 @@ absl::Status CaseRunner::AddHarnessChecks(Case& k) {
   if (!integrity.ok()) return integrity.status();
   // Inputs, a reference or guards a launch wrote into would meet the next kernel of the problem:
   // it gets a workspace made afresh.
-  if (integrity->status == "failed") s.workspaces.Invalidate();
-  reports::TrustCheckRecord isolation = s.isolation->CheckAndRestore(ThreadsLeftBy(k));
+  // Guards written back too: parked cases of the problem still share these buffers.
+  if (integrity->status == "failed") {
+    s.workspaces.Invalidate();
+    if (absl::Status st = k.integrity->RestoreGuards(s.stream); !st.ok()) return st;
+  }
+  // A parked case was checked as it was parked and after each of its batched launches
+  // (runner/case_settle.cc); the device state has been put back since.
+  reports::TrustCheckRecord isolation = !k.isolation
+                                            ? s.isolation->CheckAndRestore(ThreadsLeftBy(k))
+                                        : k.batch_isolation ? *k.batch_isolation
+                                                            : *k.isolation;
   if (s.isolation->fresh_worker_needed()) context_lost_ = true;
   for (const reports::TrustCheckRecord* c : {&*integrity, &isolation}) {
     for (const reports::TrustValue& v : c->values) {
@@ -41,21 +50,24 @@ void CaseRunner::WatchThreads(Case& k) {
 }
 
 std::vector<LeftThread> CaseRunner::ThreadsLeftBy(Case& k) {
-  if (!k.threads_watched || k.threads_checked) return {};
+  if (!k.threads_watched) return {};
+  if (k.threads_checked) return k.threads_left;
   k.threads_checked = true;
   // Whatever the case's threads enqueued so far has finished: a thread that has nothing left to
   // wait for ends within the grace period, unless it is meant to outlive the case.
   if (cudaDeviceSynchronize() != cudaSuccess) cudaGetLastError();
   static const std::string worker = ThisExecutable();
-  return ThreadsLeftRunning(
+  k.threads_left = ThreadsLeftRunning(
       k.threads_before, [] { return ReadHostThreads(); }, ThreadCreator,
       [](const std::string& creator) {
         return IsHarnessCreator(creator, worker) || LoadedByTheWorkersStart(creator);
       },
       kThreadGrace);
+  return k.threads_left;
 }
 
 void CaseRunner::EndIfThreadsLeft(Case& k) {
+  if (k.threads_checked) return;  // the trust checks' isolation verdict holds them
   const std::vector<LeftThread> left = ThreadsLeftBy(k);
   if (!AnyCaseThread(left)) return;
   context_lost_ = true;  // a thread cannot be put back: the next case gets a fresh worker

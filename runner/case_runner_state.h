@@ -54,6 +54,10 @@ struct CaseRunner::State {
   std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)
   std::string tracer_unavailable;
   std::unique_ptr<CaseIsolation> isolation;  // the device state restored and checked per case
+  // Cases parked until their work counters are collected together (runner/case_settle.cc), in
+  // the order they ran; parking is on only where a supervisor hands out several cases at once.
+  std::vector<std::unique_ptr<Case>> parked;
+  bool parking = false;
 };
 
 // The case being run: its result so far, its workspace and its bound launch.
@@ -70,9 +74,31 @@ struct CaseRunner::Case {
   std::vector<HostThread> threads_before;
   bool threads_watched = false;
   bool threads_checked = false;
+  std::vector<LeftThread> threads_left;  // what the check found (ThreadsLeftBy)
+  // A parked case (runner/case_settle.cc) owns what it runs on: its copy of the case and a share
+  // of its workspace (the next problem's For() would free it).
+  std::unique_ptr<CaseToRun> owned;
+  std::shared_ptr<verify::Workspace> workspace_share;
+  bool parked = false;
+  double own_wall_s = 0;  // its own phases' wall time, up to parking: its wall_s adds its share
+                          // of the settle, not the other cases' time in between
+  TrustCase::PassHooks pass_hooks;  // around each of its batched counter launches
+  int batched_launches = 0;
+  // The isolation check made as it was parked (its own phases), and the first failing one after
+  // a batched launch of its own: the case's isolation verdict is made of the two.
+  std::optional<reports::TrustCheckRecord> isolation, batch_isolation;
 };
 
 namespace case_runner_internal {
+
+// A batched counter session's answer for a launch whose range recorded nothing: evidence (the
+// launch enqueued no kernel), not a profiler failure.
+inline constexpr char kNoKernelLaunched[] = "no kernel";
+
+// "kernel dtype": State::scalar_first's key.
+inline std::string KernelDTypeKey(const CaseToRun& c) {
+  return c.kernel->info().id + " " + DTypeOf(c.problem);
+}
 
 // A sticky error (illegal address, trap, launch failure) poisons the context: every later call
 // returns it again. A second synchronise tells the two kinds apart.

@@ -39,8 +39,23 @@ void ForSanitizer(suites::Suite* suite, RunOptions* options) {
   options->dump_dir.clear();
 }
 
-// Runs one case and records it. Returns false when the worker must stop (the journal cannot be
-// written); exits at once when the case left the CUDA context unusable.
+// Records a case the runner finished (at once, or when its parked counters were settled): the
+// journal, then the F line. False when the journal cannot be written (the worker must stop).
+bool RecordFinished(const suites::protocol::WorkerRequest& request, const CaseRunner& runner,
+                    reports::JournalWriter& writer, int index, const std::string& key,
+                    reports::CaseResult r) {
+  StampDevice(request, runner, &r);
+  if (auto s = writer.CaseFinished(index, r); !s.ok()) {
+    protocol::TellFatal(request.progress_fd, std::string(s.message()));
+    return false;
+  }
+  Tell(request.progress_fd, {Event::kCaseFinished, key, reports::CaseStatusName(r.status), ""});
+  return true;
+}
+
+// Runs one case and records it, or parks it (runner/case_settle.cc: recorded when settled).
+// Returns false when the worker must stop (the journal cannot be written); exits at once when
+// the case left the CUDA context unusable.
 bool RunOne(const suites::protocol::WorkerRequest& request, const reports::PlanRecord& plan,
             const suites::Suite& suite, const BoundCase& b, CaseRunner& runner,
             reports::JournalWriter& writer, PhaseTrace* trace) {
@@ -53,45 +68,83 @@ bool RunOne(const suites::protocol::WorkerRequest& request, const reports::PlanR
     return false;
   }
   const CaseToRun run{c.index, c.key, b.kernel, c.problem, suites::NewCaseResult(plan, c, suite)};
-  reports::CaseResult r = runner.Run(run);
-  StampDevice(request, runner, &r);
-  if (trace != nullptr) trace->Mark("journal_finished");
-  if (auto s = writer.CaseFinished(c.index, r); !s.ok()) {
-    protocol::TellFatal(fd, std::string(s.message()));
-    return false;
-  }
+  std::optional<reports::CaseResult> r = runner.RunOrPark(run);
+  if (trace != nullptr) trace->Mark(r ? "journal_finished" : "parked");
+  if (r && !RecordFinished(request, runner, writer, c.index, c.key, *std::move(r))) return false;
   if (trace != nullptr) trace->CaseEnds();
-  Tell(fd, {Event::kCaseFinished, c.key, reports::CaseStatusName(r.status), ""});
   if (runner.context_lost()) {
-    // Leave without touching CUDA again: the context would only return the same error.
+    // Leave without touching CUDA again: the context would only return the same error. Cases
+    // still parked were not recorded: the supervisor runs them again.
     _exit(suites::protocol::kExitContextLost);
   }
   return true;
 }
 
-// The cases the supervisor hands out, one RUN line at a time, until it closes the channel.
+// Collects the parked cases' counters and records each (`all` false: a scalar kernel's cases
+// may wait for a later settle). False when the journal cannot be written.
+bool SettleParked(const suites::protocol::WorkerRequest& request, CaseRunner& runner,
+                  reports::JournalWriter& writer, PhaseTrace* trace, bool all) {
+  if (runner.parked() == 0) return true;
+  if (trace != nullptr) trace->CaseBegins(absl::StrCat("settle of ", runner.parked(), " cases"));
+  bool journal_ok = true;
+  runner.Settle(
+      all,
+      [&](const CaseToRun& c, const reports::CaseResult& r) {
+        journal_ok = journal_ok && RecordFinished(request, runner, writer, c.index, c.key, r);
+      },
+      [&](const std::string& key, const char* phase) {
+        Tell(request.progress_fd, {Event::kPhase, key, "", phase});
+        if (trace != nullptr) trace->Mark(phase);
+      });
+  if (trace != nullptr) trace->CaseEnds();
+  if (journal_ok && runner.context_lost()) _exit(suites::protocol::kExitContextLost);
+  return journal_ok;
+}
+
+// How long a worker holding parked cases waits for the next RUN line before it settles them:
+// the supervisor sends its window at once and the next lines as soon as F lines arrive, so a
+// silence this long means it waits for this worker's results.
+constexpr int kParkedWaitMs = 20;
+
+// The cases the supervisor hands out, one RUN line each, until it closes the channel. Several
+// may be outstanding (supervisor/device_scheduler.h, the window): cases are parked and settled
+// together when the batch is full, the next case's problem would hold too much memory, the
+// supervisor has nothing more to say for a moment, or at the end.
 int RunCommanded(const suites::protocol::WorkerRequest& request, const reports::PlanRecord& plan,
                  const suites::Suite& suite, const std::vector<BoundCase>& bound,
                  CaseRunner& runner, reports::JournalWriter& writer, PhaseTrace* trace) {
   std::map<std::string, const BoundCase*> by_key;
   for (const BoundCase& b : bound) by_key[b.planned->key] = &b;
   suites::protocol::CommandReader commands(request.command_fd);
-  if (trace != nullptr) trace->Mark("wait");
-  while (std::optional<std::string> key = commands.Next()) {
-    auto it = by_key.find(*key);
+  runner.EnableParking(true);
+  using Wait = suites::protocol::CommandWait;
+  while (true) {
+    if (trace != nullptr) trace->Mark("wait");
+    std::string key;
+    const Wait wait = commands.NextWithin(runner.parked() > 0 ? kParkedWaitMs : -1, &key);
+    if (wait == Wait::kNone) {
+      if (!SettleParked(request, runner, writer, trace, /*all=*/false)) return protocol::kExitFatal;
+      continue;
+    }
+    if (wait == Wait::kEnd) break;
+    auto it = by_key.find(key);
     if (it == by_key.end() || it->second->kernel == nullptr) {
       return protocol::TellFatal(
           request.progress_fd,
-          absl::StrCat("asked to run case '", *key,
+          absl::StrCat("asked to run case '", key,
                        "', which the journal's plan does not hold as a runnable case (a "
                        "flashscope defect; please report it)"));
+    }
+    const reports::PlannedCaseRecord& c = *it->second->planned;
+    if (runner.SettleBefore(c.problem) &&
+        !SettleParked(request, runner, writer, trace, /*all=*/true)) {
+      return protocol::kExitFatal;
     }
     if (!RunOne(request, plan, suite, *it->second, runner, writer, trace)) {
       return protocol::kExitFatal;
     }
-    if (trace != nullptr) trace->Mark("wait");
   }
-  return 0;
+  return SettleParked(request, runner, writer, trace, /*all=*/true) ? 0 : protocol::kExitFatal;
 }
 
 }  // namespace

@@ -1,0 +1,135 @@
+// Batched range-profiler sessions on the device (RangeProfiler::ProfileBatch, docs/trust.md
+// "Cost"): each launch's counters in a session shared with others equal its counters alone, each
+// launch's hooks run once per pass around it, a launch that enqueues nothing is NotFound, a
+// failing launch names itself and the next session works, and a batch costs less host time than
+// profiling its launches one by one. Label gpu.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "profiler/calibration_kernels.h"
+#include "profiler/cupti_profiler.h"
+#include "profiler/device_info.h"
+#include "profiler/work_counters.h"
+
+namespace flashscope::profiler {
+namespace {
+
+class BatchProfileGpuTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(CountDevices().ok()) << "GPU test run without a usable CUDA device";
+    auto info = QueryDevice(0);
+    ASSERT_TRUE(info.ok()) << info.status();
+    blocks_ = info->sm_count;
+    const WorkCounterSet* set = WorkCountersFor(info->cc);
+    ASSERT_NE(set, nullptr) << "no work counters for sm_" << info->cc;
+    metrics_ = {{"tensor", set->paths[0].hw_name, "", "", 0},
+                {"ffma", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "", "", 0},
+                {"dram_read", set->dram_read, "", "", 0}};
+    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out_), size_t{1} << 20), cudaSuccess);
+  }
+  void TearDown() override {
+    if (out_) cudaFree(out_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  // Launch i runs (i + 1) times the base work: its tensor count says which launch it was.
+  std::function<cudaError_t(cudaStream_t)> MmaLaunch(int i) {
+    return [this, i](cudaStream_t s) { return LaunchMmaLoop(out_, blocks_, 64 * (i + 1), s); };
+  }
+
+  std::vector<MetricDef> metrics_;
+  int blocks_ = 0;
+  cudaStream_t stream_ = nullptr;
+  float* out_ = nullptr;
+};
+
+double Seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+TEST_F(BatchProfileGpuTest, EachLaunchCountsAsItDoesAloneAndItsHooksRunEveryPass) {
+  auto rp = RangeProfiler::Create(metrics_, 0);
+  ASSERT_TRUE(rp.ok()) << rp.status();
+  constexpr int kLaunches = 8;
+  std::vector<double> alone;
+  const auto t_alone = std::chrono::steady_clock::now();
+  for (int i = 0; i < kLaunches; ++i) {
+    auto r = (*rp)->Profile(MmaLaunch(i), {}, stream_, Replay::kUser, {}, MetricScope::kHardware);
+    ASSERT_TRUE(r.ok()) << r.status();
+    alone.push_back(r->values[0].second);
+  }
+  const double alone_s = Seconds(t_alone);
+  std::vector<int> before(kLaunches + 1, 0), after(kLaunches + 1, 0);
+  std::vector<BatchLaunch> launches;
+  for (int i = 0; i < kLaunches; ++i) {
+    launches.push_back({[&before, i] { return ++before[i], absl::OkStatus(); }, MmaLaunch(i),
+                        [&after, i] { return ++after[i], absl::OkStatus(); }});
+  }
+  // A launch that enqueues nothing, in the middle: NotFound for it alone.
+  launches.insert(launches.begin() + 3,
+                  {[&before] { return ++before[kLaunches], absl::OkStatus(); },
+                   [](cudaStream_t) { return cudaSuccess; },
+                   [&after] { return ++after[kLaunches], absl::OkStatus(); }});
+  const auto t_batch = std::chrono::steady_clock::now();
+  BatchProfile b = (*rp)->ProfileBatch(launches, stream_, MetricScope::kHardware);
+  const double batch_s = Seconds(t_batch);
+  ASSERT_TRUE(b.status.ok()) << b.status << " (launch " << b.failed << ")";
+  ASSERT_EQ(b.launches.size(), launches.size());
+  EXPECT_EQ(b.passes, (*rp)->PassesNeeded(MetricScope::kHardware));
+  EXPECT_TRUE(absl::IsNotFound(b.launches[3].status())) << b.launches[3].status();
+  for (int i = 0; i < kLaunches; ++i) {
+    const size_t at = static_cast<size_t>(i < 3 ? i : i + 1);
+    ASSERT_TRUE(b.launches[at].ok()) << b.launches[at].status();
+    const ProfileResult& r = *b.launches[at];
+    ASSERT_EQ(r.values.size(), 2u);  // hardware scope: tensor and DRAM
+    EXPECT_EQ(r.values[0].first.name, "tensor");
+    // Tensor instructions are counted exactly: the same count as alone, (i + 1) x the first's.
+    EXPECT_DOUBLE_EQ(r.values[0].second, alone[static_cast<size_t>(i)]) << "launch " << i;
+    EXPECT_DOUBLE_EQ(r.values[0].second, alone[0] * (i + 1)) << "launch " << i;
+    EXPECT_EQ(static_cast<int>(r.pass_ms.size()), b.passes);
+    EXPECT_GT(r.kernel_ms, 0);
+    EXPECT_EQ(before[static_cast<size_t>(i)], b.passes);
+    EXPECT_EQ(after[static_cast<size_t>(i)], b.passes);
+  }
+  EXPECT_EQ(before[kLaunches], b.passes);
+  std::printf("%d launches: %.3f s one by one, %.3f s batched (%d passes)\n", kLaunches, alone_s,
+              batch_s, b.passes);
+  EXPECT_LT(batch_s, alone_s) << "a batch must cost less than its launches profiled one by one";
+}
+
+TEST_F(BatchProfileGpuTest, AFailingLaunchIsNamedAndTheNextSessionWorks) {
+  auto rp = RangeProfiler::Create(metrics_, 0);
+  ASSERT_TRUE(rp.ok()) << rp.status();
+  std::vector<BatchLaunch> launches = {{{}, MmaLaunch(0), {}}, {{}, MmaLaunch(1), {}}};
+  launches.push_back({{}, [this](cudaStream_t s) { return LaunchMmaLoop(out_, 0, 64, s); }, {}});
+  BatchProfile bad = (*rp)->ProfileBatch(launches, stream_, MetricScope::kHardware);
+  EXPECT_FALSE(bad.status.ok());
+  EXPECT_EQ(bad.failed, 2) << bad.status;
+  cudaGetLastError();  // an invalid configuration is not sticky
+  launches.pop_back();
+  // A hook's failure is named the same way.
+  launches[1].after = [] { return absl::InternalError("check failed"); };
+  BatchProfile hook = (*rp)->ProfileBatch(launches, stream_, MetricScope::kHardware);
+  EXPECT_EQ(hook.failed, 1) << hook.status;
+  launches[1].after = {};
+  BatchProfile good = (*rp)->ProfileBatch(launches, stream_, MetricScope::kAll);
+  ASSERT_TRUE(good.status.ok()) << good.status;
+  ASSERT_EQ(good.launches.size(), 2u);
+  for (const auto& r : good.launches) {
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->values.size(), 3u);  // every metric, the instrumented one included
+    EXPECT_TRUE(r->instrumented);
+  }
+  // Single launches after batches: the object is enabled afresh for them.
+  auto single = (*rp)->Profile(MmaLaunch(0), {}, stream_, Replay::kUser, {}, MetricScope::kAll);
+  ASSERT_TRUE(single.ok()) << single.status();
+  EXPECT_DOUBLE_EQ(single->values[0].second, good.launches[0]->values[0].second);
+}
+
+}  // namespace
+}  // namespace flashscope::profiler
