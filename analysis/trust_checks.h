@@ -75,7 +75,7 @@ struct WorkPath {
 struct WorkInput {
   bool available = false;
   std::string unavailable_reason;  // why there are no counters (permissions, architecture)
-  int kernels = 0;                 // kernels the profiled launch enqueued
+  int kernels = 0;  // kernels the profiled launch enqueued; -1: not counted (one user range)
   std::vector<WorkPath> paths;
   bool dram_counted = false;
   double dram_read_bytes = 0;
@@ -158,7 +158,8 @@ struct ProfiledDurationInput {
   bool comparable = false;
   std::string not_comparable_reason;  // kernel replay, instrumented counters, no timing
   double kernel_ms = 0;               // CUPTI's GPU time of the launch's kernels
-  std::vector<double> pass_ms;        // each profiled launch's own event time
+  std::string kernel_ms_basis = "their kernels' GPU time (CUPTI)";  // what kernel_ms measured
+  std::vector<double> pass_ms;  // each profiled launch's own event time
   double timed_median_ms = 0;
 };
 TrustCheckRecord CheckProfiledDuration(const ProfiledDurationInput& in);

@@ -21,12 +21,15 @@
 namespace flashscope::profiler {
 namespace {
 
+using cupti_internal::kBusyCyclesMetric;
 using cupti_internal::kGpuTimeMetric;
+using cupti_internal::kSmClockMetric;
 
-// What CUPTI collects for `names`: them, then the kernels' GPU time when not among them.
+// What CUPTI collects for `names`: them, then the kernels' GPU time and the busiest SM's active
+// cycles with the SMs' clock (batched sessions' kernel time) when not among them.
 std::vector<std::string> WithGpuTime(std::vector<std::string> names) {
-  if (std::find(names.begin(), names.end(), kGpuTimeMetric) == names.end()) {
-    names.push_back(kGpuTimeMetric);
+  for (const char* always : {kGpuTimeMetric, kBusyCyclesMetric, kSmClockMetric}) {
+    if (std::find(names.begin(), names.end(), always) == names.end()) names.push_back(always);
   }
   return names;
 }

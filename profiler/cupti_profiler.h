@@ -72,8 +72,11 @@ struct ProfileResult {
   std::vector<double> pass_ms;  // each pass's launch, start to stop event (user replay)
   std::vector<PassHostSeconds> pass_host;  // each pass's host time, by step (user replay)
   // GPU time of the launch's kernels as CUPTI measured it (gpu__time_duration.sum over the
-  // kernels): no host gaps, unlike pass_ms, which holds CUPTI's per-launch host work too.
+  // kernels): no host gaps, unlike pass_ms, which holds CUPTI's per-launch host work too. In a
+  // batched session (one user range per launch, whose duration holds the host's gaps between
+  // the launch's API calls) it is the busiest SM's active time instead: kernel_ms_basis says.
   double kernel_ms = 0;
+  std::string kernel_ms_basis = "their kernels' GPU time (CUPTI gpu__time_duration)";
   // Where wall_s went (host seconds): the sync before, enabling and configuring (counter-data
   // image, SetConfig); the passes (hooks, launches, Start/Stop); decoding and evaluating.
   double configure_s = 0, passes_s = 0, decode_s = 0;
@@ -100,6 +103,10 @@ struct BatchProfile {
   int failed = -1;      // the launch whose hook or launch failed; -1: the profiler's own failure
   double wall_s = 0;    // host wall time of the whole session
   int passes = 0;
+  // Where the passes' host time went, summed over passes and launches: the launches' hooks
+  // (before: fresh inputs, L2 flush, ...; after: their checks), draining the stream before each
+  // range, CUPTI's Start/Stop and Push/Pop, the launches with their waits.
+  PassHostSeconds host;
 };
 
 class RangeProfiler {
@@ -216,7 +223,8 @@ class RangeProfiler {
   // set to the launch whose hook or launch failed); the ranges decoded, one result per launch.
   absl::Status ConfigureBatch(int launches, int scope_index);
   absl::StatusOr<bool> RunBatchPass(const std::vector<BatchLaunch>& launches, cudaStream_t stream,
-                                    std::vector<std::vector<double>>* pass_ms, int* failed);
+                                    std::vector<std::vector<double>>* pass_ms, int* failed,
+                                    PassHostSeconds* host);
   absl::Status DecodeBatch(int scope_index, const std::vector<std::vector<double>>& pass_ms,
                            BatchProfile* batch);
   // Adds the kHardware scope when some metric is instrumented and some is not.

@@ -22,7 +22,9 @@
 namespace flashscope::profiler {
 namespace {
 
+using cupti_internal::kBusyCyclesMetric;
 using cupti_internal::kGpuTimeMetric;
+using cupti_internal::kSmClockMetric;
 
 constexpr char kRangePrefix[] = "flashscope_launch_";
 
@@ -74,7 +76,9 @@ BatchProfile RangeProfiler::ProfileBatch(const std::vector<BatchLaunch>& launche
   }
   std::vector<std::vector<double>> pass_ms(launches.size());
   ReplayPassSource source;
-  source.run_pass = [&]() { return RunBatchPass(launches, stream, &pass_ms, &batch.failed); };
+  source.run_pass = [&]() {
+    return RunBatchPass(launches, stream, &pass_ms, &batch.failed, &batch.host);
+  };
   source.one_at_a_time = [&]() { return OneAtATimePasses(scopes_[scope_index]); };
   source.kernels = [&]() {
     return absl::StrCat("a batch of ", launches.size(),
@@ -88,9 +92,14 @@ BatchProfile RangeProfiler::ProfileBatch(const std::vector<BatchLaunch>& launche
     return fail(s);
   }
   batch.wall_s = Since(t0);
-  const double share = batch.wall_s / static_cast<double>(launches.size());
+  const double n = static_cast<double>(launches.size());
+  const PassHostSeconds& h = batch.host;
   for (auto& r : batch.launches) {
-    if (r.ok()) r->wall_s = r->passes_s = share;
+    if (!r.ok()) continue;
+    r->wall_s = r->passes_s = batch.wall_s / n;
+    // The launch's share of each step, as one entry (the steps of its own passes are not kept).
+    r->pass_host = {
+        {h.before / n, h.drain / n, h.start / n, h.launch / n, h.stop / n, h.after / n}};
   }
   return batch;
 }
@@ -127,22 +136,30 @@ absl::Status RangeProfiler::ConfigureBatch(int launches, int scope_index) {
 absl::StatusOr<bool> RangeProfiler::RunBatchPass(const std::vector<BatchLaunch>& launches,
                                                  cudaStream_t stream,
                                                  std::vector<std::vector<double>>* pass_ms,
-                                                 int* failed) {
+                                                 int* failed, PassHostSeconds* host) {
   CUpti_RangeProfiler_Object* object = static_cast<CUpti_RangeProfiler_Object*>(object_);
   const auto pass_start = static_cast<cudaEvent_t>(pass_start_);
   const auto pass_stop = static_cast<cudaEvent_t>(pass_stop_);
+  auto lap = [last = std::chrono::steady_clock::now()](double* into) mutable {
+    const auto now = std::chrono::steady_clock::now();
+    *into += std::chrono::duration<double>(now - last).count();
+    last = now;
+  };
   CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
   start.pRangeProfilerObject = object;
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart (batch)");
+  lap(&host->start);
   absl::Status launch_status;
   for (size_t i = 0; i < launches.size() && launch_status.ok(); ++i) {
     const BatchLaunch& l = launches[i];
     *failed = static_cast<int>(i);
     if (l.before) launch_status = l.before();
+    lap(&host->before);
     // What `before` queued (fresh inputs, the L2 flush) finishes outside the range.
     if (cudaError_t e = cudaStreamSynchronize(stream); launch_status.ok() && e != cudaSuccess) {
       launch_status = CudaStatus(e, "cudaStreamSynchronize before a batched launch");
     }
+    lap(&host->drain);
     if (!launch_status.ok()) break;
     const std::string name = absl::StrCat(kRangePrefix, i);
     CUpti_RangeProfiler_PushRange_Params push = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
@@ -169,11 +186,14 @@ absl::StatusOr<bool> RangeProfiler::RunBatchPass(const std::vector<BatchLaunch>&
       break;
     }
     (*pass_ms)[i].push_back(ms);
+    lap(&host->launch);
     if (l.after) launch_status = l.after();
+    lap(&host->after);
   }
   CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   stop.pRangeProfilerObject = object;
   const CUptiResult stop_result = cuptiRangeProfilerStop(&stop);
+  lap(&host->stop);
   if (!launch_status.ok()) return launch_status;  // `failed` names the launch
   *failed = -1;
   FS_CUPTI_RETURN_IF_ERROR(stop_result, "cuptiRangeProfilerStop (batch)");
@@ -195,16 +215,24 @@ absl::Status RangeProfiler::DecodeBatch(int scope_index,
   }
   const Scope& sc = scopes_[static_cast<size_t>(scope_index)];
   const std::vector<std::string> names = RangeNames();
-  const size_t time_index = static_cast<size_t>(
-      std::find(sc.names.begin(), sc.names.end(), kGpuTimeMetric) - sc.names.begin());
-  batch->launches.assign(pass_ms.size(),
-                         absl::NotFoundError("CUPTI recorded no range for this launch: did it "
-                                             "enqueue any kernel?"));
+  auto index_of = [&](const char* name) {
+    return static_cast<size_t>(std::find(sc.names.begin(), sc.names.end(), name) -
+                               sc.names.begin());
+  };
+  const size_t time_index = index_of(kGpuTimeMetric);
+  const size_t busy_index = index_of(kBusyCyclesMetric);
+  const size_t clock_index = index_of(kSmClockMetric);
+  batch->launches.assign(pass_ms.size(), absl::NotFoundError(absl::StrCat(
+                                             "CUPTI recorded no GPU time in this launch's range (",
+                                             names.size(), " ranges for ", pass_ms.size(),
+                                             " launches): did it enqueue any kernel?")));
   for (size_t k = 0; k < names.size(); ++k) {
     const int index = LaunchIndexOf(names[k]);
     if (index < 0 || index >= static_cast<int>(pass_ms.size())) continue;
     absl::StatusOr<std::vector<double>> values = sc.host->Evaluate(sc.counter_data, k, sc.names);
     if (!values.ok()) return values.status();
+    // A range without GPU time holds no kernel: the launch enqueued none.
+    if ((*values)[time_index] <= 0) continue;
     ProfileResult r;
     r.replay = Replay::kUser;
     r.scope = scope_index == 0 ? MetricScope::kAll : MetricScope::kHardware;
@@ -213,7 +241,11 @@ absl::Status RangeProfiler::DecodeBatch(int scope_index,
     r.ranges = absl::StrCat("one user range around the launch, in a session shared by ",
                             pass_ms.size(), " launches");
     r.pass_ms = pass_ms[static_cast<size_t>(index)];
-    r.kernel_ms = (*values)[time_index] * 1e-6;  // gpu__time_duration is in nanoseconds
+    const double clock_hz = (*values)[clock_index];
+    r.kernel_ms = clock_hz > 0 ? (*values)[busy_index] / clock_hz * 1e3 : 0;
+    r.kernel_ms_basis =
+        "the busiest SM's active time (CUPTI sm__cycles_active.max at the SMs' clock; a user "
+        "range's duration would hold the host's gaps between the launch's calls)";
     for (size_t i = 0; i < sc.metric_index.size(); ++i) {
       r.values.emplace_back(metrics_[sc.metric_index[i]], (*values)[i]);
     }

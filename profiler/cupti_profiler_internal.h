@@ -14,6 +14,10 @@ namespace flashscope::profiler::cupti_internal {
 // Each kernel's (or range's) GPU time, collected beside every scope's metrics: the weights that
 // combine ratios over the kernels of one launch, and the profiled launch's own duration.
 inline constexpr char kGpuTimeMetric[] = "gpu__time_duration.sum";
+// The busiest SM's active cycles and the SMs' clock over a range: its kernels' own time without
+// the host gaps a user range around a launch holds (batched sessions, cupti_profiler_batch.cc).
+inline constexpr char kBusyCyclesMetric[] = "sm__cycles_active.max";
+inline constexpr char kSmClockMetric[] = "sm__cycles_elapsed.avg.per_second";
 
 // FLASHSCOPE_CUPTI_TRACE=1 prints each CUPTI call before it is made: where a crash inside CUPTI
 // happened, when there is no debugger on the GPU machine.

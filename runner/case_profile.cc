@@ -35,6 +35,7 @@ namespace phase = suites::protocol::phase;
 struct ProfileTally {
   TrustCase* trust = nullptr;
   double wall_s = 0, configure_s = 0, passes_s = 0, decode_s = 0;
+  profiler::PassHostSeconds host;  // the passes' host time by step, summed
   int passes = 0;
   bool durations_set = false, durations_comparable = false;
   void Add(const profiler::ProfileResult& r);
@@ -42,7 +43,11 @@ struct ProfileTally {
     return {{"profile_configure_s", configure_s, "s"},
             {"profile_passes_s", passes_s, "s"},
             {"profile_decode_s", decode_s, "s"},
-            {"profile_passes", static_cast<double>(passes), "count"}};
+            {"profile_passes", static_cast<double>(passes), "count"},
+            {"profile_hooks_before_s", host.before, "s"},
+            {"profile_hooks_after_s", host.after, "s"},
+            {"profile_cupti_s", host.start + host.stop, "s"},
+            {"profile_launches_s", host.drain + host.launch, "s"}};
   }
 };
 
@@ -51,6 +56,10 @@ std::map<std::string, double> ByHwName(const profiler::ProfileResult& r) {
   for (const auto& [def, value] : r.values) out[def.hw_name] = value;
   return out;
 }
+
+// The kernels a profile counted one by one (its auto ranges); -1 for one user range around the
+// launch, which does not count them (a launch that enqueued none is NotFound before this).
+int KernelsCounted(const profiler::ProfileResult& r) { return r.kernels > 0 ? r.kernels : -1; }
 
 bool AnyInstrumented(const std::vector<profiler::MetricDef>& defs) {
   return std::any_of(defs.begin(), defs.end(), [](const profiler::MetricDef& d) {
@@ -75,10 +84,14 @@ void ProfileTally::Add(const profiler::ProfileResult& r) {
   passes_s += r.passes_s;
   decode_s += r.decode_s;
   passes += r.passes;
+  for (const profiler::PassHostSeconds& p : r.pass_host) {
+    host.before += p.before, host.after += p.after, host.start += p.start, host.stop += p.stop;
+    host.drain += p.drain, host.launch += p.launch;
+  }
   if (durations_comparable || trust == nullptr) return;
   const std::string why = NotComparable(r);
   if (!why.empty() && durations_set) return;
-  trust->SetProfiledDurations(r.pass_ms, r.kernel_ms, why);
+  trust->SetProfiledDurations(r.pass_ms, r.kernel_ms, why, r.kernel_ms_basis);
   durations_set = true;
   durations_comparable = why.empty();
 }
@@ -198,7 +211,7 @@ bool CaseRunner::TensorShort(Case& k, const profiler::ProfileResult& r) {
   State& s = *state_;
   if (s.work_counters == nullptr) return false;
   const reports::WorkInput hw =
-      WorkInputFrom(*s.work_counters, ByHwName(r), r.kernels, true, k.c->problem);
+      WorkInputFrom(*s.work_counters, ByHwName(r), KernelsCounted(r), true, k.c->problem);
   const double flops =
       std::accumulate(hw.paths.begin(), hw.paths.end(), 0.0,
                       [](double sum, const reports::WorkPath& p) { return sum + p.flops; });
@@ -223,7 +236,8 @@ void CaseRunner::TakeBatchedCounters(Case& k, const std::vector<profiler::Profil
   } else {
     // The last profile holds every counter its scope collects (all of them after a scalar
     // kernel's second session).
-    work = WorkInputFrom(*s.work_counters, ByHwName(profiles.back()), 0, true, k.c->problem);
+    work = WorkInputFrom(*s.work_counters, ByHwName(profiles.back()),
+                         KernelsCounted(profiles.back()), true, k.c->problem);
   }
   if (profiles.empty()) {
     k.trust->SetProfiledDurations({}, 0, absl::StrCat("no counters collected: ", failure));
@@ -247,7 +261,7 @@ double CaseRunner::CollectCounters(Case& k, const std::function<absl::Status()>&
   ProfileTally tally;
   tally.trust = k.trust.get();
   auto work_from = [&](const profiler::ProfileResult& r) {
-    return WorkInputFrom(*s.work_counters, ByHwName(r), r.kernels, user, k.c->problem);
+    return WorkInputFrom(*s.work_counters, ByHwName(r), KernelsCounted(r), user, k.c->problem);
   };
   // A kernel whose tensor paths fell short before (a scalar kernel) collects everything at once:
   // its hardware-only profile would only say so again (6 passes of 13, on an H200).

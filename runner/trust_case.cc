@@ -186,9 +186,11 @@ void TrustCase::SetWork(reports::WorkInput work, double cost_s) {
 }
 
 void TrustCase::SetProfiledDurations(std::vector<double> pass_ms, double kernel_ms,
-                                     std::string not_comparable_reason) {
+                                     std::string not_comparable_reason,
+                                     std::string kernel_ms_basis) {
   if (!On("work")) return;
   durations_.kernel_ms = kernel_ms;
+  if (!kernel_ms_basis.empty()) durations_.kernel_ms_basis = std::move(kernel_ms_basis);
   durations_.comparable = not_comparable_reason.empty();
   durations_.not_comparable_reason = std::move(not_comparable_reason);
   durations_.pass_ms = std::move(pass_ms);

@@ -100,7 +100,7 @@ class TrustCase {
   // The profiled launches' own durations (profiler::ProfileResult::pass_ms), or why they cannot
   // be compared with the timed ones.
   void SetProfiledDurations(std::vector<double> pass_ms, double kernel_ms,
-                            std::string not_comparable_reason);
+                            std::string not_comparable_reason, std::string kernel_ms_basis = "");
 
   // Decides every check. `timing` may be null (timing failed).
   absl::StatusOr<reports::TrustRecord> Finish(const Problem& problem,

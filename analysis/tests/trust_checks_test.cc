@@ -139,6 +139,22 @@ TEST(Work, NoKernelFails) {
   EXPECT_THAT(c.findings[0], HasSubstr("enqueued no kernel"));
 }
 
+TEST(Work, KernelsNotCountedOverOneUserRangeAreNoFailure) {
+  // A batched session counts each launch over one user range: the work is judged, the kernels are
+  // not counted (the streams check's traced launch counts them).
+  WorkInput w = A10Work(3.436e10, 0, 2.519e7);
+  w.kernels = -1;
+  TrustCheckRecord c = CheckWork(w);
+  EXPECT_EQ(c.status, "passed") << c.rule;
+  EXPECT_EQ(Value(c, "kernels"), nullptr);
+  w = A10Work(0, 0, 6.451e4);
+  w.paths[3].flops = 0;
+  w.kernels = -1;
+  c = CheckWork(w);
+  EXPECT_EQ(c.status, "failed");
+  EXPECT_THAT(c.findings[0], HasSubstr("did 0.0 % of the problem's minimal FLOPs"));
+}
+
 TEST(Work, DramRuleOffUnderKernelReplayAndForTinyInputs) {
   WorkInput w = A10Work(3.436e10, 0, 0);
   w.l2_flushed = false;
