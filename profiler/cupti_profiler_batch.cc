@@ -166,13 +166,16 @@ absl::StatusOr<bool> RangeProfiler::RunBatchPass(const std::vector<BatchLaunch>&
     push.pRangeProfilerObject = object;
     push.pRangeName = name.c_str();
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+    lap(&host->start);
     const cudaError_t start_error = cudaEventRecord(pass_start, stream);
     const cudaError_t launch_error = l.launch(stream);
     const cudaError_t stop_error = cudaEventRecord(pass_stop, stream);
     const cudaError_t sync_error = cudaStreamSynchronize(stream);
+    lap(&host->launch);
     CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
     pop.pRangeProfilerObject = object;
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
+    lap(&host->stop);
     float ms = 0;
     for (auto [e, what] : {std::pair{launch_error, "kernel launch (batched profiling pass)"},
                            std::pair{sync_error, "kernel execution (batched profiling pass)"},
@@ -222,17 +225,18 @@ absl::Status RangeProfiler::DecodeBatch(int scope_index,
   const size_t time_index = index_of(kGpuTimeMetric);
   const size_t busy_index = index_of(kBusyCyclesMetric);
   const size_t clock_index = index_of(kSmClockMetric);
-  batch->launches.assign(pass_ms.size(), absl::NotFoundError(absl::StrCat(
-                                             "CUPTI recorded no GPU time in this launch's range (",
-                                             names.size(), " ranges for ", pass_ms.size(),
-                                             " launches): did it enqueue any kernel?")));
+  batch->launches.assign(
+      pass_ms.size(), absl::NotFoundError(absl::StrCat("no SM was active in this launch's range (",
+                                                       names.size(), " ranges for ", pass_ms.size(),
+                                                       " launches): did it enqueue any kernel?")));
   for (size_t k = 0; k < names.size(); ++k) {
     const int index = LaunchIndexOf(names[k]);
     if (index < 0 || index >= static_cast<int>(pass_ms.size())) continue;
     absl::StatusOr<std::vector<double>> values = sc.host->Evaluate(sc.counter_data, k, sc.names);
     if (!values.ok()) return values.status();
-    // A range without GPU time holds no kernel: the launch enqueued none.
-    if ((*values)[time_index] <= 0) continue;
+    // A range in which no SM was active holds no kernel: the launch enqueued none (the range
+    // itself has a duration: its events, the gaps).
+    if ((*values)[busy_index] <= 0) continue;
     ProfileResult r;
     r.replay = Replay::kUser;
     r.scope = scope_index == 0 ? MetricScope::kAll : MetricScope::kHardware;

@@ -13,6 +13,7 @@
 // measures, and a change is blamed on the launch that made it.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -155,6 +156,9 @@ bool CaseRunner::ProfileParked(const std::vector<Case*>& cases, profiler::Metric
         } else if (b.launches[i].ok()) {
           (*profiles)[chunk[i]].push_back(*std::move(b.launches[i]));
         } else {
+          // Evidence (no kernel), said on stderr too: the progress log keeps why.
+          std::fprintf(stderr, "flashscope-worker: %s: %s\n", chunk[i]->c->key.c_str(),
+                       std::string(b.launches[i].status().message()).c_str());
           (*failures)[chunk[i]] = absl::IsNotFound(b.launches[i].status())
                                       ? case_runner_internal::kNoKernelLaunched
                                       : std::string(b.launches[i].status().message());

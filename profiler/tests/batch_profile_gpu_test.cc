@@ -142,3 +142,42 @@ TEST_F(BatchProfileGpuTest, AFailingLaunchIsNamedAndTheNextSessionWorks) {
 
 }  // namespace
 }  // namespace flashscope::profiler
+
+namespace flashscope::profiler {
+namespace {
+
+// The trust checks' own counter set (every tensor path, DRAM bytes): where a batched session's
+// host time goes per launch, against one launch profiled alone. Prints the steps; fails when
+// batching does not make a launch's counters cheaper.
+TEST_F(BatchProfileGpuTest, TheWorkCountersCostLessPerLaunchBatched) {
+  auto info = QueryDevice(0);
+  ASSERT_TRUE(info.ok()) << info.status();
+  std::vector<MetricDef> work;
+  for (const std::string& hw : WorkCountersFor(info->cc)->AllHwNames()) {
+    work.push_back({hw, hw, "", "", 0});
+  }
+  auto rp = RangeProfiler::Create(work, 0);
+  ASSERT_TRUE(rp.ok()) << rp.status();
+  auto alone = (*rp)->Profile(MmaLaunch(0), {}, stream_, Replay::kUser, {}, MetricScope::kHardware);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  alone = (*rp)->Profile(MmaLaunch(0), {}, stream_, Replay::kUser, {}, MetricScope::kHardware);
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  constexpr int kLaunches = 64;
+  std::vector<BatchLaunch> launches(kLaunches, BatchLaunch{{}, MmaLaunch(0), {}});
+  BatchProfile b = (*rp)->ProfileBatch(launches, stream_, MetricScope::kHardware);
+  ASSERT_TRUE(b.status.ok()) << b.status;
+  b = (*rp)->ProfileBatch(launches, stream_, MetricScope::kHardware);  // enabled: no re-enable
+  ASSERT_TRUE(b.status.ok()) << b.status;
+  const PassHostSeconds& h = b.host;
+  const double per = 1e3 / kLaunches / b.passes;
+  std::printf(
+      "alone: %.2f ms, %d passes; batch of %d: %.2f ms a launch, %d passes; per launch and pass: "
+      "before %.3f, drain %.3f, push %.3f (with Start), launch+sync %.3f, pop %.3f (with Stop), "
+      "after %.3f ms\n",
+      alone->wall_s * 1e3, alone->passes, kLaunches, b.wall_s * 1e3 / kLaunches, b.passes,
+      h.before * per, h.drain * per, h.start * per, h.launch * per, h.stop * per, h.after * per);
+  EXPECT_LT(b.wall_s / kLaunches, alone->wall_s);
+}
+
+}  // namespace
+}  // namespace flashscope::profiler
