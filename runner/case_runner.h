@@ -186,7 +186,7 @@ class CaseRunner {
   bool ProfileParked(const std::vector<Case*>& cases, profiler::MetricScope scope,
                      std::map<Case*, std::vector<profiler::ProfileResult>>* profiles,
                      std::map<Case*, std::string>* failures, const SettledFn& settled,
-                     const CasePhaseFn& phase);
+                     const CasePhaseFn& phase, bool retrying_missing = false);
   profiler::BatchLaunch BatchLaunchOf(Case& k, const CasePhaseFn& phase);
   // A parked case's counters from its batched profiles (case_profile.cc), or why there are none.
   void TakeBatchedCounters(Case& k, const std::vector<profiler::ProfileResult>& profiles,
