@@ -208,12 +208,21 @@ TEST(TrustGpuTest, HonestCaseAfterACheatMeasuresAsIfItRanFirst) {
 TEST(TrustGpuTest, VerificationAloneWouldHavePassedThem) {
   const reports::Report report = TrustReport();
   static const std::set<std::string> kAlone = {
-      "test.cheat_fp16_accum",    "test.cheat_side_stream",  "test.cheat_cache_inputs",
-      "test.cheat_when_poisoned", "test.cheat_l2_persist",   "test.cheat_write_inputs",
-      "test.cheat_oob_write",     "test.cheat_partial_fp16", "test.cheat_host_thread"};
+      "test.cheat_side_stream",  "test.cheat_cache_inputs", "test.cheat_when_poisoned",
+      "test.cheat_l2_persist",   "test.cheat_write_inputs", "test.cheat_oob_write",
+      "test.cheat_partial_fp16", "test.cheat_host_thread"};
   for (const reports::CaseResult& c : report.cases) {
-    if (!kAlone.count(c.kernel_id) || c.status == reports::CaseStatus::kSkipped) continue;
+    if (c.status == reports::CaseStatus::kSkipped) continue;
     SCOPED_TRACE(c.Key());
+    if (c.kernel_id == "test.cheat_fp16_accum") {
+      // Accumulating in fp16 lands near the bound, on either side of it by the input draw (a
+      // fresh one every run: 2.3 x the baseline on one draw of device call 4, session 5): the
+      // precision check is what catches it on every draw.
+      ASSERT_TRUE(c.verification.has_value());
+      EXPECT_LT(c.verification->ratio_to_baseline, 4.0) << c.verification->rule;
+      continue;
+    }
+    if (!kAlone.count(c.kernel_id)) continue;
     ASSERT_TRUE(c.verification.has_value());
     EXPECT_TRUE(c.verification->passed) << c.verification->rule;
   }
