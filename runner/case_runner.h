@@ -100,14 +100,17 @@ class CaseRunner {
   // The result when the case ended now; nullopt when it was parked.
   std::optional<reports::CaseResult> RunOrPark(const CaseToRun& c);
   size_t parked() const;
-  // Whether the parked cases should be settled before `next` runs: the batch is full, or
-  // `next`'s problem would keep more parked workspaces alive than their memory allowance.
-  bool SettleBefore(const Problem& next) const;
+  // Whether the parked cases should be settled before `next` runs: kRoom when the batch is full
+  // (a scalar kernel's cases may stay parked), kEverything when `next`'s problem would keep more
+  // parked workspaces alive than their memory allowance.
+  enum class SettleNeed { kNone, kRoom, kEverything };
+  SettleNeed SettleBefore(const Problem& next) const;
   // Collects the counters of the parked cases in batched sessions and concludes each, calling
   // `settled` with each result in park order as it is concluded; `phase` hears each case's
   // steps (its key, protocol::phase) so that a death is blamed on the case whose code ran. With
-  // `all` false, cases that need the instrumented counters (a scalar kernel's) may stay parked
-  // for a later settle, which saves a change of profiler scope. Stops when the CUDA context is
+  // `all` false, cases that need the instrumented counters (a scalar kernel's) stay parked for a
+  // later settle until they fill half a batch or nothing else is parked, which saves changes of
+  // profiler scope. Stops when the CUDA context is
   // lost (context_lost()): the case that lost it is concluded, the others are abandoned (the
   // supervisor runs them again in a fresh worker).
   using SettledFn = std::function<void(const CaseToRun& c, const reports::CaseResult& r)>;

@@ -136,8 +136,10 @@ int RunCommanded(const suites::protocol::WorkerRequest& request, const reports::
                        "flashscope defect; please report it)"));
     }
     const reports::PlannedCaseRecord& c = *it->second->planned;
-    if (runner.SettleBefore(c.problem) &&
-        !SettleParked(request, runner, writer, trace, /*all=*/true)) {
+    const CaseRunner::SettleNeed need = runner.SettleBefore(c.problem);
+    if (need != CaseRunner::SettleNeed::kNone &&
+        !SettleParked(request, runner, writer, trace,
+                      /*all=*/need == CaseRunner::SettleNeed::kEverything)) {
       return protocol::kExitFatal;
     }
     if (!RunOne(request, plan, suite, *it->second, runner, writer, trace)) {
