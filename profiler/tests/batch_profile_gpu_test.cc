@@ -13,39 +13,19 @@
 #include "profiler/calibration_kernels.h"
 #include "profiler/cupti_profiler.h"
 #include "profiler/device_info.h"
+#include "profiler/tests/mma_loop_fixture.h"
 #include "profiler/work_counters.h"
 
 namespace flashscope::profiler {
 namespace {
 
-class BatchProfileGpuTest : public testing::Test {
+class BatchProfileGpuTest : public MmaLoopGpuTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(CountDevices().ok()) << "GPU test run without a usable CUDA device";
-    auto info = QueryDevice(0);
-    ASSERT_TRUE(info.ok()) << info.status();
-    blocks_ = info->sm_count;
-    const WorkCounterSet* set = WorkCountersFor(info->cc);
-    ASSERT_NE(set, nullptr) << "no work counters for sm_" << info->cc;
-    metrics_ = {{"tensor", set->paths[0].hw_name, "", "", 0},
-                {"ffma", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "", "", 0},
-                {"dram_read", set->dram_read, "", "", 0}};
-    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out_), size_t{1} << 20), cudaSuccess);
-  }
-  void TearDown() override {
-    if (out_) cudaFree(out_);
-    if (stream_) cudaStreamDestroy(stream_);
-  }
+  void SetUp() override { SetUpFor(1); }
   // Launch i runs (i + 1) times the base work: its tensor count says which launch it was.
   std::function<cudaError_t(cudaStream_t)> MmaLaunch(int i) {
-    return [this, i](cudaStream_t s) { return LaunchMmaLoop(out_, blocks_, 64 * (i + 1), s); };
+    return [this, i](cudaStream_t s) { return LaunchLoop(64 * (i + 1), s); };
   }
-
-  std::vector<MetricDef> metrics_;
-  int blocks_ = 0;
-  cudaStream_t stream_ = nullptr;
-  float* out_ = nullptr;
 };
 
 double Seconds(std::chrono::steady_clock::time_point t0) {

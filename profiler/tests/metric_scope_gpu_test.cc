@@ -12,42 +12,27 @@
 #include "profiler/calibration_kernels.h"
 #include "profiler/cupti_profiler.h"
 #include "profiler/device_info.h"
+#include "profiler/tests/mma_loop_fixture.h"
 #include "profiler/timing.h"
 #include "profiler/work_counters.h"
 
 namespace flashscope::profiler {
 namespace {
 
-class MetricScopeGpuTest : public testing::Test {
+class MetricScopeGpuTest : public MmaLoopGpuTest {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(CountDevices().ok()) << "GPU test run without a usable CUDA device";
-    auto info = QueryDevice(0);
-    ASSERT_TRUE(info.ok()) << info.status();
-    blocks_ = info->sm_count * 4;
-    const WorkCounterSet* set = WorkCountersFor(info->cc);
-    ASSERT_NE(set, nullptr) << "no work counters for sm_" << info->cc;
-    // The tensor path the mma loop uses, the instrumented FFMA count, and DRAM reads.
-    metrics_ = {{"tensor", set->paths[0].hw_name, "", "", 0},
-                {"ffma", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum", "", "", 0},
-                {"dram_read", set->dram_read, "", "", 0}};
-    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out_), size_t{1} << 20), cudaSuccess);
+    SetUpFor(4);
     auto timer = Timer::Create(stream_);
     ASSERT_TRUE(timer.ok()) << timer.status();
     timer_ = *std::move(timer);
   }
   void TearDown() override {
     timer_.reset();
-    if (out_) cudaFree(out_);
-    if (stream_) cudaStreamDestroy(stream_);
+    MmaLoopGpuTest::TearDown();
   }
-  cudaError_t Launch(cudaStream_t s) { return LaunchMmaLoop(out_, blocks_, 256, s); }
+  cudaError_t Launch(cudaStream_t s) { return LaunchLoop(256, s); }
 
-  std::vector<MetricDef> metrics_;
-  int blocks_ = 0;
-  cudaStream_t stream_ = nullptr;
-  float* out_ = nullptr;
   std::unique_ptr<Timer> timer_;
 };
 

@@ -93,6 +93,18 @@ class ParkingTest : public testing::SupervisorFixture {
     EXPECT_EQ(measured.count(lost), 0u);
     for (const auto& [key, n] : measured) EXPECT_EQ(n, 1) << key << " was measured twice";
   }
+  // Runs the suite with the fake worker crashing in `phase` of case `crash`: the run fails and
+  // `crash` alone is an error, with `reason`.
+  void ExpectCrashRecorded(const std::string& crash, const char* phase, const std::string& reason) {
+    setenv("FAKE_CRASH_KEY", crash.c_str(), 1);
+    setenv("FAKE_CRASH_PHASE", phase, 1);
+    SuperviseResult r = Run(Args());
+    EXPECT_EQ(r.exit_code, 1) << stderr_;
+    const auto by_key = ReportByKey();
+    ASSERT_TRUE(by_key.count(crash));
+    EXPECT_EQ(by_key.at(crash).status, reports::CaseStatus::kError);
+    EXPECT_EQ(by_key.at(crash).reason, reason);
+  }
 
   std::string events_;
 };
@@ -125,16 +137,10 @@ TEST_F(ParkingTest, AWindowLetsTheWorkerParkSeveralCasesAndRecordsEachOnce) {
 
 TEST_F(ParkingTest, ACrashInAParkedCasesCounterCollectionCostsThatCaseAlone) {
   const std::string crash = Key("plug.c", 16);  // the third case of the first batch
-  setenv("FAKE_CRASH_KEY", crash.c_str(), 1);
-  setenv("FAKE_CRASH_PHASE", protocol::phase::kProfiling, 1);
-  SuperviseResult r = Run(Args());
-  EXPECT_EQ(r.exit_code, 1) << stderr_;
-  const auto by_key = ReportByKey();
-  ASSERT_TRUE(by_key.count(crash));
-  EXPECT_EQ(by_key.at(crash).status, reports::CaseStatus::kError);
-  EXPECT_EQ(by_key.at(crash).reason, "plugin " + fs::canonical(plugin_).string() +
-                                         " (fakeplugin 1) crashed at launch (profiling): "
-                                         "signal 11 (Segmentation fault)");
+  ExpectCrashRecorded(crash, protocol::phase::kProfiling,
+                      "plugin " + fs::canonical(plugin_).string() +
+                          " (fakeplugin 1) crashed at launch (profiling): "
+                          "signal 11 (Segmentation fault)");
   // Its batch mates, parked but never finished, ran again on the next worker.
   ExpectOthersPassedOnce(crash);
   EXPECT_EQ(Count("start"), 2);
@@ -151,16 +157,9 @@ TEST_F(ParkingTest, ACrashAfterSomeFinishedCostsOnlyTheCaseItsCodeRan) {
   // Concluding is our code, run for one parked case after another: the first finishes, then the
   // second kills the worker.
   const std::string crash = Key("fake.b", 16);
-  setenv("FAKE_CRASH_KEY", crash.c_str(), 1);
-  setenv("FAKE_CRASH_PHASE", protocol::phase::kConcluding, 1);
-  SuperviseResult r = Run(Args());
-  EXPECT_EQ(r.exit_code, 1) << stderr_;
-  const auto by_key = ReportByKey();
-  ASSERT_TRUE(by_key.count(crash));
-  EXPECT_EQ(by_key.at(crash).status, reports::CaseStatus::kError);
-  EXPECT_EQ(by_key.at(crash).reason,
-            "the worker process died (signal 11 (Segmentation fault)) in phase concluding while "
-            "running this case");
+  ExpectCrashRecorded(crash, protocol::phase::kConcluding,
+                      "the worker process died (signal 11 (Segmentation fault)) in phase "
+                      "concluding while running this case");
   ExpectOthersPassedOnce(crash);
   EXPECT_EQ(Count("start"), 2);
 }
