@@ -9,6 +9,9 @@ the speed-up against the first run given, and per segment (wait for the supervis
 each phase) the mean seconds per case. A segment whose per-case time grows with the number of GPUs
 is work that does not run in parallel: the table shows it as a ratio against the first run.
 
+A worker that parks cases (docs/trust.md, "Cost") also writes one line per settle, keyed
+"settle of N cases": its time counts in the segments and the GPUs' busy time, not as a case.
+
 Runs that did not do the same cases (one stopped by a deadline) get no wall-time speed-up: the
 table says so, and a section compares them on the cases both did (the cases' own times summed,
 alone against with the run's GPUs busy) and extrapolates the first run's wall to the other's cases
@@ -36,21 +39,28 @@ def load(path):
     return cases
 
 
-def summarise(cases):
-    start = min(c["start_unix_s"] for c in cases)
-    end = max(c["start_unix_s"] + c["total_s"] for c in cases)
+def is_settle(line):
+    """A worker's settle of parked cases (runner/worker_run.cc), not a case."""
+    return line["key"].startswith("settle of ")
+
+
+def summarise(lines):
+    start = min(c["start_unix_s"] for c in lines)
+    end = max(c["start_unix_s"] + c["total_s"] for c in lines)
     segments = defaultdict(float)
     busy = defaultdict(float)
-    for c in cases:
+    for c in lines:
         for name, s in c["segments"].items():
             segments[name] += s
         busy[c["device"]] += c["total_s"] - c["segments"].get("wait", 0.0)
+    cases = [c for c in lines if not is_settle(c)]
     return {
         "case_s": {c["key"]: c["total_s"] - c["segments"].get("wait", 0.0) for c in cases},
         "cases": len(cases),
-        "gpus": len({c["device"] for c in cases}),
+        "settles": len(lines) - len(cases),
+        "gpus": len({c["device"] for c in lines}),
         "wall_s": end - start,
-        "per_case": {k: v / len(cases) for k, v in segments.items()},
+        "per_case": {k: v / max(1, len(cases)) for k, v in segments.items()},
         "busy_s": dict(busy),
     }
 

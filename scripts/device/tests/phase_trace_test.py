@@ -30,6 +30,19 @@ def case(key, device, start, segments):
 
 
 class PhaseTraceTest(unittest.TestCase):
+    def test_settle_lines_are_time_not_cases(self):
+        with tempfile.TemporaryDirectory() as d:
+            one = write_trace(d, "one.jsonl", [
+                case("a", 0, 0.0, {"wait": 0.0, "timing": 1.0, "parked": 0.0}),
+                case("b", 0, 1.0, {"wait": 0.0, "timing": 1.0, "parked": 0.0}),
+                case("settle of 2 cases", 0, 2.0, {"profiling": 0.5, "concluding": 0.1})])
+            r = phase_trace.summarise(phase_trace.load(one))
+            self.assertEqual(r["cases"], 2)
+            self.assertEqual(r["settles"], 1)
+            self.assertEqual(set(r["case_s"]), {"a", "b"})
+            self.assertAlmostEqual(r["per_case"]["profiling"], 0.25)
+            self.assertAlmostEqual(r["busy_s"][0], 2.6)
+
     def test_a_segment_that_grows_with_gpus_is_shown_as_a_ratio(self):
         with tempfile.TemporaryDirectory() as d:
             one = write_trace(d, "one.jsonl", [
