@@ -149,3 +149,43 @@ TEST(CuptiHostImages, ASecondImageOfOneHostHoldsTheFirstsMetricsToo) {
 
 }  // namespace
 }  // namespace flashscope::profiler
+
+namespace flashscope::profiler {
+namespace {
+
+// The passes of the trust checks' hardware-counted work evidence on GH100, from CUPTI's own host
+// tables (no GPU): each pass costs every profiled launch CUPTI's PushRange/PopRange, ~1.2 ms on an
+// H200 (docs/trust.md, "Cost"), so a counter that adds a pass adds that to every case. Prints what
+// each counter adds; fails when the set needs more passes than the cost measured assumes.
+TEST(WorkCounterPasses, TheHardwareWorkEvidenceNeedsAtMostSixPassesOnGH100) {
+  const WorkCounterSet* set = WorkCountersFor(90);
+  ASSERT_NE(set, nullptr);
+  std::vector<std::string> hw;
+  for (const WorkCounter& c : set->paths) {
+    if (c.hw_name.find("__sass_") == std::string::npos) hw.push_back(c.hw_name);
+  }
+  hw.insert(hw.end(), {set->dram_read, set->dram_write, "gpu__time_duration.sum",
+                       "sm__cycles_active.max", "sm__cycles_elapsed.avg.per_second"});
+  auto passes = [](const std::vector<std::string>& names) {
+    auto host = CuptiMetricHost::Create(ReferenceChipForCc(90));
+    if (!host.ok()) return -1;
+    auto image = (*host)->ConfigImage(names);
+    if (!image.ok()) return -1;
+    auto n = CuptiMetricHost::NumPasses(*image);
+    return n.ok() ? *n : -1;
+  };
+  const int all = passes(hw);
+  ASSERT_GT(all, 0);
+  std::printf("the hardware work evidence: %d passes\n", all);
+  for (const std::string& name : hw) {
+    std::vector<std::string> others = hw;
+    others.erase(std::find(others.begin(), others.end(), name));
+    const int without = passes(others);
+    EXPECT_LE(without, all) << name;
+    std::printf("  %-50s alone %d, the others %d\n", name.c_str(), passes({name}), without);
+  }
+  EXPECT_LE(all, 6) << "a counter added a pass: every case pays ~1.2 ms more per pass";
+}
+
+}  // namespace
+}  // namespace flashscope::profiler
