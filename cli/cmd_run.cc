@@ -88,8 +88,8 @@ Command RunCommand() {
                         "kill a case that runs longer than this (0 = the suite's limit)", 0)
                .Check(AtLeast(0)))
       .Add(Flag::Double("deadline_s", "S",
-                        "stop after this many seconds, keeping the journal for --resume (0 = no "
-                        "limit)",
+                        "stop after this many seconds (workers get 5 s more to record the cases "
+                        "they hold), keeping the journal for --resume (0 = no limit)",
                         0)
                .Check(AtLeast(0)))
       .Add(Flag::String("sanitize", "TOOL",

@@ -280,6 +280,11 @@ CommandWait CommandReader::NextWithin(int timeout_ms, std::string* key) {
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   while (true) {
     while (std::optional<std::string> line = BufferedLine()) {
+      if (*line == kStopCommand) {
+        ended_ = true;  // what follows it is not to be run
+        buffer_.clear();
+        return CommandWait::kEnd;
+      }
       if (std::optional<std::string> command = ParseRunCommand(*line)) {
         *key = *std::move(command);
         return CommandWait::kCommand;

@@ -130,6 +130,9 @@ int TellFatal(int fd, const std::string& message, int exit_code = kExitFatal);
 // ---- commands (RUN lines) ----
 
 std::string FormatRunCommand(const std::string& key);  // one line, without the newline
+// The supervisor's word that its --deadline_s has passed: the worker finishes the case in hand and
+// the cases it parked, records them, and runs no further RUN line (NextWithin says kEnd).
+inline constexpr char kStopCommand[] = "STOP";
 // The key of a RUN line; nullopt for anything else.
 std::optional<std::string> ParseRunCommand(std::string_view line);
 

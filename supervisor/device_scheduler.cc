@@ -19,6 +19,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr double kInterruptPollS = 0.25;  // how often job.interrupted is asked
+// After --deadline_s, how long workers get to finish the case in hand and record the cases they
+// parked (a settle of 128 smoke cases takes ~1-3 s on an H200) before they are killed.
+constexpr double kDeadlineDrainS = 5.0;
 
 double SecondsSince(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -96,6 +99,7 @@ class Scheduler {
   double SecondsLeft(const Slot& s) const;
   double DeadlineLeft() const;
   void KillAll();
+  bool DrainForDeadline();
 
   const ScheduleJob& job_;
   CaseQueue queue_;
@@ -103,6 +107,8 @@ class Scheduler {
   std::map<std::string, const reports::PlannedCaseRecord*> by_key_;
   std::string last_retired_;  // why the last GPU left the run
   ScheduleResult result_;
+  bool draining_ = false;  // the deadline passed: workers told to stop, none started
+  Clock::time_point drain_end_;
 };
 
 void Scheduler::Start(Slot& s) {
@@ -334,6 +340,7 @@ void Scheduler::OnEnd(Slot& s, bool timed_out) {
 // with work in hand and neither finished a case nor could be blamed for one (a worker that cannot
 // start; without this, their cases would be put back for ever).
 void Scheduler::AfterEnd(Slot& s, bool had_case, bool recorded, int status, bool timed_out) {
+  if (draining_) return;  // told to stop: its unstarted cases wait for --resume
   if (!s.fatal.empty()) {
     Retire(s, s.fatal);  // the worker said not to start it again
   } else if (s.finished_any || recorded || !had_case) {
@@ -380,24 +387,49 @@ void Scheduler::KillAll() {
   }
 }
 
+// The deadline has passed: each worker is told to stop (it finishes the case in hand, records
+// the cases it parked and ends), and given kDeadlineDrainS to do so; false once that is over.
+bool Scheduler::DrainForDeadline() {
+  if (!draining_) {
+    draining_ = true;
+    drain_end_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(kDeadlineDrainS));
+    for (Slot& s : slots_) {
+      if (!s.worker || s.commands_closed) continue;
+      s.worker->Send(protocol::kStopCommand);
+      s.worker->CloseCommands();
+      s.commands_closed = true;
+    }
+  }
+  return Clock::now() < drain_end_;
+}
+
 ScheduleResult Scheduler::Run() {
   while (result_.failure.empty()) {
     for (Slot& s : slots_) {
       // Only for a case it can take: the last case of another GPU's problem is that GPU's.
-      if (!s.retired && !s.worker && queue_.HasCaseFor(s.id) && result_.failure.empty()) Start(s);
+      if (!s.retired && !s.worker && !draining_ && queue_.HasCaseFor(s.id) &&
+          result_.failure.empty()) {
+        Start(s);
+      }
     }
     std::vector<pollfd> fds;
-    double wait_s = DeadlineLeft();
+    double wait_s = draining_ ? std::chrono::duration<double>(drain_end_ - Clock::now()).count()
+                              : DeadlineLeft();
     for (const Slot& s : slots_) {
       if (!s.worker) continue;
       fds.push_back({s.worker->progress_fd(), POLLIN, 0});
       wait_s = std::min(wait_s, SecondsLeft(s));
     }
     if (fds.empty()) {
-      if (!queue_.empty() && result_.failure.empty()) result_.failure = last_retired_;
+      if (draining_) {
+        result_.stopped_by_deadline = true;  // every worker stopped in time
+      } else if (!queue_.empty() && result_.failure.empty()) {
+        result_.failure = last_retired_;
+      }
       break;
     }
-    if (DeadlineLeft() <= 0) {
+    if (DeadlineLeft() <= 0 && !DrainForDeadline()) {
       KillAll();
       result_.stopped_by_deadline = true;
       break;

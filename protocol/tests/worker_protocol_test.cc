@@ -243,6 +243,22 @@ TEST(WorkerProtocol, NextWithinWaitsAtMostItsTimeForACommand) {
   close(fds[0]);
 }
 
+TEST(WorkerProtocol, StopEndsTheCommandsAndWhatFollowsItIsNotRun) {
+  // The deadline passed with RUN lines still unread: the worker runs none of them.
+  const std::string before = FormatRunCommand("before") + "\n";
+  const std::string after = FormatRunCommand("after") + "\n";
+  std::array<int, 2> fds = PipeWith({before + kStopCommand + "\n" + after});
+  CommandReader reader(fds[0]);
+  std::string key;
+  EXPECT_EQ(reader.NextWithin(1000, &key), CommandWait::kCommand);
+  EXPECT_EQ(key, "before");
+  EXPECT_EQ(reader.NextWithin(1000, &key), CommandWait::kEnd);
+  EXPECT_EQ(reader.NextWithin(0, &key), CommandWait::kEnd) << "the end stays the end";
+  EXPECT_EQ(reader.Next(), std::nullopt);
+  close(fds[1]);
+  close(fds[0]);
+}
+
 TEST(WorkerProtocol, NextWithinGivesBufferedCommandsFirstAndJoinsPartialLines) {
   const std::string a = FormatRunCommand("a b") + "\n", b = FormatRunCommand("c d") + "\n";
   // Two lines in one write, then half of a third.

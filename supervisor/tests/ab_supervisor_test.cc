@@ -16,8 +16,8 @@
 #include <set>
 #include <thread>
 
-#include "common/tests/expect_has.h"
 #include "analysis/ab_verdict.h"
+#include "common/tests/expect_has.h"
 
 namespace flashscope::suites {
 namespace {

@@ -25,6 +25,7 @@
 //                                  finishes each (keyed P concluding, its result, F); appends
 //                                  "UUID batch N" to FAKE_EVENTS. FAKE_CRASH_PHASE may then name
 //                                  any of those phases
+//   FAKE_PARKED_MS=N               a parking worker takes N ms to run each case up to parking
 //   FAKE_DIE_AFTER_FIRST_F=1       a parking worker dies (SIGSEGV) after the first F of a batch
 //   FAKE_FATAL_AFTER=N             once the journal holds N results, say FATAL and exit
 //   FAKE_FATAL_UUID=UUID           on that GPU, say FATAL at once (a GPU that fell off the bus)
@@ -261,6 +262,7 @@ int RunParking(const protocol::WorkerRequest& r, const fs::reports::PlanRecord& 
       EnterPhase(r, *c, protocol::phase::kSupports);
       MakeInputs(*c, me, &last_problem);
       EnterPhase(r, *c, protocol::phase::kTiming);
+      std::this_thread::sleep_for(std::chrono::milliseconds(EnvInt("FAKE_PARKED_MS", 0)));
       parked.push_back(c);
     }
     Event(me.uuid + " batch " + std::to_string(parked.size()));

@@ -33,9 +33,9 @@
 #include "analysis/ab_verdict.h"
 #include "reports/devices.h"
 #include "reports/journal.h"
-#include "supervisor/ab_session.h"
 #include "suites/plan_cases.h"
 #include "suites/suite.h"
+#include "supervisor/ab_session.h"
 
 namespace fs = flashscope;
 namespace protocol = flashscope::suites::protocol;

@@ -188,5 +188,25 @@ TEST_F(ParkingTest, AWorkerThatDiesBetweenCasesCostsNoCase) {
   EXPECT_EQ(Count("start"), static_cast<int>(kCases)) << "not retired: each worker finished one";
 }
 
+TEST_F(ParkingTest, AtTheDeadlineTheWorkerRecordsWhatItParked) {
+  // The first refill is 6 cases (12 left, one GPU); parking each takes 150 ms, so the deadline of
+  // 1 s comes while the worker holds them parked: told to stop, it records them and ends.
+  setenv("FAKE_PARKED_MS", "150", 1);
+  SuperviseArgs a = Args();
+  a.deadline_s = 1;
+  SuperviseResult r = Run(a);
+  EXPECT_EQ(r.exit_code, 1) << stderr_;
+  EXPECT_NE(stderr_.find("--resume"), std::string::npos) << stderr_;
+  auto report = reports::ReadReportFile(out_);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->complete);
+  int passed = 0;
+  for (const auto& c : report->cases) passed += c.status == reports::CaseStatus::kPassed;
+  EXPECT_EQ(passed, 6) << "the parked cases are measured, not lost";
+  const std::map<std::string, int> measured = Measured();
+  EXPECT_EQ(measured.size(), 6u);
+  for (const auto& [key, n] : measured) EXPECT_EQ(n, 1) << key;
+}
+
 }  // namespace
 }  // namespace flashscope::suites

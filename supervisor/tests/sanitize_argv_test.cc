@@ -3,8 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "supervisor/sanitize.h"
 #include "protocol/worker_protocol.h"
+#include "supervisor/sanitize.h"
 
 namespace flashscope::suites {
 namespace {
