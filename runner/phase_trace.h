@@ -6,7 +6,10 @@
 // "wait" is the time the worker waited for the supervisor's RUN line before the case; the other
 // segments are the case's phases (protocol/worker_protocol.h) and its two journal writes, each
 // measured from its start to the start of the next. scripts/device/phase_trace.py sums them per
-// run, so that a phase whose total grows with the number of GPUs shows what serialises.
+// run, so that a phase whose total grows with the number of GPUs shows what serialises. A worker
+// that parks cases (runner/case_settle.cc) ends a parked case's line at "parked" and writes one
+// more line per settle, keyed "settle of N cases", with the settle's phases (profiling,
+// concluding) as its segments.
 // Unset (the default), nothing is measured or written.
 #pragma once
 
