@@ -74,6 +74,8 @@ BatchProfile RangeProfiler::ProfileBatch(const std::vector<BatchLaunch>& launche
   if (absl::Status s = ConfigureBatch(static_cast<int>(launches.size()), scope_index); !s.ok()) {
     return fail(s);
   }
+  const double configure_s = Since(t0);  // the sync, enabling, the config
+  const auto t_passes = std::chrono::steady_clock::now();
   std::vector<std::vector<double>> pass_ms(launches.size());
   ReplayPassSource source;
   source.run_pass = [&]() {
@@ -87,16 +89,23 @@ BatchProfile RangeProfiler::ProfileBatch(const std::vector<BatchLaunch>& launche
   absl::StatusOr<int> passes = ReplayUntilAllSubmitted(scopes_[scope_index].passes_needed, source);
   if (!passes.ok()) return fail(passes.status());
   batch.passes = *passes;
+  const double passes_s = Since(t_passes);
+  const auto t_decode = std::chrono::steady_clock::now();
   if (absl::Status s = DecodeBatch(scope_index, pass_ms, &batch); !s.ok()) {
     batch.failed = -1;
     return fail(s);
   }
+  const double decode_s = Since(t_decode);
   batch.wall_s = Since(t0);
   const double n = static_cast<double>(launches.size());
   const PassHostSeconds& h = batch.host;
   for (auto& r : batch.launches) {
     if (!r.ok()) continue;
-    r->wall_s = r->passes_s = batch.wall_s / n;
+    // Each launch's share of the session and of its parts.
+    r->wall_s = batch.wall_s / n;
+    r->configure_s = configure_s / n;
+    r->passes_s = passes_s / n;
+    r->decode_s = decode_s / n;
     // The launch's share of each step, as one entry (the steps of its own passes are not kept).
     r->pass_host = {
         {h.before / n, h.drain / n, h.start / n, h.launch / n, h.stop / n, h.after / n}};

@@ -5,7 +5,8 @@ with every check on and with every check off (scripts/device/trust-cost.sh makes
   trust_cost_table.py ON_REPORT ON_WALL_S OFF_REPORT OFF_WALL_S
 
 Prints markdown: the suite's wall time on and off and their ratio (the goal: <= 1.5), the cases
-and their outcomes, each check's median and largest cost_s, and the profiled/timed duration ratios
+and their outcomes, each check's median and largest cost_s, where the work check's counter
+collection spent its time (by step), and the profiled/timed duration ratios
 of honest kernels (the evidence for kProfiledSlowdownMax). Exit 0; 2 on bad arguments.
 Reports may be .json or .json.xz."""
 import os
@@ -72,6 +73,38 @@ def costs(on):
     return lines
 
 
+WORK_STEPS = (("profile_configure_s", "configuring (enable, SetConfig)"),
+              ("profile_cupti_s", "CUPTI Start/Stop, PushRange/PopRange"),
+              ("profile_launches_s", "the launches, with the waits before and after them"),
+              ("profile_hooks_before_s", "before each launch: fresh inputs, integrity, L2 flush"),
+              ("profile_hooks_after_s", "after each launch: its checks"),
+              ("profile_decode_s", "decoding the counters"))
+
+
+def work_steps(on):
+    """Where the work check's counter collection spent its time (the values the runner records
+    beside its cost_s, runner/case_profile.cc), over the cases that collected counters."""
+    totals = {name: [] for name, _ in WORK_STEPS}
+    for c in on["cases"]:
+        for k in checks(c):
+            if k["check"] != "work" or not (value(k, "profile_passes") or 0) > 0:
+                continue
+            for name, _ in WORK_STEPS:
+                v = value(k, name)
+                if v is not None:
+                    totals[name].append(v)
+    profiled = max((len(xs) for xs in totals.values()), default=0)
+    if profiled == 0:
+        return []
+    lines = ["", "work's counter collection by step, over %d cases that collected counters:"
+             % profiled, "", "| step | total (s) | median per case (ms) |", "|---|---:|---:|"]
+    for name, label in WORK_STEPS:
+        xs = totals[name]
+        if xs:
+            lines.append("| %s | %.2f | %.2f |" % (label, sum(xs), statistics.median(xs) * 1e3))
+    return lines
+
+
 def durations(on):
     """Profiled/timed ratios of honest kernels: CUPTI's kernel time (the judged one, against
     kProfiledSlowdownMax) and the slowest pass's event time (against kProfiledPassSlowdownMax)."""
@@ -128,7 +161,8 @@ def main(argv):
               file=sys.stderr)
         return 2
     on, off = load_report(argv[1]), load_report(argv[3])
-    lines = table(on, on_wall, off, off_wall) + costs(on) + durations(on) + honest_failures(on)
+    lines = (table(on, on_wall, off, off_wall) + costs(on) + work_steps(on) + durations(on) +
+             honest_failures(on))
     print("\n".join(lines))
     return 0
 

@@ -74,6 +74,25 @@ class TrustCostTableTest(unittest.TestCase):
         _, text = self.run_table(on, 1.0, {"cases": on["cases"]}, 1.0)
         self.assertIn("| timed_outputs | 3 | 0.0200 | 0.0300 |", text)
 
+    def test_work_by_step_over_the_cases_that_collected_counters(self):
+        def with_work(kernel, passes, cupti, launches):
+            c = case(kernel)
+            c["trust"]["checks"].append({
+                "check": "work", "status": "passed", "rule": "", "findings": [],
+                "values": [{"name": "profile_passes", "value": passes, "unit": "count"},
+                           {"name": "profile_cupti_s", "value": cupti, "unit": "s"},
+                           {"name": "profile_launches_s", "value": launches, "unit": "s"}]})
+            return c
+        on = {"cases": [with_work("a", 6, 0.002, 0.008), with_work("b", 6, 0.004, 0.010),
+                        with_work("tiny", 0, 0, 0), case("c")]}
+        _, text = self.run_table(on, 1.0, {"cases": on["cases"]}, 1.0)
+        self.assertIn("over 2 cases that collected counters", text)
+        self.assertIn("| CUPTI Start/Stop, PushRange/PopRange | 0.01 | 3.00 |", text)
+        self.assertIn("| the launches, with the waits before and after them | 0.02 | 9.00 |", text)
+        # No case collected counters: no table.
+        _, text = self.run_table({"cases": [case("c")]}, 1.0, {"cases": [case("c")]}, 1.0)
+        self.assertNotIn("by step", text)
+
     def test_bad_arguments_exit_2(self):
         with contextlib.redirect_stderr(io.StringIO()):
             self.assertEqual(trust_cost_table.main(["x", "a.json"]), 2)
