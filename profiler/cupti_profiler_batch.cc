@@ -13,6 +13,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "common/seconds_since.h"
 #include "profiler/cuda_check.h"
 #include "profiler/cupti_host.h"
 #include "profiler/cupti_profiler.h"
@@ -27,10 +28,6 @@ using cupti_internal::kGpuTimeMetric;
 using cupti_internal::kSmClockMetric;
 
 constexpr char kRangePrefix[] = "flashscope_launch_";
-
-double Since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
 
 // The launch index a batch range's name carries; -1 for any other name.
 int LaunchIndexOf(const std::string& range_name) {
@@ -56,7 +53,7 @@ BatchProfile RangeProfiler::ProfileBatch(const std::vector<BatchLaunch>& launche
     Disable();
     batch.status = std::move(s);
     batch.launches.clear();
-    batch.wall_s = Since(t0);
+    batch.wall_s = SecondsSince(t0);
     return batch;
   };
   if (launches.empty() || static_cast<int>(launches.size()) > kMaxBatchLaunches) {
@@ -74,7 +71,7 @@ BatchProfile RangeProfiler::ProfileBatch(const std::vector<BatchLaunch>& launche
   if (absl::Status s = ConfigureBatch(static_cast<int>(launches.size()), scope_index); !s.ok()) {
     return fail(s);
   }
-  const double configure_s = Since(t0);  // the sync, enabling, the config
+  const double configure_s = SecondsSince(t0);  // the sync, enabling, the config
   const auto t_passes = std::chrono::steady_clock::now();
   std::vector<std::vector<double>> pass_ms(launches.size());
   ReplayPassSource source;
@@ -89,14 +86,14 @@ BatchProfile RangeProfiler::ProfileBatch(const std::vector<BatchLaunch>& launche
   absl::StatusOr<int> passes = ReplayUntilAllSubmitted(scopes_[scope_index].passes_needed, source);
   if (!passes.ok()) return fail(passes.status());
   batch.passes = *passes;
-  const double passes_s = Since(t_passes);
+  const double passes_s = SecondsSince(t_passes);
   const auto t_decode = std::chrono::steady_clock::now();
   if (absl::Status s = DecodeBatch(scope_index, pass_ms, &batch); !s.ok()) {
     batch.failed = -1;
     return fail(s);
   }
-  const double decode_s = Since(t_decode);
-  batch.wall_s = Since(t0);
+  const double decode_s = SecondsSince(t_decode);
+  batch.wall_s = SecondsSince(t0);
   const double n = static_cast<double>(launches.size());
   const PassHostSeconds& h = batch.host;
   for (auto& r : batch.launches) {

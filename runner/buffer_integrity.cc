@@ -134,17 +134,21 @@ absl::Status BufferIntegrity::Check(cudaStream_t stream, const std::string& laun
       "integrity check");
 }
 
+absl::StatusOr<std::vector<unsigned long long>> BufferIntegrity::ReadResults(cudaStream_t stream) {
+  std::vector<unsigned long long> results(regions_.size(), kIntegrityClean);
+  if (results.empty() || !snapshot_taken_) return results;
+  cudaError_t e = cudaMemcpyAsync(results.data(), results_.get(), results.size() * 8,
+                                  cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess) return verify::CudaStatus(e, "integrity results");
+  return results;
+}
+
 absl::StatusOr<reports::TrustCheckRecord> BufferIntegrity::Finish(cudaStream_t stream) {
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<unsigned long long> results(regions_.size(), kIntegrityClean);
-  if (!results.empty() && snapshot_taken_) {
-    cudaError_t e = cudaMemcpyAsync(results.data(), results_.get(), results.size() * 8,
-                                    cudaMemcpyDeviceToHost, stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-    if (e != cudaSuccess) {
-      return verify::CudaStatus(e, "integrity results");
-    }
-  }
+  absl::StatusOr<std::vector<unsigned long long>> read = ReadResults(stream);
+  if (!read.ok()) return read.status();
+  const std::vector<unsigned long long>& results = *read;
   std::vector<RegionVerdict> verdicts;
   const unsigned long long offset_mask = (1ull << kIntegrityLabelShift) - 1;
   for (size_t i = 0; i < regions_.size(); ++i) {
@@ -171,14 +175,10 @@ absl::StatusOr<reports::TrustCheckRecord> BufferIntegrity::Finish(cudaStream_t s
 }
 
 absl::StatusOr<bool> BufferIntegrity::ChangedSoFar(cudaStream_t stream) {
-  if (regions_.empty() || !snapshot_taken_) return false;
   CostTimer cost(&cost_s_);
-  std::vector<unsigned long long> results(regions_.size(), kIntegrityClean);
-  cudaError_t e = cudaMemcpyAsync(results.data(), results_.get(), results.size() * 8,
-                                  cudaMemcpyDeviceToHost, stream);
-  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-  if (e != cudaSuccess) return verify::CudaStatus(e, "integrity results");
-  return std::any_of(results.begin(), results.end(),
+  absl::StatusOr<std::vector<unsigned long long>> results = ReadResults(stream);
+  if (!results.ok()) return results.status();
+  return std::any_of(results->begin(), results->end(),
                      [](unsigned long long r) { return r != kIntegrityClean; });
 }
 

@@ -57,6 +57,8 @@ class BufferIntegrity {
     int64_t offset_from_buffer = 0;  // where the region starts relative to the buffer
   };
   absl::Status Upload(cudaStream_t stream);
+  // Each region's earliest change so far (kIntegrityClean: none), read back (synchronises).
+  absl::StatusOr<std::vector<unsigned long long>> ReadResults(cudaStream_t stream);
 
   std::vector<IntegrityRegion> regions_;
   std::vector<Region> meta_;

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "common/seconds_since.h"
 #include "protocol/worker_protocol.h"
 #include "runner/case_runner.h"
 #include "runner/case_runner_state.h"
@@ -36,10 +37,6 @@ using case_runner_internal::Finish;
 constexpr size_t kMaxParked = profiler::RangeProfiler::kMaxBatchLaunches;
 // Device memory the workspaces of parked cases may keep alive beside the current problem's.
 constexpr int64_t kParkedWorkspaceBytes = int64_t{2} << 30;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 }  // namespace
 

@@ -4,18 +4,12 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "common/seconds_since.h"
 #include "common/split_mix.h"
 #include "verify/problem_costs.h"
 #include "verify/sampled_check_counts.h"
 
 namespace flashscope::runner {
-namespace {
-
-double Since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-}  // namespace
 
 std::string DTypeOf(const Problem& p) {
   return std::string(DTypeName(std::visit([](const auto& x) { return x.dtype; }, p)));
@@ -101,7 +95,7 @@ absl::Status TrustCase::FreshBefore(const char* kind, int index, bool poison) {
   if (!Fresh()) return absl::OkStatus();
   const auto t0 = std::chrono::steady_clock::now();
   absl::Status s = fresh_.Before(kind, index, poison);
-  cost_s_["timed_outputs"] += Since(t0);
+  cost_s_["timed_outputs"] += SecondsSince(t0);
   return s;
 }
 
@@ -109,7 +103,7 @@ absl::Status TrustCase::FreshAfter() {
   if (!Fresh()) return absl::OkStatus();
   const auto t0 = std::chrono::steady_clock::now();
   absl::Status s = fresh_.After();
-  cost_s_["timed_outputs"] += Since(t0);
+  cost_s_["timed_outputs"] += SecondsSince(t0);
   return s;
 }
 
@@ -117,7 +111,7 @@ absl::Status TrustCase::BeforeVerifiedLaunch() {
   if (!Fresh()) return absl::OkStatus();
   const auto t0 = std::chrono::steady_clock::now();
   absl::Status s = fresh_.BeforeVerified();
-  cost_s_["timed_outputs"] += Since(t0);
+  cost_s_["timed_outputs"] += SecondsSince(t0);
   return s;
 }
 
@@ -176,7 +170,7 @@ void TrustCase::Trace(profiler::Timer& timer, profiler::KernelTracer* tracer,
   } else {
     traced_.unavailable_reason = absl::StrCat("traced launch failed: ", t.status().message());
   }
-  cost_s_["streams"] += Since(t0);
+  cost_s_["streams"] += SecondsSince(t0);
 }
 
 void TrustCase::SetWork(reports::WorkInput work, double cost_s) {
@@ -241,7 +235,7 @@ absl::StatusOr<reports::TrustRecord> TrustCase::Finish(const Problem& problem,
   }
   r.checks.push_back(reports::CheckProfiledDuration(durations));
   r.launch_stream = traced_.launch_stream;
-  cost_s_["timed_outputs"] += Since(t0);
+  cost_s_["timed_outputs"] += SecondsSince(t0);
   double total = 0;
   for (reports::TrustCheckRecord& c : r.checks) {
     auto it = cost_s_.find(c.check);

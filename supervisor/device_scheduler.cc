@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/seconds_since.h"
 #include "protocol/worker_process.h"
 #include "reports/devices.h"
 #include "supervisor/case_queue.h"
@@ -22,10 +23,6 @@ constexpr double kInterruptPollS = 0.25;  // how often job.interrupted is asked
 // After --deadline_s, how long workers get to finish the case in hand and record the cases they
 // parked (a settle of 128 smoke cases takes ~1-3 s on an H200) before they are killed.
 constexpr double kDeadlineDrainS = 5.0;
-
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 // A case handed to a worker (RUN sent) that it has not finished (no F yet).
 struct InFlight {
