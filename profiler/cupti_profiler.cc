@@ -13,6 +13,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "common/seconds_since.h"
 #include "profiler/cuda_check.h"
 #include "profiler/cupti_host.h"
 #include "profiler/cupti_profiler_internal.h"
@@ -251,26 +252,23 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
     return s;
   }
   result.instrumented = ScopeOf(result).instrumented;
-  auto since = [](std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-  };
-  result.enable_s = since(t_enable);
+  result.enable_s = SecondsSince(t_enable);
   const auto t_config = std::chrono::steady_clock::now();
   absl::StatusOr<bool> user_range = Configure(replay, &result);
   if (!user_range.ok()) return user_range.status();
-  result.set_config_s = since(t_config);
-  result.configure_s = since(t0);
+  result.set_config_s = SecondsSince(t_config);
+  result.configure_s = SecondsSince(t0);
   const auto t_passes = std::chrono::steady_clock::now();
   if (absl::Status s =
           RunPasses(launch, before_pass, after_pass, stream, replay, *user_range, &result);
       !s.ok()) {
     return s;
   }
-  result.passes_s = since(t_passes);
+  result.passes_s = SecondsSince(t_passes);
   const auto t_decode = std::chrono::steady_clock::now();
   if (absl::Status s = DecodeAndCombine(*user_range, &result); !s.ok()) return s;
-  result.decode_s = since(t_decode);
-  result.wall_s = since(t0);
+  result.decode_s = SecondsSince(t_decode);
+  result.wall_s = SecondsSince(t0);
   return result;
 }
 

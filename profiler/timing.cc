@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "common/seconds_since.h"
 #include "profiler/cuda_check.h"
 
 namespace flashscope::profiler {
@@ -168,8 +169,7 @@ absl::StatusOr<TimingResult> Timer::Time(const Launch& launch, const TimingPolic
       clocks.push_back(sample->sm_clock_mhz);
     }
 
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double elapsed = SecondsSince(t0);
     result.summary = Summarize(result.samples_ms);
     if (ShouldStop(result.summary, policy, elapsed, &result.converged, &result.stop_reason)) {
       break;

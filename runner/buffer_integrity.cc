@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/seconds_since.h"
 #include "runner/case_binding.h"
 #include "runner/harness_checks.h"
 #include "verify/buffer_slots.h"
@@ -15,9 +16,7 @@ namespace {
 class CostTimer {
  public:
   explicit CostTimer(double* total) : total_(total), t0_(std::chrono::steady_clock::now()) {}
-  ~CostTimer() {
-    *total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  }
+  ~CostTimer() { *total_ += SecondsSince(t0_); }
 
  private:
   double* total_;
@@ -164,7 +163,7 @@ absl::StatusOr<reports::TrustCheckRecord> BufferIntegrity::Finish(cudaStream_t s
     }
     verdicts.push_back(std::move(v));
   }
-  cost_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  cost_s_ += SecondsSince(t0);
   reports::TrustCheckRecord r =
       CheckIntegrity(verdicts, static_cast<int>(labels_.size()), kIntegrityChunkBytes, cost_s_);
   if (!unguarded_.empty()) {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "common/seconds_since.h"
 
 namespace flashscope::runner {
 namespace {
@@ -163,7 +164,7 @@ reports::TrustCheckRecord CaseIsolation::CheckAndRestore(const std::vector<LeftT
     restore_error = std::string(s.message());
     fresh_worker_needed_ = true;
   }
-  const double cost = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double cost = SecondsSince(t0);
   // A thread cannot be put back: the process that holds it ends after this case.
   if (AnyCaseThread(threads)) fresh_worker_needed_ = true;
   return CheckIsolation(changes, restore_error, cost, threads);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "analysis/trust_checks.h"
+#include "common/seconds_since.h"
 #include "profiler/nvtx_ranges.h"
 #include "profiler/resources.h"
 #include "profiler/work_counters.h"
@@ -36,7 +37,7 @@ void Finish(reports::CaseResult& r, std::chrono::steady_clock::time_point start,
             reports::CaseStatus status, std::string reason) {
   r.status = status;
   r.reason = std::move(reason);
-  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.wall_s = SecondsSince(start);
 }
 
 }  // namespace case_runner_internal
@@ -298,8 +299,7 @@ bool CaseRunner::Prepare(Case& k) {
            absl::StrCat("prepare: ", k.launch->Describe(e)));
     return false;
   }
-  k.r.prepare = reports::PrepareRecord{
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), note};
+  k.r.prepare = reports::PrepareRecord{SecondsSince(start), note};
   // prepare() could read the inputs: the verified launch then gets a fresh draw (fresh_inputs.h).
   k.ws->MarkRead();
   return true;

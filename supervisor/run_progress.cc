@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
+#include "common/seconds_since.h"
 #include "reports/text_safety.h"
 
 namespace flashscope::suites {
@@ -32,8 +33,7 @@ void RunProgress::Ended(const CaseEnded& e) {
     return;
   }
   if (quiet_) return;
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed = SecondsSince(start_);
   const double eta = EtaSeconds(case_seconds_, timed_, total_ - finished_, gpus_);
   std::fprintf(stderr, "[%d/%d] %-8s %s%s  (elapsed %s, ETA %s)\n", finished_, total_,
                e.status.c_str(), reports::text::TerminalSafe(e.planned->key).c_str(), gpu.c_str(),
