@@ -158,6 +158,7 @@ TrustCheckRecord CheckWork(const WorkInput& in) {
     counted += p.flops;
     if (p.flops > 0) c.values.push_back({p.name, p.flops, "FLOP"});
   }
+  if (!in.counted_by.empty()) absl::StrAppend(&c.rule, " (", in.counted_by, ")");
   const double share = in.minimal_flops > 0 ? counted / in.minimal_flops : 0;
   // Counted over one user range per launch (a batched session), the kernels are not counted
   // one by one: the streams check's traced launch counts them.
@@ -204,6 +205,7 @@ TrustCheckRecord CheckPrecision(const WorkInput& in) {
     c.status = "off";
     return c;
   }
+  if (!in.counted_by.empty()) absl::StrAppend(&c.rule, " (", in.counted_by, ")");
   double outside = 0;
   bool unknown_accumulator = false;
   for (const WorkPath& p : in.paths) {

@@ -84,6 +84,8 @@ struct WorkInput {
   std::string problem_dtype;  // "fp16", "bf16", "fp32"
   double minimal_flops = 0;
   double minimal_input_bytes = 0;
+  // How the paths were counted, said in both rules; empty: every path in one profile.
+  std::string counted_by;
 };
 TrustCheckRecord CheckWork(const WorkInput& in);
 // Fails when paths outside the contract (fp16/bf16 inputs or fp32 upcasts, fp32 accumulation)

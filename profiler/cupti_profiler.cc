@@ -97,12 +97,13 @@ absl::StatusOr<CUcontext> CurrentContext() {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
-    const std::vector<MetricDef>& metrics, int device) {
+    const std::vector<MetricDef>& metrics, int device, const std::vector<MetricDef>& screen) {
   if (metrics.empty()) return absl::InvalidArgumentError("RangeProfiler: no metrics requested");
   std::unique_ptr<RangeProfiler> rp(new RangeProfiler());
   rp->metrics_ = metrics;
+  rp->metrics_.insert(rp->metrics_.end(), screen.begin(), screen.end());
   std::vector<std::string> requested;
-  for (const auto& m : metrics) requested.push_back(m.hw_name);
+  for (const auto& m : rp->metrics_) requested.push_back(m.hw_name);
   rp->device_ = device;
 
   FS_CUDA_RETURN_IF_ERROR(cudaSetDevice(device), "cudaSetDevice");
@@ -143,12 +144,13 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
                                      "attached?)"));
   }
   rp->counter_availability_ = *avail;
-  std::vector<size_t> every(metrics.size());
+  std::vector<size_t> every(metrics.size());  // the screen's metrics are not kAll's
   for (size_t i = 0; i < every.size(); ++i) every[i] = i;
   absl::StatusOr<Scope> all = rp->MakeScope(std::move(every));
   if (!all.ok()) return all.status();
   rp->scopes_.push_back(*std::move(all));
   if (absl::Status st = rp->PrepareHardwareScope(); !st.ok()) return st;
+  if (absl::Status st = rp->PrepareScreenAndScalarScopes(metrics.size()); !st.ok()) return st;
   FS_CUDA_RETURN_IF_ERROR(cudaEventCreate(reinterpret_cast<cudaEvent_t*>(&rp->pass_start_)),
                           "cudaEventCreate (profiling pass)");
   FS_CUDA_RETURN_IF_ERROR(cudaEventCreate(reinterpret_cast<cudaEvent_t*>(&rp->pass_stop_)),
@@ -181,12 +183,13 @@ absl::StatusOr<RangeProfiler::Scope> RangeProfiler::MakeScope(
 }
 
 absl::Status RangeProfiler::PrepareHardwareScope() {
+  const size_t all = scopes_[0].metric_index.size();  // kAll's metrics come first in metrics_
   std::vector<size_t> hardware;
-  for (size_t i = 0; i < metrics_.size(); ++i) {
+  for (size_t i = 0; i < all; ++i) {
     if (!IsInstrumentedMetric(metrics_[i].hw_name)) hardware.push_back(i);
   }
   // kHardware would collect all or nothing: it is kAll.
-  if (hardware.empty() || hardware.size() == metrics_.size()) return absl::OkStatus();
+  if (hardware.empty() || hardware.size() == all) return absl::OkStatus();
   absl::StatusOr<Scope> sc = MakeScope(std::move(hardware));
   if (!sc.ok()) return sc.status();
   hw_scope_ = static_cast<int>(scopes_.size());
@@ -194,8 +197,62 @@ absl::Status RangeProfiler::PrepareHardwareScope() {
   return absl::OkStatus();
 }
 
+absl::Status RangeProfiler::PrepareScreenAndScalarScopes(size_t first_screen) {
+  std::vector<size_t> screen, scalar;
+  for (size_t i = 0; i < metrics_.size(); ++i) {
+    if (i >= first_screen) {
+      if (IsInstrumentedMetric(metrics_[i].hw_name)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("RangeProfiler: the screen collects hardware counters only, not ",
+                         metrics_[i].hw_name));
+      }
+      screen.push_back(i);
+    } else if (IsInstrumentedMetric(metrics_[i].hw_name)) {
+      scalar.push_back(i);
+    }
+  }
+  for (auto [indices, slot] : {std::pair{&screen, &screen_scope_}, {&scalar, &scalar_scope_}}) {
+    if (indices->empty()) continue;
+    absl::StatusOr<Scope> sc = MakeScope(*indices);
+    if (!sc.ok()) return sc.status();
+    *slot = static_cast<int>(scopes_.size());
+    scopes_.push_back(*std::move(sc));
+  }
+  return absl::OkStatus();
+}
+
 int RangeProfiler::ScopeIndex(MetricScope scope) const {
-  return scope == MetricScope::kHardware && hw_scope_ >= 0 ? hw_scope_ : 0;
+  switch (scope) {
+    case MetricScope::kHardware:
+      return hw_scope_ >= 0 ? hw_scope_ : 0;
+    case MetricScope::kScreen:
+      return screen_scope_;
+    case MetricScope::kScalar:
+      return scalar_scope_;
+    case MetricScope::kAll:
+      break;
+  }
+  return 0;
+}
+
+MetricScope RangeProfiler::ScopeAt(int index) const {
+  if (index == hw_scope_) return MetricScope::kHardware;
+  if (index == screen_scope_) return MetricScope::kScreen;
+  if (index == scalar_scope_) return MetricScope::kScalar;
+  return MetricScope::kAll;
+}
+
+bool RangeProfiler::has_scope(MetricScope scope) const {
+  if (scope == MetricScope::kHardware) return has_hardware_subset();
+  return ScopeIndex(scope) >= 0;
+}
+
+absl::Status RangeProfiler::ScopeMissing(MetricScope scope) const {
+  if (ScopeIndex(scope) >= 0) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      scope == MetricScope::kScreen
+          ? "RangeProfiler: no screen metrics were given to Create()"
+          : "RangeProfiler: no SASS-instrumented metric was given to Create()");
 }
 
 bool IsInstrumentedMetric(const std::string& hw_name) {
@@ -243,6 +300,7 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   const auto t0 = std::chrono::steady_clock::now();
   // Everything queued before profiling must finish outside the profiled kernels.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  if (absl::Status s = ScopeMissing(scope); !s.ok()) return s;
   ProfileResult result;
   result.replay = replay;
   result.scope =

@@ -39,9 +39,12 @@ const char* ReplayName(Replay replay);  // "user", "kernel"
 
 // Which of a profiler's metrics one Profile() collects.
 enum class MetricScope {
-  kAll,       // every metric given to Create()
+  kAll,       // every metric given to Create() as `metrics`
   kHardware,  // only those counted in hardware: SASS-instrumented metrics (names with "__sass_")
               // left out, so that each pass runs the kernel as it is, at its own speed
+  kScreen,    // the `screen` metrics given to Create() (the work evidence's first stage,
+              // profiler/work_counters.h); never part of kAll or kHardware
+  kScalar,    // the SASS-instrumented metrics of `metrics` alone
 };
 
 // True for a metric CUPTI collects by instrumenting the kernel's SASS (slower passes).
@@ -115,8 +118,10 @@ class RangeProfiler {
   // every metric name against CUPTI's tables for this chip (an unknown one is named), and
   // builds the config image. Errors say why and how to fix it (ERR_NVGPUCTRPERM, unsupported
   // device, CUPTI libraries missing); the runner then records "metrics unavailable: <message>".
+  // `screen`: metrics collected only by kScreen (counted in hardware), none of `metrics`.
   static absl::StatusOr<std::unique_ptr<RangeProfiler>> Create(
-      const std::vector<MetricDef>& metrics, int device = 0);
+      const std::vector<MetricDef>& metrics, int device = 0,
+      const std::vector<MetricDef>& screen = {});
   ~RangeProfiler();
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
@@ -149,9 +154,13 @@ class RangeProfiler {
   }
   // True when some metric is instrumented and some is not: kHardware then collects less.
   bool has_hardware_subset() const { return hw_scope_ >= 0; }
+  // True when `scope` collects metrics of its own: kAll always; kHardware with a subset; kScreen
+  // with screen metrics given; kScalar with some instrumented metric.
+  bool has_scope(MetricScope scope) const;
   // The passes CUPTI's config says a scope needs (kHardware is kAll where there is no subset).
   int PassesNeeded(MetricScope scope = MetricScope::kAll) const {
-    return scopes_[ScopeIndex(scope)].passes_needed;
+    const int i = ScopeIndex(scope);
+    return i < 0 ? 0 : scopes_[static_cast<size_t>(i)].passes_needed;
   }
   // Auto ranges one counter-data image holds: kernels one profiled launch may enqueue.
   static constexpr int kMaxKernelsPerLaunch = 64;
@@ -187,7 +196,9 @@ class RangeProfiler {
     std::vector<uint8_t> counter_data;  // sized when the profiler object is enabled for it
   };
   absl::StatusOr<Scope> MakeScope(std::vector<size_t> metric_index) const;
-  int ScopeIndex(MetricScope scope) const;
+  int ScopeIndex(MetricScope scope) const;  // -1: kScreen or kScalar without metrics
+  MetricScope ScopeAt(int index) const;
+  absl::Status ScopeMissing(MetricScope scope) const;  // OK when `scope` has an index
   Scope& ScopeOf(const ProfileResult& r) { return scopes_[ScopeIndex(r.scope)]; }
   absl::StatusOr<ProfileResult> ProfileEnabled(
       const std::function<cudaError_t(cudaStream_t)>& launch,
@@ -229,6 +240,8 @@ class RangeProfiler {
                            BatchProfile* batch);
   // Adds the kHardware scope when some metric is instrumented and some is not.
   absl::Status PrepareHardwareScope();
+  // kScreen (metrics_ from `first_screen` on) and kScalar, where they have metrics.
+  absl::Status PrepareScreenAndScalarScopes(size_t first_screen);
   void Disable();  // of the range profiler object, if enabled; the next Profile() enables again
 
   std::vector<MetricDef> metrics_;
@@ -238,6 +251,8 @@ class RangeProfiler {
   std::vector<uint8_t> counter_availability_;  // the device's, for each scope's host object
   std::vector<Scope> scopes_;                  // [0]: every metric; see Scope
   int hw_scope_ = -1;           // MetricScope::kHardware's index, -1 when it would be kAll
+  int screen_scope_ = -1;       // MetricScope::kScreen's, -1 without screen metrics
+  int scalar_scope_ = -1;       // MetricScope::kScalar's, -1 without instrumented metrics
   void* pass_start_ = nullptr;  // cudaEvent_t: each pass's own launch time
   void* pass_stop_ = nullptr;
   bool initialized_ = false;  // cuptiProfilerInitialize succeeded

@@ -63,6 +63,7 @@ BatchProfile RangeProfiler::ProfileBatch(const std::vector<BatchLaunch>& launche
   if (cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
     return fail(CudaStatus(e, "cudaStreamSynchronize before a batched session"));
   }
+  if (absl::Status s = ScopeMissing(scope); !s.ok()) return fail(s);
   const int scope_index = ScopeIndex(
       scope == MetricScope::kHardware && !has_hardware_subset() ? MetricScope::kAll : scope);
   if (absl::Status s = EnsureEnabled(Replay::kUser, scope_index, /*batch=*/true); !s.ok()) {
@@ -245,7 +246,7 @@ absl::Status RangeProfiler::DecodeBatch(int scope_index,
     if ((*values)[busy_index] <= 0) continue;
     ProfileResult r;
     r.replay = Replay::kUser;
-    r.scope = scope_index == 0 ? MetricScope::kAll : MetricScope::kHardware;
+    r.scope = ScopeAt(scope_index);
     r.instrumented = sc.instrumented;
     r.passes = batch->passes;
     r.ranges = absl::StrCat("one user range around the launch, in a session shared by ",

@@ -1,6 +1,11 @@
 #include "profiler/work_counters.h"
 
+#include <cmath>
+#include <set>
 #include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace flashscope::profiler {
 namespace {
@@ -23,7 +28,36 @@ WorkCounterSet WithScalarAndDram(std::vector<WorkCounter> tensor_paths) {
   return s;
 }
 
-WorkCounterSet Hopper() {
+// GH100's screen (WorkScreen): the _sparsity_off counters of the two dense in-contract mma.sync
+// paths fit in the passes of the wgmma paths and the instruction counts, where the plain ones
+// would add a third; a sparse mma.sync then counts nowhere in the identity and breaks it.
+// Measured on an H200 (results/device/20261128-h200x2-session4/call7-tensor-ops-per-
+// instruction-fp16.json): 4,096 FLOPs per mma.sync instruction (a03, a05, a10, g04), and the
+// tensor pipe's instruction count holds the wgmma instructions (a12, a17, g05, g06).
+WorkScreen HopperScreen() {
+  WorkScreen w;
+  w.tensor_instructions = "sm__inst_executed_pipe_tensor.sum";
+  w.wgmma_instructions = "sm__inst_executed_pipe_tensor_op_gmma.sum";
+  w.zero_instructions = {"sm__inst_executed_pipe_tensor_op_imma.sum",
+                         "sm__inst_executed_pipe_tensor_op_dmma.sum"};
+  const std::string fp16_sync = "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.sum";
+  const std::string bf16_sync = "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off.sum";
+  w.mma_sync_flops = {fp16_sync, bf16_sync};
+  w.path_terms = {
+      {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", {fp16_sync}},
+      {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum", {}},
+      {"sm__ops_path_tensor_op_hgmma_src_fp16.sum", {"sm__ops_path_tensor_op_hgmma_src_fp16.sum"}},
+      {"sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+       {"sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", bf16_sync}},
+      {"sm__ops_path_tensor_src_tf32_dst_fp32.sum",
+       {"sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum"}},
+      {"sm__ops_path_tensor_src_fp8.sum", {"sm__ops_path_tensor_src_fp8.sum"}},
+      {"sm__ops_path_tensor_src_int8.sum", {"sm__ops_path_tensor_op_igmma_src_int8.sum"}},
+  };
+  return w;
+}
+
+WorkCounterSet HopperWithoutScreen() {
   return WithScalarAndDram({
       {"sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", "fp16 mma.sync, fp32 accumulate",
        "fp16", "fp32", 1},
@@ -38,6 +72,12 @@ WorkCounterSet Hopper() {
       {"sm__ops_path_tensor_src_fp8.sum", "fp8 tensor", "fp8", "fp16 or fp32", 1},
       {"sm__ops_path_tensor_src_int8.sum", "int8 tensor", "int8", "int32", 1},
   });
+}
+
+WorkCounterSet Hopper() {
+  WorkCounterSet s = HopperWithoutScreen();
+  s.screen = HopperScreen();
+  return s;
 }
 
 // GA100's tensor counters split by destination type for every source (no wgmma there). Their
@@ -56,6 +96,67 @@ WorkCounterSet Ampere() {
 }
 
 }  // namespace
+
+std::vector<std::string> WorkCounterSet::ScreenHwNames() const {
+  if (!has_screen()) return {};
+  std::vector<std::string> out = {screen.tensor_instructions, screen.wgmma_instructions};
+  std::set<std::string> seen(out.begin(), out.end());
+  auto add = [&](const std::string& n) {
+    if (seen.insert(n).second) out.push_back(n);
+  };
+  for (const std::string& n : screen.zero_instructions) add(n);
+  for (const std::string& n : screen.mma_sync_flops) add(n);
+  for (const auto& [path, terms] : screen.path_terms) {
+    for (const std::string& n : terms) add(n);
+  }
+  add(dram_read);
+  add(dram_write);
+  return out;
+}
+
+ScreenOutcome ApplyScreen(const WorkCounterSet& set, const std::map<std::string, double>& counts) {
+  ScreenOutcome out;
+  const WorkScreen& w = set.screen;
+  if (!set.has_screen()) {
+    out.why = "no screen is known for this GPU";
+    return out;
+  }
+  for (const std::string& n : set.ScreenHwNames()) {
+    auto it = counts.find(n);
+    if (it == counts.end() || !std::isfinite(it->second) || it->second < 0) {
+      out.why = absl::StrCat("the screen did not count ", n);
+      return out;
+    }
+  }
+  for (const std::string& n : w.zero_instructions) {
+    if (counts.at(n) != 0) {
+      out.why = absl::StrFormat("%s counted %.0f instructions", n, counts.at(n));
+      return out;
+    }
+  }
+  const double tensor = counts.at(w.tensor_instructions);
+  const double wgmma = counts.at(w.wgmma_instructions);
+  double sync_flops = 0;
+  for (const std::string& n : w.mma_sync_flops) sync_flops += counts.at(n);
+  // Exact: the counts are integers far below 2^53, their products too.
+  if (w.max_flops_per_mma_sync * (tensor - wgmma) != sync_flops) {
+    out.why = absl::StrFormat(
+        "%.0f mma.sync instructions (%.0f tensor-pipe instructions, %.0f wgmma) did %.0f FLOPs on "
+        "the counted paths, not %.0f (%.0f each): some ran on a path the screen does not count",
+        tensor - wgmma, tensor, wgmma, sync_flops, w.max_flops_per_mma_sync * (tensor - wgmma),
+        w.max_flops_per_mma_sync);
+    return out;
+  }
+  out.complete = true;
+  for (const auto& [path, terms] : w.path_terms) {
+    double sum = 0;
+    for (const std::string& n : terms) sum += counts.at(n);
+    out.values[path] = sum;
+  }
+  out.values[set.dram_read] = counts.at(set.dram_read);
+  out.values[set.dram_write] = counts.at(set.dram_write);
+  return out;
+}
 
 std::vector<std::string> WorkCounterSet::AllHwNames() const {
   std::vector<std::string> out;

@@ -12,6 +12,7 @@
 // 2.7e8 of them with no fp16 arithmetic written), and FADD/FMUL include softmax and index math.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,13 +27,50 @@ struct WorkCounter {
   bool precision_evidence = true;  // the path's inputs and accumulator are what it says
 };
 
+// A cheaper first stage of the same evidence (docs/trust.md, "The screen"). CUPTI counts each
+// mma.sync precision path of GH100 in a pass of its own (six passes for every path), but every
+// wgmma path, the tensor pipe's instruction counts and the two in-contract dense mma.sync paths
+// fit in two. The screen is complete, and stands for the full set, when an exact identity says
+// that the mma.sync paths it did not collect did nothing: each mma.sync instruction of the
+// counted dense paths does at most `max_flops_per_mma_sync` FLOPs (m16n8k16), every other one
+// (fp16 accumulation, tf32, int8, fp8, sparse, a smaller shape) adds to the instruction count
+// without adding to those FLOPs, so
+//     max_flops_per_mma_sync x (tensor instructions - wgmma instructions) == counted mma.sync FLOPs
+// holds only when every mma.sync instruction was an m16n8k16 of a counted path. Otherwise the
+// full set is collected (the screen's cost is then extra).
+struct WorkScreen {
+  std::string tensor_instructions;             // every warp instruction of the tensor pipe
+  std::string wgmma_instructions;              // the wgmma ones among them
+  std::vector<std::string> zero_instructions;  // instruction kinds that must not occur (imma, dmma)
+  std::vector<std::string> mma_sync_flops;     // the counted dense mma.sync paths' FLOP counters
+  double max_flops_per_mma_sync = 4096;
+  // Each tensor path of the full set as the sum of screen counters (none: zero when complete).
+  std::vector<std::pair<std::string, std::vector<std::string>>> path_terms;
+};
+
 struct WorkCounterSet {
   std::vector<WorkCounter> paths;
   std::string dram_read;   // bytes read from DRAM
   std::string dram_write;  // bytes written to DRAM
+  // The first stage that may stand for the tensor paths (empty tensor_instructions: none known
+  // for this architecture; every case collects the full set).
+  WorkScreen screen;
   // Every hardware name above, in the order the profiler should collect them.
   std::vector<std::string> AllHwNames() const;
+  // What the screen collects (empty without one): its counters and the DRAM bytes.
+  std::vector<std::string> ScreenHwNames() const;
+  bool has_screen() const { return !screen.tensor_instructions.empty(); }
 };
+
+// What a screen's counts say: `complete` when the identity holds, `values` then every tensor path
+// of the full set (by its hardware name) and the DRAM bytes, as the full set would have counted
+// them; otherwise `why` says which part of the identity failed, with the numbers.
+struct ScreenOutcome {
+  bool complete = false;
+  std::string why;
+  std::map<std::string, double> values;
+};
+ScreenOutcome ApplyScreen(const WorkCounterSet& set, const std::map<std::string, double>& counts);
 
 // The set for compute capability `cc` (x 10), or nullptr where flashscope knows none (the
 // trust checks then record work and precision as "off" with that reason).

@@ -28,6 +28,7 @@ namespace flashscope::runner {
 namespace {
 
 namespace phase = suites::protocol::phase;
+using case_runner_internal::ByHwName;
 
 // The profiles of one case: where their time went, for the work check's values (what to cut
 // next), and the profiled_duration check's evidence: the first profile whose passes compare with
@@ -50,12 +51,6 @@ struct ProfileTally {
             {"profile_launches_s", host.drain + host.launch, "s"}};
   }
 };
-
-std::map<std::string, double> ByHwName(const profiler::ProfileResult& r) {
-  std::map<std::string, double> out;
-  for (const auto& [def, value] : r.values) out[def.hw_name] = value;
-  return out;
-}
 
 // The kernels a profile counted one by one (its auto ranges); -1 for one user range around the
 // launch, which does not count them (a launch that enqueued none is NotFound before this).
@@ -141,6 +136,14 @@ absl::StatusOr<profiler::ProfileResult> ProfileHardwareThenAll(
 
 }  // namespace
 
+namespace case_runner_internal {
+std::map<std::string, double> ByHwName(const profiler::ProfileResult& r) {
+  std::map<std::string, double> out;
+  for (const auto& [def, value] : r.values) out[def.hw_name] = value;
+  return out;
+}
+}  // namespace case_runner_internal
+
 void CaseRunner::Profile(Case& k) {
   State& s = *state_;
   const std::string no_counters = absl::StrCat("no work counters known for sm_", s.device.cc);
@@ -197,7 +200,7 @@ void CaseRunner::Profile(Case& k) {
 profiler::RangeProfiler* CaseRunner::RangeProfilerOrNull() {
   State& s = *state_;
   if (s.metrics_unavailable.empty() && !s.range_profiler) {
-    auto rp = profiler::RangeProfiler::Create(s.profiled_defs, 0);
+    auto rp = profiler::RangeProfiler::Create(s.profiled_defs, 0, s.screen_defs);
     if (rp.ok()) {
       s.range_profiler = *std::move(rp);
     } else {
@@ -208,16 +211,44 @@ profiler::RangeProfiler* CaseRunner::RangeProfilerOrNull() {
 }
 
 bool CaseRunner::TensorShort(Case& k, const profiler::ProfileResult& r) {
+  return TensorShort(k, ByHwName(r));
+}
+
+bool CaseRunner::TensorShort(Case& k, const std::map<std::string, double>& values) {
   State& s = *state_;
   if (s.work_counters == nullptr) return false;
-  const reports::WorkInput hw =
-      WorkInputFrom(*s.work_counters, ByHwName(r), KernelsCounted(r), true, k.c->problem);
+  const reports::WorkInput hw = WorkInputFrom(*s.work_counters, values, -1, true, k.c->problem);
   const double flops =
       std::accumulate(hw.paths.begin(), hw.paths.end(), 0.0,
                       [](double sum, const reports::WorkPath& p) { return sum + p.flops; });
   const bool is_short = flops < reports::kWorkFloor * hw.minimal_flops;
   if (is_short) s.scalar_first.insert(case_runner_internal::KernelDTypeKey(*k.c));
   return is_short;
+}
+
+std::map<std::string, double> CaseRunner::BatchedWorkValues(
+    const std::vector<profiler::ProfileResult>& profiles, std::string* counted_by) const {
+  const State& s = *state_;
+  std::map<std::string, double> values;
+  for (const profiler::ProfileResult& r : profiles) {
+    if (r.scope != profiler::MetricScope::kScreen) {
+      // A later session's counts (the full set, or the scalar counters) join or replace them.
+      for (const auto& [name, value] : ByHwName(r)) values[name] = value;
+      continue;
+    }
+    const profiler::ScreenOutcome o = profiler::ApplyScreen(*s.work_counters, ByHwName(r));
+    if (o.complete) {
+      values = o.values;
+      *counted_by = absl::StrFormat(
+          "tensor paths counted by the screen (%d passes): the mma.sync paths it leaves out did "
+          "nothing, since %.0f FLOPs x (tensor-pipe - wgmma instructions) equals the counted "
+          "mma.sync FLOPs (docs/trust.md, \"The screen\")",
+          r.passes, s.work_counters->screen.max_flops_per_mma_sync);
+    } else {
+      *counted_by = absl::StrCat("every path counted: the screen was not complete (", o.why, ")");
+    }
+  }
+  return values;
 }
 
 void CaseRunner::TakeBatchedCounters(Case& k, const std::vector<profiler::ProfileResult>& profiles,
@@ -234,10 +265,10 @@ void CaseRunner::TakeBatchedCounters(Case& k, const std::vector<profiler::Profil
     work.unavailable_reason = absl::StrCat(
         "hardware counters: ", failure.empty() ? "no batched profile was collected" : failure);
   } else {
-    // The last profile holds every counter its scope collects (all of them after a scalar
-    // kernel's second session).
-    work = WorkInputFrom(*s.work_counters, ByHwName(profiles.back()),
+    std::string counted_by;
+    work = WorkInputFrom(*s.work_counters, BatchedWorkValues(profiles, &counted_by),
                          KernelsCounted(profiles.back()), true, k.c->problem);
+    work.counted_by = std::move(counted_by);
   }
   if (profiles.empty()) {
     k.trust->SetProfiledDurations({}, 0, absl::StrCat("no counters collected: ", failure));

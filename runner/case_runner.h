@@ -197,6 +197,17 @@ class CaseRunner {
   // Whether a case's tensor paths fell short of the work floor (a scalar kernel), remembered per
   // kernel and dtype so that its later cases collect every counter at once (case_profile.cc).
   bool TensorShort(Case& k, const profiler::ProfileResult& r);
+  bool TensorShort(Case& k, const std::map<std::string, double>& values);
+  // A batched case's work counts by hardware name from its sessions, in order: the screen's
+  // paths when it was complete, then what later sessions counted; `counted_by` says which.
+  std::map<std::string, double> BatchedWorkValues(
+      const std::vector<profiler::ProfileResult>& profiles, std::string* counted_by) const;
+  // Settle's sessions for `cases`: the screen first where it may stand for the full set, then
+  // the full set for those it did not cover, then the scalar counters (case_settle.cc).
+  bool ProfileSettling(const std::vector<Case*>& cases,
+                       std::map<Case*, std::vector<profiler::ProfileResult>>* profiles,
+                       std::map<Case*, std::string>* failures, const SettledFn& settled,
+                       const CasePhaseFn& phase);
   // The range profiler, created on first use; null when it cannot work in this process (the
   // reason stays in the state).
   profiler::RangeProfiler* RangeProfilerOrNull();

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -49,6 +50,12 @@ struct CaseRunner::State {
   // "kernel dtype" pairs whose tensor paths fell short of the work floor once: their later cases
   // collect every counter at once (runner/case_profile.cc), not the hardware-counted ones first.
   std::set<std::string> scalar_first;
+  // The work counters' screen (profiler/work_counters.h, WorkScreen): its counters, given to the
+  // range profiler beside profiled_defs where the GPU has one and cases are batched; and the
+  // "kernel dtype" pairs whose screen was not complete once: their later cases collect the full
+  // set at once (runner/case_settle.cc).
+  std::vector<profiler::MetricDef> screen_defs;
+  std::set<std::string> screen_failed;
   std::unique_ptr<profiler::RangeProfiler> range_profiler;
   std::string metrics_unavailable;  // set once the profiler cannot work in this process
   std::unique_ptr<profiler::KernelTracer> tracer;  // exact per-kernel durations (activity records)
@@ -94,6 +101,9 @@ namespace case_runner_internal {
 // A batched counter session's answer for a launch whose range recorded nothing: evidence (the
 // launch enqueued no kernel), not a profiler failure.
 inline constexpr char kNoKernelLaunched[] = "no kernel";
+
+// A profile's values by hardware name (runner/case_profile.cc).
+std::map<std::string, double> ByHwName(const profiler::ProfileResult& r);
 
 // "kernel dtype": State::scalar_first's key.
 inline std::string KernelDTypeKey(const CaseToRun& c) {

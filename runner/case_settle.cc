@@ -30,6 +30,7 @@ namespace {
 
 namespace phase = suites::protocol::phase;
 using Clock = std::chrono::steady_clock;
+using case_runner_internal::ByHwName;
 using case_runner_internal::ContextIsLost;
 using case_runner_internal::Finish;
 
@@ -203,38 +204,66 @@ bool CaseRunner::ProfileParked(const std::vector<Case*>& cases, profiler::Metric
   return true;
 }
 
+bool CaseRunner::ProfileSettling(const std::vector<Case*>& cases,
+                                 std::map<Case*, std::vector<profiler::ProfileResult>>* profiles,
+                                 std::map<Case*, std::string>* failures, const SettledFn& settled,
+                                 const CasePhaseFn& phase_of) {
+  State& s = *state_;
+  using profiler::MetricScope;
+  auto profile = [&](const std::vector<Case*>& group, MetricScope scope) {
+    return group.empty() || ProfileParked(group, scope, profiles, failures, settled, phase_of);
+  };
+  auto key = [](const Case* k) { return case_runner_internal::KernelDTypeKey(*k->c); };
+  const bool screening = s.range_profiler->has_scope(MetricScope::kScreen) &&
+                         s.range_profiler->has_scope(MetricScope::kScalar);
+  // The screen (2 passes on GH100 against 6, docs/trust.md "The screen") for every kernel whose
+  // screen has not failed before; a scalar kernel's cases add the scalar counters after it.
+  std::vector<Case*> screened, hardware, every, scalar;
+  for (Case* k : cases) {
+    if (screening && s.screen_failed.count(key(k)) == 0) {
+      screened.push_back(k);
+    } else {
+      (s.scalar_first.count(key(k)) ? every : hardware).push_back(k);
+    }
+  }
+  if (!profile(screened, MetricScope::kScreen)) return false;
+  for (Case* k : screened) {
+    auto it = profiles->find(k);
+    if (it == profiles->end()) continue;  // no counters: its failure says why
+    const profiler::ScreenOutcome o =
+        profiler::ApplyScreen(*s.work_counters, ByHwName(it->second.back()));
+    if (!o.complete) {
+      s.screen_failed.insert(key(k));  // its kernel's later cases go to the full set at once
+      (s.scalar_first.count(key(k)) ? every : hardware).push_back(k);
+    } else if (TensorShort(*k, o.values)) {
+      scalar.push_back(k);
+    }
+  }
+  if (!profile(hardware, MetricScope::kHardware)) return false;
+  for (Case* k : hardware) {
+    auto it = profiles->find(k);
+    if (it != profiles->end() && TensorShort(*k, it->second.back())) every.push_back(k);
+  }
+  return profile(every, MetricScope::kAll) && profile(scalar, MetricScope::kScalar);
+}
+
 void CaseRunner::Settle(bool all, const SettledFn& settled, const CasePhaseFn& phase_of) {
   State& s = *state_;
-  std::vector<Case*> hardware, every;
+  std::vector<Case*> cases, scalar;
   for (const auto& k : s.parked) {
-    (s.scalar_first.count(case_runner_internal::KernelDTypeKey(*k->c)) ? every : hardware)
+    (s.scalar_first.count(case_runner_internal::KernelDTypeKey(*k->c)) ? scalar : cases)
         .push_back(k.get());
   }
   // A scalar kernel's cases need the instrumented counters, another profiler scope (a re-enable,
-  // ~0.22 s, and a Start/Stop of seven passes): unless asked for all, they wait until they fill
-  // half a batch or nothing else is parked (device call 4: sessions of ~10 of them cost 86 ms a
-  // case).
-  if (!all && !hardware.empty() && every.size() < kMaxParked / 2) every.clear();
-  using profiler::MetricScope;
+  // ~0.22 s, and a session of their own): unless asked for all, they wait until they fill half a
+  // batch or nothing else is parked (device call 4: sessions of ~10 of them cost 86 ms a case).
+  if (all || cases.empty() || scalar.size() >= kMaxParked / 2) {
+    cases.insert(cases.end(), scalar.begin(), scalar.end());
+  }
   std::map<Case*, std::vector<profiler::ProfileResult>> profiles;
   std::map<Case*, std::string> failures;
-  auto profile = [&](const std::vector<Case*>& cases, MetricScope scope) {
-    return cases.empty() || ProfileParked(cases, scope, &profiles, &failures, settled, phase_of);
-  };
-  // The scope the profiler object is enabled for goes first: one change of scope, not two.
-  const bool every_first =
-      !every.empty() && s.range_profiler->enabled_for(MetricScope::kAll, profiler::Replay::kUser,
-                                                      /*batch=*/true);
-  if (every_first && !profile(every, MetricScope::kAll)) return;
-  if (!profile(hardware, MetricScope::kHardware)) return;
-  std::vector<Case*> then_every = every_first ? std::vector<Case*>{} : every;
-  for (Case* k : hardware) {
-    auto it = profiles.find(k);
-    if (it != profiles.end() && TensorShort(*k, it->second.back())) then_every.push_back(k);
-  }
-  if (!profile(then_every, MetricScope::kAll)) return;
-  std::set<Case*> done(hardware.begin(), hardware.end());
-  done.insert(every.begin(), every.end());
+  if (!ProfileSettling(cases, &profiles, &failures, settled, phase_of)) return;
+  const std::set<Case*> done(cases.begin(), cases.end());
   std::vector<std::unique_ptr<Case>> still_parked;
   for (auto& k : s.parked) {
     if (done.count(k.get()) == 0) {

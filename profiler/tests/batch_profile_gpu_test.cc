@@ -5,8 +5,10 @@
 // profiling its launches one by one. Label gpu.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -157,6 +159,75 @@ TEST_F(BatchProfileGpuTest, TheWorkCountersCostLessPerLaunchBatched) {
       alone->wall_s * 1e3, alone->passes, kLaunches, b.wall_s * 1e3 / kLaunches, b.passes,
       h.before * per, h.drain * per, h.start * per, h.launch * per, h.stop * per, h.after * per);
   EXPECT_LT(b.wall_s / kLaunches, alone->wall_s);
+}
+
+}  // namespace
+}  // namespace flashscope::profiler
+
+namespace flashscope::profiler {
+namespace {
+
+// The work screen (work_counters.h, WorkScreen) on the GPU: for the calibration loop's mma.sync
+// m16n8k16 (fp16 in, fp32 accumulate) the identity holds, the paths it derives equal the full
+// set's counts exactly, launch by launch, and it costs fewer passes; the scalar scope counts the
+// instrumented FFMAs as the full set does. Prints both sessions' cost per launch.
+TEST_F(BatchProfileGpuTest, TheScreenStandsForTheFullSetOnMmaSync) {
+  auto info = QueryDevice(0);
+  ASSERT_TRUE(info.ok()) << info.status();
+  const WorkCounterSet* set = WorkCountersFor(info->cc);
+  ASSERT_TRUE(set->has_screen()) << "no screen for sm_" << info->cc;
+  std::vector<MetricDef> work, screen;
+  for (const std::string& hw : set->AllHwNames()) work.push_back({hw, hw, "", "", 0});
+  for (const std::string& hw : set->ScreenHwNames()) {
+    if (std::none_of(work.begin(), work.end(), [&](const MetricDef& m) { return m.hw_name == hw; }))
+      screen.push_back({hw, hw, "", "", 0});
+  }
+  auto rp = RangeProfiler::Create(work, 0, screen);
+  ASSERT_TRUE(rp.ok()) << rp.status();
+  ASSERT_TRUE((*rp)->has_scope(MetricScope::kScreen));
+  ASSERT_TRUE((*rp)->has_scope(MetricScope::kScalar));
+  std::vector<BatchLaunch> launches;
+  for (int i = 0; i < 8; ++i) launches.push_back({{}, MmaLaunch(i), {}});
+  BatchProfile s = (*rp)->ProfileBatch(launches, stream_, MetricScope::kScreen);
+  ASSERT_TRUE(s.status.ok()) << s.status;
+  BatchProfile h = (*rp)->ProfileBatch(launches, stream_, MetricScope::kHardware);
+  ASSERT_TRUE(h.status.ok()) << h.status;
+  BatchProfile sc = (*rp)->ProfileBatch(launches, stream_, MetricScope::kScalar);
+  ASSERT_TRUE(sc.status.ok()) << sc.status;
+  BatchProfile all = (*rp)->ProfileBatch(launches, stream_, MetricScope::kAll);
+  ASSERT_TRUE(all.status.ok()) << all.status;
+  std::printf(
+      "passes: screen %d, hardware %d, scalar %d, all %d; per launch: screen %.2f ms, "
+      "hardware %.2f ms, scalar %.2f ms\n",
+      s.passes, h.passes, sc.passes, all.passes, s.wall_s * 1e3 / launches.size(),
+      h.wall_s * 1e3 / launches.size(), sc.wall_s * 1e3 / launches.size());
+  EXPECT_LT(s.passes, h.passes);
+  auto by_name = [](const ProfileResult& r) {
+    std::map<std::string, double> m;
+    for (const auto& [def, v] : r.values) m[def.hw_name] = v;
+    return m;
+  };
+  for (size_t i = 0; i < launches.size(); ++i) {
+    ASSERT_TRUE(s.launches[i].ok() && h.launches[i].ok() && sc.launches[i].ok() &&
+                all.launches[i].ok())
+        << "launch " << i;
+    EXPECT_EQ(s.launches[i]->scope, MetricScope::kScreen);
+    const std::map<std::string, double> counts = by_name(*s.launches[i]);
+    const ScreenOutcome o = ApplyScreen(*set, counts);
+    ASSERT_TRUE(o.complete) << "launch " << i << ": " << o.why;
+    const std::map<std::string, double> full = by_name(*h.launches[i]);
+    for (const auto& [path, value] : o.values) {
+      if (path == set->dram_read || path == set->dram_write) continue;  // cache state differs
+      EXPECT_EQ(value, full.at(path)) << path << ", launch " << i;
+    }
+    EXPECT_GT(o.values.at(set->paths[0].hw_name), 0) << "launch " << i;
+    const std::string ffma = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
+    EXPECT_EQ(by_name(*sc.launches[i]).at(ffma), by_name(*all.launches[i]).at(ffma))
+        << "launch " << i;
+    std::printf("launch %zu: tensor instructions %.0f, mma.sync fp16 FLOPs %.0f\n", i,
+                counts.at(set->screen.tensor_instructions),
+                counts.at(set->screen.mma_sync_flops[0]));
+  }
 }
 
 }  // namespace

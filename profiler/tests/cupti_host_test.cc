@@ -189,3 +189,29 @@ TEST(WorkCounterPasses, TheHardwareWorkEvidenceNeedsAtMostSixPassesOnGH100) {
 
 }  // namespace
 }  // namespace flashscope::profiler
+
+namespace flashscope::profiler {
+namespace {
+
+// The screen's counters (WorkScreen) exist on GH100 and fit in two passes, against six for the
+// full set: the saving the screen is for. Fails when a counter of it adds a pass.
+TEST(WorkCounterPasses, TheScreenNeedsAtMostTwoPassesOnGH100) {
+  const WorkCounterSet* set = WorkCountersFor(90);
+  ASSERT_NE(set, nullptr);
+  ASSERT_TRUE(set->has_screen());
+  std::vector<std::string> names = set->ScreenHwNames();
+  names.insert(names.end(), {"gpu__time_duration.sum", "sm__cycles_active.max",
+                             "sm__cycles_elapsed.avg.per_second"});
+  auto host = CuptiMetricHost::Create(ReferenceChipForCc(90));
+  ASSERT_TRUE(host.ok()) << host.status();
+  ASSERT_TRUE((*host)->CheckMetrics(names).ok());
+  auto image = (*host)->ConfigImage(names);
+  ASSERT_TRUE(image.ok()) << image.status();
+  auto passes = CuptiMetricHost::NumPasses(*image);
+  ASSERT_TRUE(passes.ok()) << passes.status();
+  std::printf("the screen: %d passes\n", *passes);
+  EXPECT_LE(*passes, 2);
+}
+
+}  // namespace
+}  // namespace flashscope::profiler
