@@ -34,9 +34,9 @@ struct HeatmapOverlay {
 
 // Whether a heatmap cell whose max is `max` holds an element with no error to measure: never
 // written (still the poison pattern), NaN or Inf. verify/ marks such elements with the largest
-// float (AbsErrors in verify/error_stats.cc), so one of them would otherwise stretch a colour scale
-// to 3.4e38 and push every real error beside it into the bottom colour. Every heatmap view (the
-// viewer's, the HTML report's) draws such cells apart and keeps them out of its scale.
+// float (SaturatedError in verify/error_stats.h), so one of them would otherwise stretch a colour
+// scale to 3.4e38 and push every real error beside it into the bottom colour. Every heatmap view
+// (the viewer's, the HTML report's) draws such cells apart and keeps them out of its scale.
 bool IsSaturatedCell(float max);
 
 // The tile of a case: its record, else (reports written before tiles were recorded) block_m read

@@ -1,8 +1,9 @@
 #include "verify/error_stats.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "verify/half_convert.h"
@@ -43,16 +44,37 @@ struct PartialStats {
   double sum_abs = 0, sum_sq = 0, sum_ref_sq = 0;
 };
 
-PartialStats StatsOfRange(const void* out_raw, DType out_dtype, const float* ref, int64_t begin,
-                          int64_t end, Tolerance tol) {
+// The output's elements of one dtype, read without a per-element switch on the dtype. An element
+// is never written when every byte still holds kPoisonByte (IsPoisoned).
+template <typename Bits, float (*ToFloat)(Bits)>
+struct Elements {
+  static constexpr Bits kPoison =
+      static_cast<Bits>(static_cast<Bits>(~Bits{0}) / 0xFF * kPoisonByte);
+  const Bits* bits;
+  bool Poisoned(int64_t i) const { return bits[i] == kPoison; }
+  float Load(int64_t i) const { return ToFloat(bits[i]); }
+};
+using F32Elements = Elements<uint32_t, FloatFromBits>;
+using F16Elements = Elements<uint16_t, HalfBitsToFloat>;
+using Bf16Elements = Elements<uint16_t, Bf16BitsToFloat>;
+
+// The statistics pass without heatmaps.
+struct NoHeatmaps {
+  void Add(float) {}
+};
+
+template <typename Out, typename Heatmaps>
+PartialStats StatsOfRange(Out out, const float* ref, int64_t begin, int64_t end, Tolerance tol,
+                          Heatmaps& heatmaps) {
   PartialStats s;
   for (int64_t i = begin; i < end; ++i) {
-    if (IsPoisoned(out_raw, out_dtype, i)) {
+    if (out.Poisoned(i)) {
       ++s.stats.never_written;
       if (s.first_never < 0) s.first_never = i;
+      heatmaps.Add(kSaturatedError);
       continue;
     }
-    const double o = LoadAsFloat(out_raw, out_dtype, i);
+    const double o = out.Load(i);
     const double r = ref[i];
     if (!std::isfinite(o)) {
       if (std::isnan(o)) {
@@ -62,9 +84,11 @@ PartialStats StatsOfRange(const void* out_raw, DType out_dtype, const float* ref
       }
       ++s.stats.bad;
       if (s.first_nonfinite < 0) s.first_nonfinite = i;
+      heatmaps.Add(kSaturatedError);
       continue;
     }
     const double err = std::fabs(o - r);
+    heatmaps.Add(SaturatedError(err));
     ++s.finite;
     s.sum_abs += err;
     s.sum_sq += err * err;
@@ -78,6 +102,23 @@ PartialStats StatsOfRange(const void* out_raw, DType out_dtype, const float* ref
     if (err > tol.atol + tol.rtol * std::fabs(r)) ++s.stats.bad;
   }
   return s;
+}
+
+template <typename Heatmaps>
+PartialStats StatsOfRange(const void* out_raw, DType out_dtype, const float* ref, int64_t begin,
+                          int64_t end, Tolerance tol, Heatmaps& heatmaps) {
+  switch (out_dtype) {
+    case DType::kF32:
+      return StatsOfRange(F32Elements{static_cast<const uint32_t*>(out_raw)}, ref, begin, end, tol,
+                          heatmaps);
+    case DType::kF16:
+      return StatsOfRange(F16Elements{static_cast<const uint16_t*>(out_raw)}, ref, begin, end, tol,
+                          heatmaps);
+    case DType::kBF16:
+      return StatsOfRange(Bf16Elements{static_cast<const uint16_t*>(out_raw)}, ref, begin, end, tol,
+                          heatmaps);
+  }
+  return {};
 }
 
 // `b` covers elements after `a`'s: firsts and the first maximum stay the earliest.
@@ -99,16 +140,27 @@ void Combine(PartialStats* a, const PartialStats& b) {
   a->stats.max_rel = std::fmax(a->stats.max_rel, b.stats.max_rel);
 }
 
-// Below this many elements per chunk the threads cost more than they save.
-constexpr int64_t kMinElementsPerChunk = int64_t{1} << 20;
-
 }  // namespace
 
 ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* ref, int64_t n,
-                             Tolerance tol) {
-  std::vector<PartialStats> parts(ChunkCount(n, kMinElementsPerChunk));
-  ForEachChunk(n, kMinElementsPerChunk, [&](int c, int64_t begin, int64_t end) {
-    parts[c] = StatsOfRange(out_raw, out_dtype, ref, begin, end, tol);
+                             Tolerance tol, HeatmapAccumulator* heatmaps) {
+  if (heatmaps != nullptr && heatmaps->elements() != n) {
+    std::fprintf(stderr,
+                 "ComputeErrorStats: heatmaps laid out for %lld elements, output has %lld\n",
+                 static_cast<long long>(heatmaps->elements()), static_cast<long long>(n));
+    std::abort();
+  }
+  const int chunks = ChunkCount(n, kStatsChunkElements);
+  std::vector<PartialStats> parts(static_cast<size_t>(chunks));
+  if (heatmaps != nullptr) heatmaps->Begin(chunks);
+  ForEachChunk(n, kStatsChunkElements, [&](int c, int64_t begin, int64_t end) {
+    if (heatmaps != nullptr) {
+      HeatmapAccumulator::Cursor cursor = heatmaps->Start(c, begin);
+      parts[c] = StatsOfRange(out_raw, out_dtype, ref, begin, end, tol, cursor);
+    } else {
+      NoHeatmaps none;
+      parts[c] = StatsOfRange(out_raw, out_dtype, ref, begin, end, tol, none);
+    }
   });
   PartialStats all;
   for (const PartialStats& p : parts) Combine(&all, p);
@@ -124,21 +176,6 @@ ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* 
                       ? all.first_never
                       : (all.first_nonfinite >= 0 ? all.first_nonfinite : all.argmax);
   return s;
-}
-
-std::vector<float> AbsErrors(const void* out_raw, DType out_dtype, const float* ref, int64_t n) {
-  constexpr float kSaturate = std::numeric_limits<float>::max();
-  std::vector<float> e(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    if (IsPoisoned(out_raw, out_dtype, i)) {
-      e[i] = kSaturate;
-      continue;
-    }
-    const float o = LoadAsFloat(out_raw, out_dtype, i);
-    const double err = std::fabs(static_cast<double>(o) - ref[i]);
-    e[i] = std::isfinite(err) && err < kSaturate ? static_cast<float>(err) : kSaturate;
-  }
-  return e;
 }
 
 LseStats ComputeLseStats(const float* lse, const float* ref, int64_t n, Tolerance tol) {

@@ -2,11 +2,14 @@
 // bytes the kernel wrote.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "common/error_stats.h"
 #include "common/problem.h"
+#include "verify/heatmap.h"
 #include "verify/output_check_counts.h"
 
 namespace flashscope::verify {
@@ -34,9 +37,15 @@ struct Tolerance {
 // The statistics of one comparison (common/error_stats.h: the report records the same struct).
 using ErrorStats = ::flashscope::ErrorStats;
 
-// `out_raw` holds `n` elements of `out_dtype` (as the kernel wrote them), `ref` n floats.
+// `out_raw` holds `n` elements of `out_dtype` (as the kernel wrote them), `ref` n floats. One
+// pass over chunks of at least kStatsChunkElements (parallel_chunks.h) on threads, whose sums are
+// added in chunk order: the same statistics on every machine. With `heatmaps` (whose elements()
+// must be n) the same pass adds every element's |out - ref| to the maps (SaturatedError: NaN,
+// Inf and never-written elements saturate a map instead of poisoning its means); read them with
+// heatmaps->Finish().
 ErrorStats ComputeErrorStats(const void* out_raw, DType out_dtype, const float* ref, int64_t n,
-                             Tolerance tol);
+                             Tolerance tol, HeatmapAccumulator* heatmaps = nullptr);
+inline constexpr int64_t kStatsChunkElements = int64_t{1} << 20;
 
 // What the GPU check of a launch's output (output_check.h) found, as statistics Decide
 // (tolerance.h) can judge: max_abs, never-written and NaN/Inf counts are the check's; `bad` is its
@@ -47,9 +56,12 @@ ErrorStats StatsFromCheck(const OutputCheckCounts& counts, int64_t elements);
 // True when element `i` of `data` still has every byte equal to kPoisonByte.
 bool IsPoisoned(const void* data, DType t, int64_t i);
 
-// |out - ref| per element as float, for heatmaps. NaN, Inf and never-written elements become
-// the largest finite float, so that they saturate a map instead of poisoning its means.
-std::vector<float> AbsErrors(const void* out_raw, DType out_dtype, const float* ref, int64_t n);
+// |out - ref| as a heatmap holds it: the largest finite float for an error that is not finite or
+// does not fit a float (a never-written or non-finite element saturates the same way).
+inline constexpr float kSaturatedError = std::numeric_limits<float>::max();
+inline float SaturatedError(double err) {
+  return std::isfinite(err) && err < kSaturatedError ? static_cast<float>(err) : kSaturatedError;
+}
 
 // The optional fp32 log-sum-exp output against the reference's. Rows that see no key have a
 // reference of -inf; a kernel matching it there has error 0. Any other disagreement between

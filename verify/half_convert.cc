@@ -12,12 +12,6 @@ uint32_t FloatBits(float f) {
   return x;
 }
 
-float BitsFloat(uint32_t x) {
-  float f;
-  std::memcpy(&f, &x, sizeof(f));
-  return f;
-}
-
 // Shifts `mant` right by `shift` bits, rounding to nearest with ties to even.
 uint32_t ShiftRoundEven(uint32_t mant, int shift) {
   uint32_t kept = mant >> shift;
@@ -51,18 +45,6 @@ uint16_t FloatToHalfBits(float f) {
   return static_cast<uint16_t>(sign | ShiftRoundEven(unrounded, 13));
 }
 
-float HalfBitsToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1Fu;
-  const uint32_t mant = h & 0x3FFu;
-  if (exp == 0) {
-    const float mag = std::ldexp(static_cast<float>(mant), -24);
-    return sign ? -mag : mag;
-  }
-  if (exp == 31) return BitsFloat(sign | 0x7F800000u | (mant << 13));  // inf or NaN
-  return BitsFloat(sign | ((exp + 112u) << 23) | (mant << 13));
-}
-
 uint16_t FloatToBf16Bits(float f) {
   const uint32_t x = FloatBits(f);
   if ((x & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((x >> 16) | 0x0040u);
@@ -71,8 +53,6 @@ uint16_t FloatToBf16Bits(float f) {
   const uint32_t lsb = (x >> 16) & 1u;
   return static_cast<uint16_t>((x + 0x7FFFu + lsb) >> 16);
 }
-
-float Bf16BitsToFloat(uint16_t b) { return BitsFloat(static_cast<uint32_t>(b) << 16); }
 
 float RoundToDType(float f, DType t) {
   switch (t) {

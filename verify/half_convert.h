@@ -4,16 +4,36 @@
 // verifier use these on raw bytes copied back from the device.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "common/problem.h"
 
 namespace flashscope::verify {
 
 uint16_t FloatToHalfBits(float f);
-float HalfBitsToFloat(uint16_t h);
 uint16_t FloatToBf16Bits(float f);
-float Bf16BitsToFloat(uint16_t b);
+
+// Widening to float is exact; inline, because the verifier's statistics pass calls them once
+// per element of outputs of tens of millions (error_stats.cc).
+inline float FloatFromBits(uint32_t x) {
+  float f;
+  std::memcpy(&f, &x, sizeof(f));
+  return f;
+}
+inline float HalfBitsToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1Fu;
+  const uint32_t mant = h & 0x3FFu;
+  if (exp == 0) {
+    const float mag = std::ldexp(static_cast<float>(mant), -24);
+    return sign ? -mag : mag;
+  }
+  if (exp == 31) return FloatFromBits(sign | 0x7F800000u | (mant << 13));  // inf or NaN
+  return FloatFromBits(sign | ((exp + 112u) << 23) | (mant << 13));
+}
+inline float Bf16BitsToFloat(uint16_t b) { return FloatFromBits(static_cast<uint32_t>(b) << 16); }
 
 // `f` rounded to the nearest value representable in `t` (fp32: unchanged).
 float RoundToDType(float f, DType t);

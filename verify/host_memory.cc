@@ -6,6 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "verify/error_stats.h"
+#include "verify/heatmap.h"
+#include "verify/parallel_chunks.h"
 
 namespace flashscope::verify {
 namespace {
@@ -33,8 +36,18 @@ HostBytes HostBytesNeeded(const Problem& p, bool heatmaps, bool dump) {
     input_bytes = static_cast<int64_t>(DTypeBytes(g.dtype));
   }
   HostBytes h;
-  h.resident = 2 * 4 * out_elems + 4 * lse_elems;
-  h.verify = out_bytes + 4 * lse_elems + (heatmaps ? 4 * out_elems : 0);
+  h.resident = 2 * 4 * out_elems + 4 * lse_elems + out_bytes + 4 * lse_elems;
+  if (heatmaps) {
+    // The largest maps a case builds: a failing case's, at most kFullHeatmapSide a side; the
+    // fold's rows are at most that whatever the kernel's tile.
+    const HeatmapAccumulator maps =
+        std::holds_alternative<AttentionProblem>(p)
+            ? HeatmapAccumulator::ForAttention(std::get<AttentionProblem>(p), kFullHeatmapSide,
+                                               kFullHeatmapSide)
+            : HeatmapAccumulator::ForGemm(std::get<GemmProblem>(p), kFullHeatmapSide,
+                                          kFullHeatmapSide, kFullHeatmapSide);
+    h.verify = maps.Bytes(ChunkCount(out_elems, kStatsChunkElements));
+  }
   if (dump) {
     // Output: fp32 copy + raw copy; each input the same; lse twice (kernel's, reference's).
     h.dump = std::max(4 * out_elems + out_bytes, (4 + input_bytes) * largest_input);
@@ -68,8 +81,8 @@ absl::StatusOr<int64_t> MemAvailableBytes(const std::string& meminfo_path) {
 absl::Status CheckHostMemory(const HostBytes& need, int64_t available_bytes, double fraction) {
   const int64_t limit = static_cast<int64_t>(fraction * static_cast<double>(available_bytes));
   if (need.peak <= limit) return absl::OkStatus();
-  std::string parts = absl::StrCat("reference + baseline ", Gib(need.resident),
-                                   ", output and errors ", Gib(need.verify));
+  std::string parts = absl::StrCat("host copies of reference, baseline and output ",
+                                   Gib(need.resident), ", heatmap maps ", Gib(need.verify));
   if (need.dump > 0) absl::StrAppend(&parts, ", largest .npy dump array ", Gib(need.dump));
   return absl::ResourceExhaustedError(
       absl::StrFormat("needs %s of host memory to verify (%s); %.0f%% of MemAvailable %s is %s",

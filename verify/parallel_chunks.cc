@@ -16,10 +16,6 @@ int ChunkCount(int64_t n, int64_t min_chunk) {
 void ForEachChunk(int64_t n, int64_t min_chunk,
                   const std::function<void(int chunk, int64_t begin, int64_t end)>& fn) {
   const int chunks = ChunkCount(n, min_chunk);
-  auto bounds = [&](int c, int64_t* begin, int64_t* end) {
-    *begin = n * c / chunks;
-    *end = n * (c + 1) / chunks;
-  };
   if (chunks == 1) {
     fn(0, 0, std::max<int64_t>(n, 0));
     return;
@@ -28,9 +24,7 @@ void ForEachChunk(int64_t n, int64_t min_chunk,
   std::atomic<int> next{0};
   auto work = [&]() {
     for (int c = next++; c < chunks; c = next++) {
-      int64_t begin = 0, end = 0;
-      bounds(c, &begin, &end);
-      fn(c, begin, end);
+      fn(c, ChunkBegin(n, chunks, c), ChunkBegin(n, chunks, c + 1));
     }
   };
   std::vector<std::thread> pool;

@@ -14,6 +14,8 @@ namespace flashscope::verify {
 // 2 × min_chunk there is one chunk, run on the calling thread.
 inline constexpr int kMaxChunks = 16;
 int ChunkCount(int64_t n, int64_t min_chunk);
+// Where chunk `c` of `chunks` over [0, n) begins; chunk c ends where c + 1 begins, the last at n.
+inline int64_t ChunkBegin(int64_t n, int chunks, int c) { return n * c / chunks; }
 
 // Calls fn(chunk, begin, end) for every chunk of ChunkCount(n, min_chunk), concurrently on up
 // to that many threads (fewer when the machine has fewer cores), and returns when all are done.

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <system_error>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -115,8 +117,23 @@ absl::Status Workspace::Initialise(int slots, cudaStream_t stream) {
       !st.ok()) {
     return st;
   }
+  if (absl::Status st = AllocateHost(); !st.ok()) return st;
   seed_ = options_.seed;
   return Draw(stream);
+}
+
+absl::Status Workspace::AllocateHost() {
+  const BufferSizes s = BufferSizesOf(problem_);
+  const size_t out = static_cast<size_t>(4 * s.output_elements);
+  const size_t lse = static_cast<size_t>(4 * s.lse_elements);
+  for (auto [buffer, bytes, what] :
+       {std::tuple{&reference_, out, "the reference"}, std::tuple{&baseline_, out, "the baseline"},
+        std::tuple{&reference_lse_, lse, "the reference lse"},
+        std::tuple{&output_host_, static_cast<size_t>(s.output_bytes), "the kernel's output"},
+        std::tuple{&lse_host_, lse, "the kernel's lse"}}) {
+    if (absl::Status st = buffer->Allocate(bytes, what); !st.ok()) return st;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status Workspace::AllocateSlot(Slot& slot) {
@@ -197,21 +214,20 @@ absl::Status Workspace::Draw(cudaStream_t stream) {
       return st;
     }
   }
-  absl::StatusOr<std::vector<float>> r =
-      ToHostFloat(ref.get(), DType::kF32, s.output_elements, stream);
-  if (!r.ok()) return r.status();
-  reference_ = *std::move(r);
-  absl::StatusOr<std::vector<float>> b =
-      ToHostFloat(base.get(), DType::kF32, s.output_elements, stream);
-  if (!b.ok()) return b.status();
-  baseline_ = *std::move(b);
-  if (s.lse_elements > 0) {
-    absl::StatusOr<std::vector<float>> l =
-        ToHostFloat(ref_lse.get(), DType::kF32, s.lse_elements, stream);
-    if (!l.ok()) return l.status();
-    reference_lse_ = *std::move(l);
+  // Into the workspace's own host buffers: no allocation, and no page faults where pinned.
+  for (auto [from, to, what] :
+       {std::tuple{ref.get(), &reference_, "copying the reference to the host"},
+        std::tuple{base.get(), &baseline_, "copying the baseline to the host"},
+        std::tuple{ref_lse.get(), &reference_lse_, "copying the reference lse to the host"}}) {
+    if (to->bytes() == 0) continue;
+    if (absl::Status st = CudaStatus(
+            cudaMemcpyAsync(to->data(), from, to->bytes(), cudaMemcpyDeviceToHost, stream), what);
+        !st.ok()) {
+      return st;
+    }
   }
-  return absl::OkStatus();
+  return CudaStatus(cudaStreamSynchronize(stream),
+                    "synchronising the stream (a kernel before this copy failed?)");
 }
 
 absl::StatusOr<std::vector<float>> Workspace::ToHostFloat(const void* buf, DType t, int64_t n,
@@ -262,8 +278,8 @@ absl::Status Workspace::PoisonOutputs(cudaStream_t stream) {
 
 const ErrorStats& Workspace::BaselineStats(Tolerance tol) {
   if (!baseline_stats_valid_ || baseline_tol_.atol != tol.atol || baseline_tol_.rtol != tol.rtol) {
-    baseline_stats_ =
-        ComputeErrorStats(baseline_.data(), DType::kF32, reference_.data(), output_elements(), tol);
+    baseline_stats_ = ComputeErrorStats(baseline_.data(), DType::kF32, reference_.floats().data(),
+                                        output_elements(), tol);
     baseline_tol_ = tol;
     baseline_stats_valid_ = true;
   }
@@ -282,22 +298,19 @@ absl::Status Workspace::EnqueueOutputCheck(const ElementBound& bound, OutputChec
 absl::StatusOr<VerificationResult> Workspace::Verify(const TolerancePolicy& policy,
                                                      const HeatmapOptions& heatmaps,
                                                      cudaStream_t stream) {
-  const DeviceBuffer& output = slots_[0].output;
-  const DeviceBuffer& lse = slots_[0].lse;
-  const int64_t n = output_elements();
-  const DType t = output_dtype();
-  std::vector<unsigned char> raw(output.bytes());
-  if (absl::Status st = CudaStatus(
-          cudaMemcpyAsync(raw.data(), output.get(), raw.size(), cudaMemcpyDeviceToHost, stream),
-          "copying the kernel's output to the host");
+  const Slot& slot = slots_[0];
+  if (absl::Status st =
+          CudaStatus(cudaMemcpyAsync(output_host_.data(), slot.output.get(), output_host_.bytes(),
+                                     cudaMemcpyDeviceToHost, stream),
+                     "copying the kernel's output to the host");
       !st.ok()) {
     return st;
   }
-  std::vector<float> lse_host(lse.bytes() / 4);
-  if (!lse_host.empty()) {
-    if (absl::Status st = CudaStatus(cudaMemcpyAsync(lse_host.data(), lse.get(), lse.bytes(),
-                                                     cudaMemcpyDeviceToHost, stream),
-                                     "copying the kernel's lse to the host");
+  if (lse_host_.bytes() > 0) {
+    if (absl::Status st =
+            CudaStatus(cudaMemcpyAsync(lse_host_.data(), slot.lse.get(), lse_host_.bytes(),
+                                       cudaMemcpyDeviceToHost, stream),
+                       "copying the kernel's lse to the host");
         !st.ok()) {
       return st;
     }
@@ -311,27 +324,30 @@ absl::StatusOr<VerificationResult> Workspace::Verify(const TolerancePolicy& poli
   r.policy = policy;
   r.reference_name = reference_name();
   const Tolerance tol{policy.atol, policy.rtol};
-  r.stats = ComputeErrorStats(raw.data(), t, reference_.data(), n, tol);
+  // The heatmaps are accumulated in the statistics' own pass over the output (error_stats.h).
+  std::optional<HeatmapAccumulator> maps;
+  if (heatmaps.enabled) {
+    if (const auto* a = std::get_if<AttentionProblem>(&problem_)) {
+      maps = HeatmapAccumulator::ForAttention(*a, heatmaps.block_m, heatmaps.max_side);
+    } else {
+      maps = HeatmapAccumulator::ForGemm(std::get<GemmProblem>(problem_), heatmaps.block_m,
+                                         heatmaps.block_n, heatmaps.max_side);
+    }
+  }
+  r.stats = ComputeErrorStats(output_host_.data(), output_dtype(), reference_.floats().data(),
+                              output_elements(), tol, maps ? &*maps : nullptr);
+  if (maps) r.heatmaps = maps->Finish();
   r.has_baseline = true;
   r.baseline = BaselineStats(tol);
   r.ratio_to_baseline = r.baseline.max_abs > 0 ? r.stats.max_abs / r.baseline.max_abs : 0;
   r.verdict = Decide(r.stats, &r.baseline, policy);
-  if (!lse_host.empty()) {
+  if (lse_host_.bytes() > 0) {
     r.lse_checked = true;
-    r.lse =
-        ComputeLseStats(lse_host.data(), reference_lse_.data(),
-                        static_cast<int64_t>(lse_host.size()), {policy.lse_atol, policy.lse_rtol});
+    const absl::Span<const float> lse = lse_host_.floats();
+    r.lse = ComputeLseStats(lse.data(), reference_lse_.floats().data(),
+                            static_cast<int64_t>(lse.size()), {policy.lse_atol, policy.lse_rtol});
     r.lse_max_abs = r.lse.max_abs;
     r.verdict = ApplyLseCheck(r.verdict, r.lse, policy);
-  }
-  if (heatmaps.enabled) {
-    const std::vector<float> abs_err = AbsErrors(raw.data(), t, reference_.data(), n);
-    if (const auto* a = std::get_if<AttentionProblem>(&problem_)) {
-      r.heatmaps = AttentionHeatmaps(*a, abs_err.data(), heatmaps.block_m, heatmaps.max_side);
-    } else {
-      r.heatmaps = GemmHeatmaps(std::get<GemmProblem>(problem_), abs_err.data(), heatmaps.block_m,
-                                heatmaps.block_n, heatmaps.max_side);
-    }
   }
   return r;
 }
@@ -348,7 +364,7 @@ absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream) {
   }
   const std::filesystem::path base(dir);
   nlohmann::json files = nlohmann::json::object();
-  auto write = [&](const std::string& name, const std::vector<float>& data,
+  auto write = [&](const std::string& name, absl::Span<const float> data,
                    const std::vector<int64_t>& shape) -> absl::Status {
     const std::string file = name + ".npy";
     files[name] = {{"file", file}, {"shape", shape}};
@@ -383,8 +399,8 @@ absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream) {
       ToHostFloat(output.get(), output_dtype(), output_elements(), stream);
   if (!out.ok()) return out.status();
   if (absl::Status st = write("output", *out, out_shape); !st.ok()) return st;
-  if (absl::Status st = write("reference", reference_, out_shape); !st.ok()) return st;
-  if (absl::Status st = write("baseline", baseline_, out_shape); !st.ok()) return st;
+  if (absl::Status st = write("reference", reference(), out_shape); !st.ok()) return st;
+  if (absl::Status st = write("baseline", baseline(), out_shape); !st.ok()) return st;
   for (int i = 0; i < num_inputs(); ++i) {
     int64_t n = 1;
     for (int64_t d : inputs[i].second) n *= d;
@@ -400,7 +416,7 @@ absl::Status Workspace::DumpNpy(const std::string& dir, cudaStream_t stream) {
         ToHostFloat(lse.get(), DType::kF32, a.LseElements(), stream);
     if (!l.ok()) return l.status();
     if (absl::Status st = write("lse", *l, shape); !st.ok()) return st;
-    if (absl::Status st = write("lse_reference", reference_lse_, shape); !st.ok()) return st;
+    if (absl::Status st = write("lse_reference", reference_lse(), shape); !st.ok()) return st;
   }
   nlohmann::json doc = {
       {"problem_key", ProblemKey(problem_)},

@@ -26,12 +26,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "common/problem.h"
 #include "verify/buffer_slots.h"
 #include "verify/device_buffer.h"
 #include "verify/error_stats.h"
 #include "verify/gpu_reference.h"
 #include "verify/heatmap.h"
+#include "verify/host_buffer.h"
 #include "verify/input_kind.h"
 #include "verify/output_check.h"
 #include "verify/sampled_check_counts.h"
@@ -53,7 +55,7 @@ struct WorkspaceOptions {
 struct HeatmapOptions {
   int block_m = 64;  // the kernel's tile (KernelInfo::tile), for the tile-fold maps
   int block_n = 64;
-  int max_side = 256;
+  int max_side = kFullHeatmapSide;
   bool enabled = true;
 };
 
@@ -119,10 +121,11 @@ class Workspace {
   const void* reference_device() const { return reference_device_.get(); }
   size_t reference_device_bytes() const { return reference_device_.bytes(); }
 
-  // Host copies, fp32, of the reference output (and lse) and the baseline for slot 0's inputs.
-  const std::vector<float>& reference() const { return reference_; }
-  const std::vector<float>& reference_lse() const { return reference_lse_; }
-  const std::vector<float>& baseline() const { return baseline_; }
+  // Host copies, fp32, of the reference output (and lse) and the baseline for slot 0's inputs:
+  // valid until the next Redraw, which copies the new ones into the same memory.
+  absl::Span<const float> reference() const { return reference_.floats(); }
+  absl::Span<const float> reference_lse() const { return reference_lse_.floats(); }
+  absl::Span<const float> baseline() const { return baseline_.floats(); }
   std::string reference_name() const;
 
   // Fills the current slot's output and lse with kPoisonByte (enqueued on `stream`).
@@ -174,6 +177,9 @@ class Workspace {
   Workspace(const Problem& p, const WorkspaceOptions& o) : problem_(p), options_(o) {}
   absl::Status Initialise(int slots, cudaStream_t stream);
   absl::Status AllocateSlot(Slot& slot);
+  // The host buffers that the reference, baseline and outputs are copied into, for the
+  // workspace's life (pinned where possible: host_buffer.h).
+  absl::Status AllocateHost();
   // Generates slot 0's inputs from seed_ and computes the reference and baseline, into the
   // buffers Initialise allocated (whose addresses a bound launch holds).
   absl::Status Draw(cudaStream_t stream);
@@ -187,8 +193,9 @@ class Workspace {
   int current_ = 0;
   std::string slots_note_;
   uint64_t seed_ = 0;
-  DeviceBuffer reference_device_;  // fp32
-  std::vector<float> reference_, reference_lse_, baseline_;
+  DeviceBuffer reference_device_;                    // fp32
+  HostBuffer reference_, reference_lse_, baseline_;  // fp32, slot 0's as last drawn
+  HostBuffer output_host_, lse_host_;                // what Verify copies back
   // BaselineStats' cache: the tolerance it was computed for, and the statistics.
   bool baseline_stats_valid_ = false;
   Tolerance baseline_tol_{0, 0};

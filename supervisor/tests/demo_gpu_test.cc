@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 constexpr char kBf16Short[] = "S=255,D=64,bf16,causal";    // Sq = Sk = 255
 constexpr char kFp16Long[] = "Sq=255,Sk=16383,D=64,fp16";  // every row sees >= 16129 keys
 constexpr int kSeqQ = 255, kDim = 64, kHeads = 8, kBlockM = 128;
-constexpr float kUnwritten = std::numeric_limits<float>::max();  // AbsErrors' mark
+constexpr float kUnwritten = std::numeric_limits<float>::max();  // SaturatedError's mark
 
 // One run of the suite (a GPU minute), then every check on its report: ctest starts each TEST in
 // a process of its own, so the checks are functions of one TEST rather than TESTs of a fixture.

@@ -97,13 +97,25 @@ TEST(ErrorStats, MaxRelUsesAtolGuardNearZero) {
   EXPECT_NEAR(ComputeErrorStats(outz, DType::kF32, zeros, 2, {0, 0}).nrmse, std::sqrt(12.5), 1e-12);
 }
 
-TEST(ErrorStats, AbsErrorsSaturateNonFinite) {
-  const float ref[] = {1, 2, 3};
-  uint16_t out[3] = {FloatToHalfBits(1.5f), 0xFFFF, 0x7C00};
-  const std::vector<float> e = AbsErrors(out, DType::kF16, ref, 3);
-  EXPECT_EQ(e[0], 0.5f);
-  EXPECT_EQ(e[1], std::numeric_limits<float>::max());
-  EXPECT_EQ(e[2], std::numeric_limits<float>::max());
+TEST(ErrorStats, HeatmapErrorsSaturateNonFiniteAndNeverWritten) {
+  // A 1 x 4 gemm output: its position map has one cell per element.
+  const float ref[] = {1, 2, 3, 0};
+  uint16_t out[4] = {FloatToHalfBits(1.5f), 0xFFFF, 0x7C00, 0x7E00};
+  GemmProblem p;
+  p.m = 1;
+  p.n = 4;
+  p.k = 1;
+  HeatmapAccumulator maps = HeatmapAccumulator::ForGemm(p, 0, 0, 256);
+  const ErrorStats s = ComputeErrorStats(out, DType::kF16, ref, 4, {0, 0}, &maps);
+  EXPECT_EQ(s.never_written, 1);
+  const std::vector<Heatmap> h = maps.Finish();
+  ASSERT_EQ(h.size(), 1u);
+  ASSERT_EQ(h[0].max.size(), 4u);
+  const float saturated = std::numeric_limits<float>::max();
+  EXPECT_EQ(h[0].max, (std::vector<float>{0.5f, saturated, saturated, saturated}));
+  EXPECT_EQ(h[0].mean, h[0].max);
+  EXPECT_EQ(SaturatedError(1e300), saturated);
+  EXPECT_EQ(SaturatedError(0.25), 0.25f);
 }
 
 TEST(LseStats, MatchingMinusInfinityIsExactAndMismatchesCount) {

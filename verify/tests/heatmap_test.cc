@@ -15,14 +15,19 @@ const Heatmap* Find(const std::vector<Heatmap>& maps, const std::string& kind) {
   return nullptr;
 }
 
-// A rows x cols grid, one element per cell, whose cell (r, c) holds r * row_weight + c: with
-// row_weight >= cols every cell's value is distinct and grows with its row-major index.
-ErrorGrid IndexedGrid(int rows, int cols, int row_weight) {
-  ErrorGrid g(rows, cols);
+// The "position" map of a rows x cols gemm output whose element (r, c) holds r * row_weight + c
+// (with row_weight >= cols every value is distinct and grows with its row-major index), binned
+// to at most max_side per side.
+Heatmap IndexedPosition(int rows, int cols, int row_weight, int max_side) {
+  GemmProblem p;
+  p.m = rows;
+  p.n = cols;
+  p.k = 1;
+  std::vector<float> err(static_cast<size_t>(rows) * cols);
   for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) g.Add(r, c, static_cast<float>(r * row_weight + c));
+    for (int c = 0; c < cols; ++c) err[r * cols + c] = static_cast<float>(r * row_weight + c);
   }
-  return g;
+  return *Find(GemmHeatmaps(p, err.data(), 0, 0, max_side), "position");
 }
 
 TEST(BinEdges, EvenUnevenAndFewerCellsThanBins) {
@@ -50,16 +55,16 @@ TEST(BinEdges, EveryCellInExactlyOneBinSizesDifferByAtMostOne) {
   }
 }
 
-TEST(BinGrid, UnevenBlocksHaveExactMaxAndMean) {
-  // 5 x 7 grid, cell value r*10 + c, one element per cell, binned to 2 x 3:
-  // rows [0,2) [2,5); cols [0,2) [2,4) [4,7).
-  const Heatmap h = BinGrid(IndexedGrid(5, 7, 10), 2, 3, "k", "rows", "cols");
-  ASSERT_EQ(h.rows, 2);
+TEST(Heatmaps, UnevenBlocksHaveExactMaxAndMean) {
+  // 5 x 7 grid, cell value r*10 + c, one element per cell, binned to 3 x 3:
+  // rows [0,1) [1,3) [3,5); cols [0,2) [2,4) [4,7).
+  const Heatmap h = IndexedPosition(5, 7, 10, 3);
+  ASSERT_EQ(h.rows, 3);
   ASSERT_EQ(h.cols, 3);
   EXPECT_EQ(h.src_rows, 5);
   EXPECT_EQ(h.src_cols, 7);
-  const int row_lo[] = {0, 2}, row_hi[] = {2, 5}, col_lo[] = {0, 2, 4}, col_hi[] = {2, 4, 7};
-  for (int br = 0; br < 2; ++br) {
+  const int row_lo[] = {0, 1, 3}, row_hi[] = {1, 3, 5}, col_lo[] = {0, 2, 4}, col_hi[] = {2, 4, 7};
+  for (int br = 0; br < 3; ++br) {
     for (int bc = 0; bc < 3; ++bc) {
       double sum = 0;
       int n = 0;
@@ -72,14 +77,14 @@ TEST(BinGrid, UnevenBlocksHaveExactMaxAndMean) {
   }
 }
 
-TEST(BinGrid, EveryCellCoveredOnce) {
+TEST(Heatmaps, EveryCellCoveredOnce) {
   // Each source cell holds its own index; an output cell's mean times its element count is the
   // sum of the indices it covers, and those sums over all output cells must add up to the sum of
   // all indices: a cell covered twice or missed would break the total.
-  const Heatmap h = BinGrid(IndexedGrid(257, 131, 131), 100, 50, "k", "r", "c");
-  ASSERT_EQ(h.rows, 100);
+  const Heatmap h = IndexedPosition(257, 131, 131, 50);
+  ASSERT_EQ(h.rows, 50);
   ASSERT_EQ(h.cols, 50);
-  const std::vector<int64_t> re = BinEdges(257, 100), ce = BinEdges(131, 50);
+  const std::vector<int64_t> re = BinEdges(257, 50), ce = BinEdges(131, 50);
   double total = 0, cells = 0;
   for (int br = 0; br < h.rows; ++br) {
     for (int bc = 0; bc < h.cols; ++bc) {
@@ -96,26 +101,28 @@ TEST(BinGrid, EveryCellCoveredOnce) {
   EXPECT_NEAR(total, n_all * (n_all - 1) / 2, 1e-7 * n_all * n_all);
 }
 
-TEST(BinGrid, EachSourceCellLandsInExactlyOneOutputCell) {
+TEST(Heatmaps, EachSourceCellLandsInExactlyOneOutputCell) {
   // A spike at every source cell in turn: exactly one output cell sees it, the one whose block
   // contains the source cell, and its mean is the spike over that block's size.
-  const int src_r = 23, src_c = 17, out_r = 5, out_c = 4;
-  const std::vector<int64_t> re = BinEdges(src_r, out_r), ce = BinEdges(src_c, out_c);
+  const int src_r = 23, src_c = 17, side = 4;
+  GemmProblem p;
+  p.m = src_r;
+  p.n = src_c;
+  p.k = 1;
+  const std::vector<int64_t> re = BinEdges(src_r, side), ce = BinEdges(src_c, side);
   for (int r = 0; r < src_r; ++r) {
     for (int c = 0; c < src_c; ++c) {
-      ErrorGrid g(src_r, src_c);
-      for (int i = 0; i < src_r; ++i) {
-        for (int j = 0; j < src_c; ++j) g.Add(i, j, i == r && j == c ? 3.f : 0.f);
-      }
-      const Heatmap h = BinGrid(g, out_r, out_c, "k", "r", "c");
+      std::vector<float> err(src_r * src_c, 0.f);
+      err[r * src_c + c] = 3.f;
+      const Heatmap h = *Find(GemmHeatmaps(p, err.data(), 0, 0, side), "position");
       int hits = 0;
-      for (int br = 0; br < out_r; ++br) {
-        for (int bc = 0; bc < out_c; ++bc) {
-          if (h.max[br * out_c + bc] == 0.f) continue;
+      for (int br = 0; br < side; ++br) {
+        for (int bc = 0; bc < side; ++bc) {
+          if (h.max[br * side + bc] == 0.f) continue;
           ++hits;
           EXPECT_TRUE(re[br] <= r && r < re[br + 1] && ce[bc] <= c && c < ce[bc + 1]);
           const double n = static_cast<double>(re[br + 1] - re[br]) * (ce[bc + 1] - ce[bc]);
-          EXPECT_FLOAT_EQ(h.mean[br * out_c + bc], static_cast<float>(3.0 / n));
+          EXPECT_FLOAT_EQ(h.mean[br * side + bc], static_cast<float>(3.0 / n));
         }
       }
       ASSERT_EQ(hits, 1) << r << "," << c;

@@ -17,6 +17,7 @@
 namespace flashscope::verify {
 namespace {
 
+using testing::Copy;
 using testing::WriteLse;
 using testing::WriteOutput;
 
@@ -86,7 +87,7 @@ TEST_F(SampledRowsGpu, AttentionRowsAgreeWithTheFullReferenceAndCatchWrongRows) 
     ExpectCrossedRowsBaseline(ws, t, bound, 512, 77);
 
     // Every row of (b, h) = (1, 2), one sixth of the rows, off by 0.5 in its first element.
-    std::vector<float> wrong = ws.reference();
+    std::vector<float> wrong = Copy(ws.reference());
     const int64_t rows = p.batch * p.heads * p.seq_q;
     for (int64_t r = 5 * p.seq_q; r < rows; ++r) wrong[r * p.head_dim] += 0.5f;
     WriteOutput(ws, wrong);
@@ -98,7 +99,7 @@ TEST_F(SampledRowsGpu, AttentionRowsAgreeWithTheFullReferenceAndCatchWrongRows) 
 
     // The output right, its lse off by 1 on every row that sees a key.
     WriteOutput(ws, ws.reference());
-    std::vector<float> lse = ws.reference_lse();
+    std::vector<float> lse = Copy(ws.reference_lse());
     for (float& x : lse) x += 1.f;  // -inf stays -inf: rows that see no key still agree
     WriteLse(ws, lse);
     const SampledCheckCounts bad_lse = Check(ws, 512, 79, bound);
@@ -121,7 +122,7 @@ TEST_F(SampledRowsGpu, FreshInputsMakeTheOldAnswerWrongAndARedrawRight) {
   ASSERT_TRUE(ws_or.ok()) << ws_or.status();
   Workspace& ws = **ws_or;
   const SampledBound bound = BoundOf(ws, DType::kF16);
-  const std::vector<float> old_answer = ws.reference();
+  const std::vector<float> old_answer = Copy(ws.reference());
   EXPECT_TRUE(ws.unread());
   ws.MarkRead();
   EXPECT_FALSE(ws.unread());
@@ -136,7 +137,7 @@ TEST_F(SampledRowsGpu, FreshInputsMakeTheOldAnswerWrongAndARedrawRight) {
   EXPECT_EQ(ws.input(0), q_before) << "a bound launch keeps the buffers' addresses";
   EXPECT_TRUE(ws.unread());
   EXPECT_EQ(ws.seed(), 0xABCDEF12345ull);
-  EXPECT_NE(ws.reference(), old_answer);
+  EXPECT_NE(Copy(ws.reference()), old_answer);
   WriteOutput(ws, ws.reference());
   EXPECT_EQ(Check(ws, 64, 2, bound).bad_rows, 0u);
   // GenerateInputs and Redraw from one seed draw the same inputs: the answer still holds.
@@ -160,7 +161,7 @@ TEST_F(SampledRowsGpu, GemmEntriesAgreeWithTheReferenceAndCatchWrongEntries) {
     EXPECT_EQ(right.rows, 1024u);
     EXPECT_EQ(right.bad, 0u) << DTypeName(t);
     ExpectCrossedRowsBaseline(ws, t, bound, 1024, 4);
-    std::vector<float> wrong = ws.reference();
+    std::vector<float> wrong = Copy(ws.reference());
     for (int64_t i = 0; i < g.m * g.n; i += 2) wrong[i] += 1.0f;  // half the entries
     WriteOutput(ws, wrong);
     const SampledCheckCounts half = Check(ws, 1024, 5, bound);

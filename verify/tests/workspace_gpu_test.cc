@@ -25,6 +25,7 @@ AttentionProblem Attn(DType t, bool lse) {
   return p;
 }
 
+using testing::Copy;
 using testing::WriteLse;
 using testing::WriteOutput;
 
@@ -78,7 +79,7 @@ TEST_F(WorkspaceGpu, AttentionPoisonedReferenceAndWrongOutputs) {
     EXPECT_EQ(r->heatmaps[0].rows, 65);
 
     // One wrong row: fails the baseline rule, and the error is where the heatmap says.
-    std::vector<float> wrong = ws.reference();
+    std::vector<float> wrong = Copy(ws.reference());
     const int64_t bad_row = 40;
     for (int64_t c = 0; c < p.head_dim; ++c)
       wrong[(1 * p.seq_q + bad_row) * p.head_dim + c] += 0.25f;
@@ -102,7 +103,7 @@ TEST_F(WorkspaceGpu, AttentionPoisonedReferenceAndWrongOutputs) {
 
     // Correct output but a wrong lse: the lse rule decides.
     WriteOutput(ws, ws.reference());
-    std::vector<float> lse = ws.reference_lse();
+    std::vector<float> lse = Copy(ws.reference_lse());
     lse[3] += 0.1f;
     WriteLse(ws, lse);
     r = ws.Verify(policy, {}, nullptr);
@@ -130,7 +131,7 @@ TEST_F(WorkspaceGpu, GemmReferencePassesPerturbedFails) {
   EXPECT_GT(r->baseline.max_abs, 0) << "fp32 and fp64 sums of 300 products should differ";
   ASSERT_EQ(r->heatmaps.size(), 2u);
   EXPECT_EQ(r->heatmaps[1].rows, 16);
-  std::vector<float> wrong = ws.reference();
+  std::vector<float> wrong = Copy(ws.reference());
   wrong[7 * 50 + 3] += 0.01f;
   WriteOutput(ws, wrong);
   r = ws.Verify(policy, {}, nullptr);
@@ -175,7 +176,7 @@ TEST_F(WorkspaceGpu, TheGpuOutputCheckAgreesWithTheHost) {
     EXPECT_EQ(right.bad, 0u);
     EXPECT_NEAR(MaxAbs(right), right_host->stats.max_abs, 1e-7);
     // Every element off by far more than the bound: the host says no, and so does the GPU.
-    std::vector<float> wrong = ws.reference();
+    std::vector<float> wrong = Copy(ws.reference());
     for (float& x : wrong) x += 1.0f;
     WriteOutput(ws, wrong);
     absl::StatusOr<VerificationResult> wrong_host = ws.Verify(policy, {}, nullptr);
@@ -261,7 +262,7 @@ TEST_F(WorkspaceGpu, DumpNpyWritesReadableFiles) {
   absl::StatusOr<NpyArray> k = ReadNpy(dir + "/k.npy");
   EXPECT_EQ(k->shape, (std::vector<int64_t>{1, 2, 80, 64}));
   absl::StatusOr<NpyArray> ref = ReadNpy(dir + "/reference.npy");
-  EXPECT_EQ(ref->data, ws.reference());
+  EXPECT_EQ(ref->data, Copy(ws.reference()));
   EXPECT_TRUE(std::filesystem::exists(dir + "/problem.json"));
 }
 
