@@ -2,11 +2,14 @@
 // against the straightforward computation written out element by element on one thread: the
 // statistics, heatmaps and lse statistics must be exactly equal (bit for bit, doubles compared
 // with ==), on outputs with NaN, Inf, never-written elements and huge errors, in every dtype, at
-// sizes of several chunks that are not multiples of the chunk size (chunk edges mid-row).
+// sizes of several chunks that are not multiples of the chunk size (chunk edges mid-row), and
+// a few NaN and Inf elements in the reference itself.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -57,8 +60,8 @@ ErrorStats StraightStats(const void* out, DType t, const float* ref, int64_t n, 
       chunk_sq += err * err;
       chunk_ref_sq += r * r;
       if (argmax < 0 || err > s.max_abs) s.max_abs = err, argmax = i;
-      const double denom = std::max(std::fabs(r), tol.atol);
-      if (denom > 0) s.max_rel = std::max(s.max_rel, err / denom);
+      const double denom = std::fmax(std::fabs(r), tol.atol);
+      if (denom > 0) s.max_rel = std::fmax(s.max_rel, err / denom);
       if (err > tol.atol + tol.rtol * std::fabs(r)) ++s.bad;
     }
     sum_abs += chunk_abs;
@@ -143,12 +146,19 @@ std::vector<Heatmap> StraightAttentionMaps(const AttentionProblem& p, const std:
   return maps;
 }
 
+// Bit for bit: a NaN (a NaN in the reference makes the means NaN) equals the same NaN.
+uint64_t Bits(double x) {
+  uint64_t b;
+  std::memcpy(&b, &x, sizeof(b));
+  return b;
+}
+
 void ExpectSameStats(const ErrorStats& a, const ErrorStats& b) {
   EXPECT_EQ(a.elements, b.elements);
-  EXPECT_EQ(a.max_abs, b.max_abs);
-  EXPECT_EQ(a.mean_abs, b.mean_abs);
-  EXPECT_EQ(a.nrmse, b.nrmse);
-  EXPECT_EQ(a.max_rel, b.max_rel);
+  EXPECT_EQ(Bits(a.max_abs), Bits(b.max_abs)) << a.max_abs << " " << b.max_abs;
+  EXPECT_EQ(Bits(a.mean_abs), Bits(b.mean_abs)) << a.mean_abs << " " << b.mean_abs;
+  EXPECT_EQ(Bits(a.nrmse), Bits(b.nrmse)) << a.nrmse << " " << b.nrmse;
+  EXPECT_EQ(Bits(a.max_rel), Bits(b.max_rel)) << a.max_rel << " " << b.max_rel;
   EXPECT_EQ(a.bad, b.bad);
   EXPECT_EQ(a.nan, b.nan);
   EXPECT_EQ(a.inf, b.inf);
@@ -169,7 +179,9 @@ void ExpectSameMaps(const std::vector<Heatmap>& got, const std::vector<Heatmap>&
   }
 }
 
-constexpr testing::Planted kPlanted{/*nan=*/5, /*inf=*/4, /*never_written=*/7, /*huge_error=*/3};
+constexpr testing::Planted kPlanted{/*nan=*/5,           /*inf=*/4,
+                                    /*never_written=*/7, /*huge_error=*/3,
+                                    /*reference_nan=*/2, /*reference_inf=*/2};
 
 TEST(FusedPass, AttentionStatsAndHeatmapsEqualTheStraightforwardComputation) {
   // 3.36 M elements: three chunks whose edges fall inside rows; the tile (96) does not divide Sq.

@@ -43,6 +43,7 @@ struct SyntheticOutputs {
 // How many of each special element to plant (at positions drawn from the seed).
 struct Planted {
   int nan = 0, inf = 0, never_written = 0, huge_error = 0;
+  int reference_nan = 0, reference_inf = 0;  // in the reference itself
 };
 
 inline SyntheticOutputs MakeSyntheticOutputs(int64_t n, int64_t lse_n, DType dtype, uint64_t seed,
@@ -64,6 +65,12 @@ inline SyntheticOutputs MakeSyntheticOutputs(int64_t n, int64_t lse_n, DType dty
     for (int k = 0; k < planted.huge_error; ++k) out[at(n)] += 1e30f;
     for (int k = 0; k < planted.nan; ++k) out[at(n)] = std::numeric_limits<float>::quiet_NaN();
     for (int k = 0; k < planted.inf; ++k) out[at(n)] = -std::numeric_limits<float>::infinity();
+    for (int k = 0; k < planted.reference_nan; ++k) {
+      s.reference[at(n)] = std::numeric_limits<float>::quiet_NaN();
+    }
+    for (int k = 0; k < planted.reference_inf; ++k) {
+      s.reference[at(n)] = std::numeric_limits<float>::infinity();
+    }
   }
   const size_t bytes = DTypeBytes(dtype);
   s.output.resize(static_cast<size_t>(n) * bytes);
@@ -80,7 +87,8 @@ inline SyntheticOutputs MakeSyntheticOutputs(int64_t n, int64_t lse_n, DType dty
     s.lse[i] = s.reference_lse[i] + 1e-5f * rng.Symmetric();
   }
   if (lse_n > 0) {
-    for (int k = 0; k < planted.nan; ++k) s.lse[at(lse_n)] = std::numeric_limits<float>::quiet_NaN();
+    for (int k = 0; k < planted.nan; ++k)
+      s.lse[at(lse_n)] = std::numeric_limits<float>::quiet_NaN();
     for (int k = 0; k < planted.inf; ++k) {
       const int64_t i = at(lse_n);
       s.lse[i] = s.reference_lse[i] = -std::numeric_limits<float>::infinity();
