@@ -40,7 +40,7 @@ struct MapLayout {
 };
 
 // The heatmaps of one output, as they are accumulated. The output is a sequence of rows of
-// row_length() elements (attention: B·H·Sq rows of D; gemm: M rows of N); each map sends element
+// row_length elements (attention: B·H·Sq rows of D; gemm: M rows of N); each map sends element
 // (row, col) to one binned cell: cell = row_part[row % row_period] + col_part[col].
 class HeatmapAccumulator {
  public:
@@ -55,7 +55,6 @@ class HeatmapAccumulator {
   static HeatmapAccumulator ForGemm(const GemmProblem& p, int block_m, int block_n, int max_side);
 
   int64_t elements() const { return rows_ * row_length_; }
-  int64_t row_length() const { return row_length_; }
   // Host bytes the accumulation holds with `chunks` chunks' partial maps (the host-memory guard,
   // host_memory.h).
   int64_t Bytes(int chunks) const;
