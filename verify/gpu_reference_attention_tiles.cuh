@@ -122,6 +122,11 @@ __device__ __forceinline__ void Load4(const double* p, double (&v)[4]) {
   v[0] = x.x, v[1] = x.y, v[2] = y.x, v[3] = y.y;
 }
 
+// Fused multiply-add, spelled out so that the order and the single rounding of each step are part
+// of the code rather than of the compiler's contraction (the baseline's tests model them exactly).
+__device__ __forceinline__ float Fma(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double Fma(double a, double b, double c) { return fma(a, b, c); }
+
 // This thread's Q·Kᵀ block of the staged K tile: dots[i][j] = Σ_d q[ty+16i][d]·k[tx+16j][d],
 // accumulated in A in increasing d (the zero-padded dims add exact zeros at the end).
 template <typename A>
@@ -147,7 +152,7 @@ __device__ __forceinline__ void TileDots(const TileSmem<A>& sm, const AttnShape&
 #pragma unroll
       for (int i = 0; i < kRm; ++i) {
 #pragma unroll
-        for (int j = 0; j < kRn; ++j) dots[i][j] += q[i][u] * k[j][u];
+        for (int j = 0; j < kRn; ++j) dots[i][j] = Fma(q[i][u], k[j][u], dots[i][j]);
       }
     }
   }
@@ -189,7 +194,7 @@ __device__ __forceinline__ void AccumulatePV(const TileSmem<A>& sm, const AttnSh
 #pragma unroll
         for (int i = 0; i < kRm; ++i) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) acc[i][4 * c + e] += p[i][u] * v[e];
+          for (int e = 0; e < 4; ++e) acc[i][4 * c + e] = Fma(p[i][u], v[e], acc[i][4 * c + e]);
         }
       }
     }
