@@ -17,17 +17,10 @@
 #include "verify/gpu_reference.h"
 #include "verify/half_convert.h"
 #include "verify/input_generators.h"
-#include "verify/tests/device_download.h"
+#include "verify/tests/gpu_test_helpers.h"
 
 namespace flashscope::verify {
 namespace {
-
-AttentionProblem Attn(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
-                      bool causal) {
-  AttentionProblem p = MaskedAttentionShape(b, h, sq, sk, d, t, causal);
-  p.want_lse = true;  // every test here checks the LSE too
-  return p;
-}
 
 class GpuReference : public ::testing::Test {
  protected:

@@ -20,7 +20,7 @@
 #include "verify/gpu_reference.h"
 #include "verify/input_generators.h"
 #include "verify/tests/attention_bounds.h"
-#include "verify/tests/device_download.h"
+#include "verify/tests/gpu_test_helpers.h"
 
 namespace flashscope::verify {
 namespace {
@@ -99,13 +99,6 @@ void CheckRow(const RowBounds& want, const float* gpu, const float* gpu_lse,
     t->Check(gpu[c], want.value[c], want.bound[c], absl::StrFormat("%s dim %d", where, c));
   }
   if (gpu_lse != nullptr) t->Check(*gpu_lse, want.lse, want.lse_bound, where + " lse");
-}
-
-AttentionProblem Attn(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
-                      bool causal) {
-  AttentionProblem p = MaskedAttentionShape(b, h, sq, sk, d, t, causal);
-  p.want_lse = true;
-  return p;
 }
 
 class GpuReferenceTiles : public ::testing::TestWithParam<AttentionProblem> {

@@ -1,4 +1,5 @@
-// A device array of dtype `t` copied to the host as floats, for the GPU tests of verify/.
+// Helpers of the GPU tests of verify/: a device array copied to the host as floats, and an
+// attention problem that asks for the lse.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "common/problem.h"
+#include "common/tests/attention_problem.h"
 #include "verify/half_convert.h"
 
 namespace flashscope::verify {
@@ -18,6 +20,14 @@ inline std::vector<float> ToHost(const void* dev, DType t, int64_t n) {
   std::vector<float> out(static_cast<size_t>(n));
   ConvertToFloat(raw.data(), t, n, out.data());
   return out;
+}
+
+// MaskedAttentionShape with want_lse: the reference tests check the lse too.
+inline AttentionProblem Attn(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
+                             bool causal) {
+  AttentionProblem p = MaskedAttentionShape(b, h, sq, sk, d, t, causal);
+  p.want_lse = true;
+  return p;
 }
 
 }  // namespace flashscope::verify
