@@ -118,7 +118,8 @@ class RangeProfiler {
   // every metric name against CUPTI's tables for this chip (an unknown one is named), and
   // builds the config image. Errors say why and how to fix it (ERR_NVGPUCTRPERM, unsupported
   // device, CUPTI libraries missing); the runner then records "metrics unavailable: <message>".
-  // `screen`: metrics collected only by kScreen (counted in hardware), none of `metrics`.
+  // `screen`: what kScreen collects (counted in hardware; names may repeat some of `metrics`,
+  // which kAll and kHardware collect).
   static absl::StatusOr<std::unique_ptr<RangeProfiler>> Create(
       const std::vector<MetricDef>& metrics, int device = 0,
       const std::vector<MetricDef>& screen = {});

@@ -98,13 +98,11 @@ absl::StatusOr<std::unique_ptr<CaseRunner>> CaseRunner::Create(const suites::Sui
                                      [&](const profiler::MetricDef& m) { return m.hw_name == hw; });
       if (!asked) s.profiled_defs.push_back({hw, hw, "", "trust checks' work counter", 0});
     }
-    // The screen serves batched cases, which ask for no metrics (runner/case_settle.cc).
+    // The screen serves batched cases, which ask for no metrics (runner/case_settle.cc). Its
+    // scope collects every one of its counters, those the full set shares included.
     if (s.metric_defs.empty()) {
       for (const std::string& hw : s.work_counters->ScreenHwNames()) {
-        const bool profiled =
-            std::any_of(s.profiled_defs.begin(), s.profiled_defs.end(),
-                        [&](const profiler::MetricDef& m) { return m.hw_name == hw; });
-        if (!profiled) s.screen_defs.push_back({hw, hw, "", "trust checks' work screen", 0});
+        s.screen_defs.push_back({hw, hw, "", "trust checks' work screen", 0});
       }
     }
   }

@@ -79,8 +79,10 @@ TEST_F(BatchProfileGpuTest, EachLaunchCountsAsItDoesAloneAndItsHooksRunEveryPass
     EXPECT_DOUBLE_EQ(r.values[0].second, alone[0] * (i + 1)) << "launch " << i;
     EXPECT_EQ(static_cast<int>(r.pass_ms.size()), b.passes);
     // Its kernel time is the busiest SM's active time, close to the kernel's own duration alone
-    // (gpu__time_duration of its auto range), without the range's gaps.
-    EXPECT_GT(r.kernel_ms, 0.5 * alone_ms[static_cast<size_t>(i)]) << "launch " << i;
+    // (gpu__time_duration of its auto range), without the range's gaps. The duration alone
+    // also holds the ~2 us before the first SM starts (4 x H200, session 6: 2.3 us busy against
+    // 4.6 us alone for the shortest launch), hence the absolute allowance.
+    EXPECT_GT(r.kernel_ms, 0.5 * alone_ms[static_cast<size_t>(i)] - 0.002) << "launch " << i;
     EXPECT_LT(r.kernel_ms, 1.5 * alone_ms[static_cast<size_t>(i)]) << "launch " << i;
     std::printf("launch %d: busy %.4f ms in the batch, %.4f ms alone (auto range)\n", i,
                 r.kernel_ms, alone_ms[static_cast<size_t>(i)]);
@@ -178,10 +180,7 @@ TEST_F(BatchProfileGpuTest, TheScreenStandsForTheFullSetOnMmaSync) {
   ASSERT_TRUE(set->has_screen()) << "no screen for sm_" << info->cc;
   std::vector<MetricDef> work, screen;
   for (const std::string& hw : set->AllHwNames()) work.push_back({hw, hw, "", "", 0});
-  for (const std::string& hw : set->ScreenHwNames()) {
-    if (std::none_of(work.begin(), work.end(), [&](const MetricDef& m) { return m.hw_name == hw; }))
-      screen.push_back({hw, hw, "", "", 0});
-  }
+  for (const std::string& hw : set->ScreenHwNames()) screen.push_back({hw, hw, "", "", 0});
   auto rp = RangeProfiler::Create(work, 0, screen);
   ASSERT_TRUE(rp.ok()) << rp.status();
   ASSERT_TRUE((*rp)->has_scope(MetricScope::kScreen));
