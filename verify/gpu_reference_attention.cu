@@ -109,16 +109,16 @@ __device__ void ReferenceRowBlock(const TileSmem<A>& sm, const AttnShape& s, con
   constexpr int kRm = TileShape<A>::kRm, kRn = TileShape<A>::kRn;
   const ThreadRows<A> rows(s, b);
   OnlineRows<A, kChunks> st;
-  attn_tiles::StageRows(sm.q, s, q, b.bh, s.seq_q, b.row0, TileSmem<A>::kRows);
+  attn_tiles::StageRows<TileSmem<A>::kRows>(sm.q, s, q, b.bh, s.seq_q, b.row0);
   for (int64_t start = 0; start < b.key_end; start += TileSmem<A>::kKeys) {
     __syncthreads();  // Q staged (first tile); the previous tile's P·V is done with kv and p
-    attn_tiles::StageRows(sm.kv, s, k, b.bh, s.seq_k, start, TileSmem<A>::kKeys);
+    attn_tiles::StageRows<TileSmem<A>::kKeys>(sm.kv, s, k, b.bh, s.seq_k, start);
     __syncthreads();
     A dots[kRm][kRn];
     attn_tiles::TileDots(sm, s, dots);
     st.FoldTile(sm, rows, start, static_cast<A>(s.scale), dots);
     __syncthreads();  // every K read done, P complete
-    attn_tiles::StageRows(sm.kv, s, v, b.bh, s.seq_k, start, TileSmem<A>::kKeys);
+    attn_tiles::StageRows<TileSmem<A>::kKeys>(sm.kv, s, v, b.bh, s.seq_k, start);
     __syncthreads();
     attn_tiles::AccumulatePV<A, kChunks>(sm, s, st.acc);
   }
@@ -179,7 +179,7 @@ __device__ void BaselinePass(const TileSmem<float>& sm, const AttnShape& s, cons
   const int ty = threadIdx.x / kSide, tx = threadIdx.x % kSide;
   for (int64_t start = 0; start < b.key_end; start += TileSmem<float>::kKeys) {
     __syncthreads();  // Q staged; the previous tile is done with kv and p
-    attn_tiles::StageRows(sm.kv, s, k, b.bh, s.seq_k, start, TileSmem<float>::kKeys);
+    attn_tiles::StageRows<TileSmem<float>::kKeys>(sm.kv, s, k, b.bh, s.seq_k, start);
     __syncthreads();
     const BaselineTile<T> tile(sm, s, rows, start);
 #pragma unroll
@@ -202,7 +202,7 @@ __device__ void BaselinePass(const TileSmem<float>& sm, const AttnShape& s, cons
     }
     if (pass < 2) continue;
     __syncthreads();  // every K read done, P complete
-    attn_tiles::StageRows(sm.kv, s, v, b.bh, s.seq_k, start, TileSmem<float>::kKeys);
+    attn_tiles::StageRows<TileSmem<float>::kKeys>(sm.kv, s, v, b.bh, s.seq_k, start);
     __syncthreads();
     attn_tiles::AccumulatePV<float, kChunks>(sm, s, st.acc);
   }
@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(kThreads)
     const ThreadRows<float> rows(s, b);
     OnlineRows<float, kChunks> st;
     __syncthreads();  // the previous work item is done with Q
-    attn_tiles::StageRows(sm.q, s, q, b.bh, s.seq_q, b.row0, TileSmem<float>::kRows);
+    attn_tiles::StageRows<TileSmem<float>::kRows>(sm.q, s, q, b.bh, s.seq_q, b.row0);
     for (int pass = 0; pass < 3; ++pass) BaselinePass<T, kChunks>(sm, s, b, rows, pass, k, v, st);
     attn_tiles::StoreRows<float, kChunks>(s, b, out, [&](int i, int e) {
       return rows.key_end[i] > 0 ? RoundTo<T>(st.acc[i][e]) : 0.f;

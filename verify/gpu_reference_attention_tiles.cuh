@@ -96,17 +96,29 @@ __device__ __forceinline__ RowBlock RowBlockOf(const AttnShape& s, int64_t w) {
   return b;
 }
 
-// Stages rows [first, first + count) of head bh of `src` ([.., seq, d] in T) into `dst` as A:
-// rows past `seq` and dims in [d, d4) are zero, so they add exact zeros to dots and P·V.
-template <typename T, typename A>
+// Stages kCount rows [first, first + kCount) of head bh of `src` ([.., seq, d] in T) into `dst`
+// as A: rows past `seq` and dims in [d, d4) are zero, so they add exact zeros to dots and P·V.
+// Warp w takes rows w, w + 8, ...; lane l dims l, l + 32, ... (coalesced). Each step issues its
+// rows' loads before its shared stores, which the compiler could not move them past (source and
+// destination might alias, for all it knows): a step waits for memory once, not once per row.
+// (Two dims per step would halve the waits but cost 40 registers: one block per SM at D = 128.)
+template <int kCount, typename T, typename A>
 __device__ void StageRows(A* dst, const AttnShape& s, const T* src, int64_t bh, int64_t seq,
-                          int64_t first, int count) {
+                          int64_t first) {
+  constexpr int kWarps = kThreads / 32, kPerWarp = kCount / kWarps;
+  static_assert(kCount % kWarps == 0, "whole rows per warp");
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int r = warp; r < count; r += kThreads / 32) {
-    const int64_t row = first + r;
-    const T* g = src + (bh * seq + row) * s.d;
-    for (int dd = lane; dd < s.d4; dd += 32) {
-      dst[r * s.ld + dd] = row < seq && dd < s.d ? static_cast<A>(ToFloat<T>(g[dd])) : A(0);
+  for (int dd = lane; dd < s.d4; dd += 32) {
+    T x[kPerWarp];
+#pragma unroll
+    for (int r = 0; r < kPerWarp; ++r) {
+      const int64_t row = first + warp + kWarps * r;
+      if (row < seq && dd < s.d) x[r] = src[(bh * seq + row) * s.d + dd];
+    }
+#pragma unroll
+    for (int r = 0; r < kPerWarp; ++r) {
+      const bool in = first + warp + kWarps * r < seq && dd < s.d;
+      dst[(warp + kWarps * r) * s.ld + dd] = in ? static_cast<A>(ToFloat<T>(x[r])) : A(0);
     }
   }
 }

@@ -21,7 +21,7 @@ status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv | tee "$out/reference-bench.txt"
 
 for t in verify_gpu_reference_tiles_gpu_test verify_gpu_reference_gpu_test; do
-  "$build/verify/$t" 2>&1 | tee -a "$out/reference-tests.txt" | grep -E "^\[  (PASSED|FAILED) |^b[0-9]|Failure|error" 
+  "$build/verify/$t" 2>&1 | tee -a "$out/reference-tests.txt" | grep -E "^\[  (PASSED|FAILED) |worst err/bound|Failure|error" 
   rc=${PIPESTATUS[0]}
   echo "$t: exit $rc"
   ((rc == 0)) || status=1
