@@ -30,19 +30,22 @@ struct WorkCounter {
 // A cheaper first stage of the same evidence (docs/trust.md, "The screen"). CUPTI counts each
 // mma.sync precision path of GH100 in a pass of its own (six passes for every path), but every
 // wgmma path, the tensor pipe's instruction counts and the two in-contract dense mma.sync paths
-// fit in two. The screen is complete, and stands for the full set, when an exact identity says
+// fit in three. The screen is complete, and stands for the full set, when an exact identity says
 // that the mma.sync paths it did not collect did nothing: each mma.sync instruction of the
 // counted dense paths does at most `max_flops_per_mma_sync` FLOPs (m16n8k16), every other one
 // (fp16 accumulation, tf32, int8, fp8, sparse, a smaller shape) adds to the instruction count
 // without adding to those FLOPs, so
-//     max_flops_per_mma_sync x (tensor instructions - wgmma instructions) == counted mma.sync FLOPs
+//     max_flops_per_mma_sync x (tensor - wgmma - other instructions) == counted mma.sync FLOPs
 // holds only when every mma.sync instruction was an m16n8k16 of a counted path. Otherwise the
 // full set is collected (the screen's cost is then extra).
 struct WorkScreen {
   std::string tensor_instructions;             // every warp instruction of the tensor pipe
   std::string wgmma_instructions;              // the wgmma ones among them
   std::vector<std::string> zero_instructions;  // instruction kinds that must not occur (imma, dmma)
-  std::vector<std::string> mma_sync_flops;     // the counted dense mma.sync paths' FLOP counters
+  // Tensor-pipe instructions that are no matrix product (GH100: the HFMA2.MMA the compiler emits
+  // for fp16 arithmetic and register moves), subtracted from the tensor instructions.
+  std::vector<std::string> other_instructions;
+  std::vector<std::string> mma_sync_flops;  // the counted dense mma.sync paths' FLOP counters
   double max_flops_per_mma_sync = 4096;
   // Each tensor path of the full set as the sum of screen counters (none: zero when complete).
   std::vector<std::pair<std::string, std::vector<std::string>>> path_terms;

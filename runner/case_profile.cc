@@ -241,8 +241,8 @@ std::map<std::string, double> CaseRunner::BatchedWorkValues(
       values = o.values;
       *counted_by = absl::StrFormat(
           "tensor paths counted by the screen (%d passes): the mma.sync paths it leaves out did "
-          "nothing, since %.0f FLOPs x (tensor-pipe - wgmma instructions) equals the counted "
-          "mma.sync FLOPs (docs/trust.md, \"The screen\")",
+          "nothing, since %.0f FLOPs x (tensor-pipe - wgmma - HFMA2.MMA instructions) equals the "
+          "counted mma.sync FLOPs (docs/trust.md, \"The screen\")",
           r.passes, s.work_counters->screen.max_flops_per_mma_sync);
     } else {
       *counted_by = absl::StrCat("every path counted: the screen was not complete (", o.why, ")");

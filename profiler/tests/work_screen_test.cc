@@ -25,6 +25,7 @@ std::map<std::string, double> Counts(const std::map<std::string, double>& set) {
 
 constexpr char kTensor[] = "sm__inst_executed_pipe_tensor.sum";
 constexpr char kWgmma[] = "sm__inst_executed_pipe_tensor_op_gmma.sum";
+constexpr char kHfma2[] = "sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum";
 constexpr char kFp16Sync[] = "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.sum";
 constexpr char kBf16Sync[] = "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off.sum";
 constexpr char kHgmmaFp16[] = "sm__ops_path_tensor_op_hgmma_src_fp16.sum";
@@ -77,9 +78,19 @@ TEST(WorkScreen, AWgmmaKernelIsCompleteWithEveryWgmmaPathCounted) {
 }
 
 TEST(WorkScreen, AScalarKernelIsCompleteWithNoTensorWork) {
-  const ScreenOutcome o = ApplyScreen(Gh100(), Counts({}));
+  ScreenOutcome o = ApplyScreen(Gh100(), Counts({}));
   ASSERT_TRUE(o.complete) << o.why;
   for (const auto& [path, v] : o.values) EXPECT_EQ(v, 0) << path;
+  // The HFMA2.MMA a scalar kernel's compiler puts on the tensor pipe (a02 at one of smoke's
+  // problems: 277,824 tensor-pipe instructions, no FLOPs on any path) are no matrix products.
+  o = ApplyScreen(Gh100(), Counts({{kTensor, 277824}, {kHfma2, 277824}}));
+  ASSERT_TRUE(o.complete) << o.why;
+  // Without them in the count, those instructions would be mma.sync off the counted paths.
+  o = ApplyScreen(Gh100(), Counts({{kTensor, 277824}}));
+  EXPECT_FALSE(o.complete);
+  // More of them counted than tensor instructions: the counts are inconsistent.
+  o = ApplyScreen(Gh100(), Counts({{kTensor, 10}, {kHfma2, 11}}));
+  EXPECT_FALSE(o.complete);
 }
 
 TEST(WorkScreen, AnMmaSyncOffTheCountedPathsBreaksTheIdentity) {
