@@ -3,8 +3,8 @@
 # Abseil; our binaries link it statically): flashscope and flashscope-worker (side by side, as
 # the supervisor expects), the plugins the build made (lib/flashscope/plugins: the test plugin
 # that suites/testing/*.json load, the demo plugin of suites/demo.json, the Python bridge with its package and kernel modules;
-# kernels/ab_fixtures: ab's quality fixture), every *_gpu_test binary and flashscope-metric-probe
-# (scripts/device/ncu-crosscheck.sh), stripped and compressed, at their build-relative paths,
+# kernels/ab_fixtures: ab's quality fixture), every *_gpu_test binary, flashscope-metric-probe
+# (scripts/device/ncu-crosscheck.sh) and flashscope-reference-bench (reference-bench.sh), stripped and compressed, at their build-relative paths,
 # into .carry/ (git-ignored) for `device run --carry`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +19,7 @@ stage=$(mktemp -d)
 # The scripts themselves (ab-quality.sh, ab_quality_analyze.py) are in the checkout.
 plugins=$( (cd "$build" && find . -type f -name '*.so' -not -path '*/CMakeFiles/*' | sed 's|^\./||'
   find lib/flashscope/plugins -type f -name '*.py') 2>/dev/null)
-for f in cli/flashscope cli/flashscope-worker gpu_tests.txt $plugins $(cd "$build" && find . -type f \( -name '*_gpu_test' -o -name flashscope-metric-probe \) | sed 's|^\./||'); do
+for f in cli/flashscope cli/flashscope-worker gpu_tests.txt $plugins $(cd "$build" && find . -type f \( -name '*_gpu_test' -o -name flashscope-metric-probe -o -name flashscope-reference-bench \) | sed 's|^\./||'); do
   mkdir -p "$stage/$build/$(dirname "$f")"
   # Plugins keep their dynamic symbol table (flashscope_plugin_v1): strip debug information only.
   case $f in
