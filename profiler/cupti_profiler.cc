@@ -158,16 +158,17 @@ absl::StatusOr<std::unique_ptr<RangeProfiler>> RangeProfiler::Create(
   return rp;
 }
 
-absl::StatusOr<RangeProfiler::Scope> RangeProfiler::MakeScope(
-    std::vector<size_t> metric_index) const {
+absl::StatusOr<RangeProfiler::Scope> RangeProfiler::MakeScope(std::vector<size_t> metric_index,
+                                                              bool timed) const {
   Scope sc;
+  sc.timed = timed;
   sc.metric_index = std::move(metric_index);
   std::vector<std::string> names;
   for (size_t i : sc.metric_index) {
     names.push_back(metrics_[i].hw_name);
     sc.instrumented = sc.instrumented || IsInstrumentedMetric(metrics_[i].hw_name);
   }
-  sc.names = WithGpuTime(std::move(names));
+  sc.names = timed ? WithGpuTime(std::move(names)) : std::move(names);
   absl::StatusOr<std::unique_ptr<CuptiMetricHost>> host =
       CuptiMetricHost::Create(chip_, counter_availability_);
   if (!host.ok()) return host.status();
@@ -213,7 +214,7 @@ absl::Status RangeProfiler::PrepareScreenAndScalarScopes(size_t first_screen) {
   }
   for (auto [indices, slot] : {std::pair{&screen, &screen_scope_}, {&scalar, &scalar_scope_}}) {
     if (indices->empty()) continue;
-    absl::StatusOr<Scope> sc = MakeScope(*indices);
+    absl::StatusOr<Scope> sc = MakeScope(*indices, /*timed=*/slot != &scalar_scope_);
     if (!sc.ok()) return sc.status();
     *slot = static_cast<int>(scopes_.size());
     scopes_.push_back(*std::move(sc));
@@ -301,6 +302,10 @@ absl::StatusOr<ProfileResult> RangeProfiler::ProfileEnabled(
   // Everything queued before profiling must finish outside the profiled kernels.
   FS_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   if (absl::Status s = ScopeMissing(scope); !s.ok()) return s;
+  if (scope == MetricScope::kScalar) {
+    return absl::FailedPreconditionError(
+        "RangeProfiler: the scalar scope counts no time and serves batched sessions only");
+  }
   ProfileResult result;
   result.replay = replay;
   result.scope =

@@ -44,7 +44,8 @@ enum class MetricScope {
               // left out, so that each pass runs the kernel as it is, at its own speed
   kScreen,    // the `screen` metrics given to Create() (the work evidence's first stage,
               // profiler/work_counters.h); never part of kAll or kHardware
-  kScalar,    // the SASS-instrumented metrics of `metrics` alone
+  kScalar,    // the SASS-instrumented metrics of `metrics` alone, in one pass: no time counted,
+              // batched sessions only (ProfileBatch), after the launches' screen
 };
 
 // True for a metric CUPTI collects by instrumenting the kernel's SASS (slower passes).
@@ -194,9 +195,12 @@ class RangeProfiler {
     int passes_needed = 0;
     int one_at_a_time = 0;  // OneAtATimePasses, once computed
     bool instrumented = false;
+    // False for kScalar: no time counters beside the instrumented ones, which would cost a pass
+    // of their own (its sessions follow the screen's, which measured the launches' time).
+    bool timed = true;
     std::vector<uint8_t> counter_data;  // sized when the profiler object is enabled for it
   };
-  absl::StatusOr<Scope> MakeScope(std::vector<size_t> metric_index) const;
+  absl::StatusOr<Scope> MakeScope(std::vector<size_t> metric_index, bool timed = true) const;
   int ScopeIndex(MetricScope scope) const;  // -1: kScreen or kScalar without metrics
   MetricScope ScopeAt(int index) const;
   absl::Status ScopeMissing(MetricScope scope) const;  // OK when `scope` has an index

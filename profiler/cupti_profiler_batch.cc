@@ -242,8 +242,9 @@ absl::Status RangeProfiler::DecodeBatch(int scope_index,
     absl::StatusOr<std::vector<double>> values = sc.host->Evaluate(sc.counter_data, k, sc.names);
     if (!values.ok()) return values.status();
     // A range in which no SM was active holds no kernel: the launch enqueued none (the range
-    // itself has a duration: its events, the gaps).
-    if ((*values)[busy_index] <= 0) continue;
+    // itself has a duration: its events, the gaps). An untimed scope (kScalar) counts no cycles:
+    // its launches showed their kernels in the screen's session before.
+    if (sc.timed && (*values)[busy_index] <= 0) continue;
     ProfileResult r;
     r.replay = Replay::kUser;
     r.scope = ScopeAt(scope_index);
@@ -252,11 +253,12 @@ absl::Status RangeProfiler::DecodeBatch(int scope_index,
     r.ranges = absl::StrCat("one user range around the launch, in a session shared by ",
                             pass_ms.size(), " launches");
     r.pass_ms = pass_ms[static_cast<size_t>(index)];
-    const double clock_hz = (*values)[clock_index];
+    const double clock_hz = sc.timed ? (*values)[clock_index] : 0;
     r.kernel_ms = clock_hz > 0 ? (*values)[busy_index] / clock_hz * 1e3 : 0;
     r.kernel_ms_basis =
-        "the busiest SM's active time (CUPTI sm__cycles_active.max at the SMs' clock; a user "
-        "range's duration would hold the host's gaps between the launch's calls)";
+        sc.timed ? "the busiest SM's active time (CUPTI sm__cycles_active.max at the SMs' clock; a "
+                   "user range's duration would hold the host's gaps between the launch's calls)"
+                 : "not counted (the scalar counters' session collects no time)";
     for (size_t i = 0; i < sc.metric_index.size(); ++i) {
       r.values.emplace_back(metrics_[sc.metric_index[i]], (*values)[i]);
     }

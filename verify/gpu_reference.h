@@ -4,7 +4,12 @@
 //
 // The attention reference streams over the keys of each query row with an online softmax in the
 // accumulation precision, so its memory use is that of Q, K, V, O only: it handles problems whose
-// B·H·Sq·Sk score matrix could never be stored (e.g. S = 16384).
+// B·H·Sq·Sk score matrix could never be stored (e.g. S = 16384). Both attention kernels compute
+// blocks of the scores in registers (64 rows × 64 keys per thread block in fp32, 32 × 32 in fp64;
+// gpu_reference_attention_tiles.cuh); any B·H·Sq fits one launch (the grid strides over row
+// blocks). Shared memory per block: 54 KiB at D ≤ 64, 86 KiB at D ≤ 128, 150 KiB at D ≤ 256
+// (sm_80's 163 KiB and sm_90's 227 KiB hold them; on a GPU with less, D > 128 returns the
+// cudaFuncSetAttribute error).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -35,6 +40,13 @@ cudaError_t AttentionReferenceGpu(const AttentionProblem& p, const void* q, cons
 // accumulated in fp32 and rounded to p.dtype; softmax of S in fp32 (max, sum, then divide), P
 // rounded to p.dtype; O = P V accumulated in fp32 and rounded to p.dtype. `out` gets the rounded
 // values as floats. Streams over keys like the reference (three passes: max, sum, P·V).
+// Summation order: each score's dot product runs over d = 0..D-1 and each O element over keys in
+// increasing order, with fused multiply-adds (what a row-at-a-time kernel does); the row sum of
+// exp(S - max) is fp32 in a tiled order (64-key tiles in order, each by a 16-lane butterfly).
+// The naive implementation fixes no order for that sum (a framework's softmax reduces in a tree),
+// and any order of Sk positive terms is within (Sk - 1)·2⁻²⁴ relative of another, far below the
+// 2⁻⁸ (bf16) or 2⁻¹¹ (fp16) relative spacing of the P it divides: it can move a P across a
+// rounding boundary only where P sits within that distance of the boundary.
 cudaError_t AttentionSamePrecisionBaselineGpu(const AttentionProblem& p, const void* q,
                                               const void* k, const void* v, float* out,
                                               cudaStream_t stream);

@@ -201,6 +201,7 @@ TEST_F(BatchProfileGpuTest, TheScreenStandsForTheFullSetOnMmaSync) {
       s.passes, h.passes, sc.passes, all.passes, s.wall_s * 1e3 / launches.size(),
       h.wall_s * 1e3 / launches.size(), sc.wall_s * 1e3 / launches.size());
   EXPECT_LT(s.passes, h.passes);
+  EXPECT_EQ(sc.passes, 1);  // the instrumented counters alone, no time counters beside them
   auto by_name = [](const ProfileResult& r) {
     std::map<std::string, double> m;
     for (const auto& [def, v] : r.values) m[def.hw_name] = v;

@@ -4,9 +4,9 @@
 # the supervisor expects), the plugins the build made (lib/flashscope/plugins: the test plugin
 # that suites/testing/*.json load, the demo plugin of suites/demo.json, the Python bridge with its package and kernel modules;
 # kernels/ab_fixtures: ab's quality fixture), every *_gpu_test binary, flashscope-metric-probe
-# (scripts/device/ncu-crosscheck.sh) and flashscope-verify-host-bench (verify-host-bench.sh),
-# stripped and compressed, at their build-relative paths, into .carry/ (git-ignored) for
-# `device run --carry`.
+# (scripts/device/ncu-crosscheck.sh), flashscope-reference-bench (reference-bench.sh) and
+# flashscope-verify-host-bench (verify-host-bench.sh), stripped and compressed, at their
+# build-relative paths, into .carry/ (git-ignored) for `device run --carry`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build-lead}
@@ -20,7 +20,7 @@ stage=$(mktemp -d)
 # The scripts themselves (ab-quality.sh, ab_quality_analyze.py) are in the checkout.
 plugins=$( (cd "$build" && find . -type f -name '*.so' -not -path '*/CMakeFiles/*' | sed 's|^\./||'
   find lib/flashscope/plugins -type f -name '*.py') 2>/dev/null)
-for f in cli/flashscope cli/flashscope-worker gpu_tests.txt $plugins $(cd "$build" && find . -type f \( -name '*_gpu_test' -o -name flashscope-metric-probe -o -name flashscope-verify-host-bench \) | sed 's|^\./||'); do
+for f in cli/flashscope cli/flashscope-worker gpu_tests.txt $plugins $(cd "$build" && find . -type f \( -name '*_gpu_test' -o -name flashscope-metric-probe -o -name flashscope-reference-bench -o -name flashscope-verify-host-bench \) | sed 's|^\./||'); do
   mkdir -p "$stage/$build/$(dirname "$f")"
   # Plugins keep their dynamic symbol table (flashscope_plugin_v1): strip debug information only.
   case $f in

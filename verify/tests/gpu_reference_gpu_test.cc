@@ -17,24 +17,10 @@
 #include "verify/gpu_reference.h"
 #include "verify/half_convert.h"
 #include "verify/input_generators.h"
+#include "verify/tests/gpu_test_helpers.h"
 
 namespace flashscope::verify {
 namespace {
-
-AttentionProblem Attn(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
-                      bool causal) {
-  AttentionProblem p = MaskedAttentionShape(b, h, sq, sk, d, t, causal);
-  p.want_lse = true;  // every test here checks the LSE too
-  return p;
-}
-
-std::vector<float> ToHost(const void* dev, DType t, int64_t n) {
-  std::vector<unsigned char> raw(static_cast<size_t>(n) * DTypeBytes(t));
-  EXPECT_EQ(cudaMemcpy(raw.data(), dev, raw.size(), cudaMemcpyDeviceToHost), cudaSuccess);
-  std::vector<float> out(static_cast<size_t>(n));
-  ConvertToFloat(raw.data(), t, n, out.data());
-  return out;
-}
 
 class GpuReference : public ::testing::Test {
  protected:
