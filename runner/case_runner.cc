@@ -360,7 +360,7 @@ bool CaseRunner::Verify(Case& k) {
   auto v = k.ws->Verify(tolerance, ho, s.stream);
   if (v.ok() && !v->verdict.passed && policy != "none") {
     ho.enabled = true;
-    ho.max_side = 256;
+    ho.max_side = verify::kFullHeatmapSide;
     v = k.ws->Verify(tolerance, ho, s.stream);
   }
   if (!v.ok()) {
