@@ -38,11 +38,13 @@ void HostBuffer::Release() {
   pinned_ = false;
 }
 
-absl::Status HostBuffer::Allocate(size_t bytes, const char* what) {
-  if (data_ != nullptr && bytes_ == bytes) return absl::OkStatus();
+absl::Status HostBuffer::Allocate(size_t bytes, const char* what, Pinning pinning) {
+  if (data_ != nullptr && bytes_ == bytes && pinned_ == (pinning == Pinning::kPinned)) {
+    return absl::OkStatus();
+  }
   Release();
   if (bytes == 0) return absl::OkStatus();
-  if (cudaMallocHost(&data_, bytes) == cudaSuccess) {
+  if (pinning == Pinning::kPinned && cudaMallocHost(&data_, bytes) == cudaSuccess) {
     pinned_ = true;
   } else {
     // Not sticky, but it would be reported by the next cudaGetLastError: clear it.

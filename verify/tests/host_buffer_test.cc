@@ -26,6 +26,27 @@ TEST(HostBuffer, HoldsTheBytesAskedForAndSaysWhetherPinned) {
   EXPECT_EQ(b.pinned(), runtime_knows_it);
 }
 
+// What verification compares with must be out of a kernel's reach: never pinned, never known to
+// the CUDA runtime (on a GPU machine too, where kPinned would pin).
+TEST(HostBuffer, PageableIsNeverPinnedNorDeviceAddressable) {
+  HostBuffer b;
+  ASSERT_TRUE(b.Allocate(1 << 20, "a reference copy", Pinning::kPageable).ok());
+  ASSERT_NE(b.data(), nullptr);
+  EXPECT_FALSE(b.pinned());
+  cudaPointerAttributes attributes{};
+  const bool known = cudaPointerGetAttributes(&attributes, b.data()) == cudaSuccess &&
+                     attributes.type != cudaMemoryTypeUnregistered;
+  cudaGetLastError();
+  EXPECT_FALSE(known);
+  // The same size asked pinned is a new allocation (or the pageable fallback), not this one kept.
+  ASSERT_TRUE(b.Allocate(1 << 20, "x", Pinning::kPinned).ok());
+  cudaPointerAttributes again{};
+  const bool runtime_knows_it =
+      cudaPointerGetAttributes(&again, b.data()) == cudaSuccess && again.type == cudaMemoryTypeHost;
+  cudaGetLastError();
+  EXPECT_EQ(b.pinned(), runtime_knows_it);
+}
+
 TEST(HostBuffer, SameSizeKeepsTheAllocationAndAnotherSizeReplacesIt) {
   HostBuffer b;
   ASSERT_TRUE(b.Allocate(4096, "x").ok());

@@ -92,7 +92,13 @@ bool WriteReferenceAsOutput(Workspace& ws) {
   const absl::Span<const float> ref = ws.reference();
   std::vector<unsigned char> raw(ref.size() * DTypeBytes(ws.output_dtype()));
   ConvertFromFloat(ref.data(), static_cast<int64_t>(ref.size()), ws.output_dtype(), raw.data());
-  return Copied(cudaMemcpy(ws.output(), raw.data(), raw.size(), cudaMemcpyHostToDevice));
+  if (!Copied(cudaMemcpy(ws.output(), raw.data(), raw.size(), cudaMemcpyHostToDevice))) {
+    return false;
+  }
+  // With --lse the kernel's lse is judged too: the reference's, as a correct kernel writes it.
+  const absl::Span<const float> lse = ws.reference_lse();
+  return lse.empty() || Copied(cudaMemcpy(ws.lse(), lse.data(), lse.size() * sizeof(float),
+                                          cudaMemcpyHostToDevice));
 }
 
 // The Workspace's own Redraw and Verify, as a ladder case calls them.
