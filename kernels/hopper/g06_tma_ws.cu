@@ -6,16 +6,16 @@
 // 128x128 tile): one producer thread issues cp.async.bulk.tensor (TMA) boxes of A (128 rows x 64
 // k, K-major) and B (64 k x 64 n boxes, N-major as in memory) into 128-byte-swizzled shared
 // memory, each stage completing on its "full" mbarrier by transaction bytes; two consumer
-// warpgroups wait on it and issue wgmma.m64nNk16 (N = 256; 128 or 64 when the problem has too
-// few tiles to fill the SMs) on their 64 rows, then hand the stage back through its "empty"
-// mbarrier once wgmma.wait_group has retired the reads. No __syncthreads in the main loop.
-// setmaxnreg moves registers from the producer warpgroup (40) to the consumers (232: 128
-// accumulators each). Clusters of two CTAs along M share the B tile: each loads half of its boxes
-// and multicasts them to both. Persistent: as many clusters as fit at once, cluster c takes
-// cluster tiles c, c + clusters, ..., walked in groups of 8 cluster rows, down a column first, so
-// the clusters running at once share A rows and B columns in L2. The producer runs ahead into the
-// next tile while the consumers store the last one (straight from registers to global memory).
-// Device code: g06_tma_ws_kernel.cuh.
+// warpgroups wait on it and issue wgmma.m64nNk16 (N = 256; 192, 128 or 64 where the narrower
+// tile's rounds of the grid are predicted to finish sooner, ChooseBN) on their 64 rows, then hand
+// the stage back through its "empty" mbarrier once wgmma.wait_group has retired the reads. No
+// __syncthreads in the main loop. setmaxnreg moves registers from the producer warpgroup (40) to
+// the consumers (232: 128 accumulators each). Clusters of two CTAs along M share the B tile: each
+// loads half of its boxes and multicasts them to both. Persistent: as many clusters as fit at once,
+// cluster c takes cluster tiles c, c + clusters, ..., walked in groups of 8 cluster rows, down a
+// column first, so the clusters running at once share A rows and B columns in L2. The producer runs
+// ahead into the next tile while the consumers store the last one (straight from registers to
+// global memory). Device code: g06_tma_ws_kernel.cuh.
 //
 // Paths, one kernel entry: TMA needs 16-byte-aligned rows, so K and N multiples of 8 (2-byte
 // elements) and 16-byte-aligned A and B take the TMA path (edges zero-filled by the copy engine);
@@ -59,13 +59,21 @@ using g06::Tiles;
 
 // ---------------------------------------------------------------- host side
 
-// 128x256 tiles, narrower only while the wider ones would leave more than half of the SMs idle.
-// (Narrow tiles read more operand bytes per FLOP: choosing by wave count alone picked 128x64 at
-// 8192^3 for a 1 % better last wave and lost 40 %, docs/perf-notes.md, g06 v2.)
+// The tile width with the least predicted time (g06::PredictedTime: rounds of the persistent grid
+// x width x the narrower tile's cost per FLOP), but 128x256 while it is within kKeepWidest of the
+// best: the prediction prices only whole rounds and operand bytes, and 256 is the measured one on
+// the sizes that fill their rounds (4096^3, 8192^3: 0.96-1.0x cuBLAS). At 3000^3 128x192 tiles
+// fill 3 rounds 97 % (192 cluster tiles on 66 clusters) where 128x256 filled the third 18 %.
+// (Rounds alone picked 128x64 at 8192^3 for a 1 % better last round and lost 40 %, g06 v2.)
+constexpr double kKeepWidest = 0.03;
+constexpr int kWidths[] = {256, 192, 128, 64};
+
 int ChooseBN(const GemmProblem& p) {
-  const int64_t half = SmCount() / 2;
-  if (Tiles(p, 256) >= half) return 256;
-  return Tiles(p, 128) >= half ? 128 : 64;
+  int best = 256;
+  for (int bn : kWidths) {
+    if (g06::PredictedTime(p, bn) < g06::PredictedTime(p, best)) best = bn;
+  }
+  return g06::PredictedTime(p, 256) <= (1 + kKeepWidest) * g06::PredictedTime(p, best) ? 256 : best;
 }
 
 }  // namespace
@@ -76,7 +84,8 @@ KernelEntry MakeG06TmaWs() {
   e.info.revision = 6;
   e.info.title =
       "TMA + mbarrier pipeline, producer warp / 2 wgmma warpgroups (setmaxnreg), persistent "
-      "128x256 tiles (narrower when small), clusters of 2 multicasting B; K, N not multiples of "
+      "128x256 tiles (192/128/64 where predicted faster), clusters of 2 multicasting B; K, N not "
+      "multiples of "
       "8: element-copy producer";
   e.info.changed =
       "TMA bulk-tensor loads completing on mbarriers, warp specialisation, persistent grouped "

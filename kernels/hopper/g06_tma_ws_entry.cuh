@@ -41,10 +41,7 @@ Plan ShapePlan(const GemmProblem& p) {
   Plan plan;
   plan.tma = p.k % 8 == 0 && p.n % 8 == 0;
   plan.bn = plan.tma ? kTmaWidth(p) : 128;
-  // Clusters pay where there are several waves of tiles (+1 % at 4096^3); on one wave or less
-  // their start-up and final cluster barrier cost more than sharing B saves (-3 % at 2048^3,
-  // -10 % at 1024^3 in the g06 v2 sweep).
-  plan.cluster = plan.tma && p.m > kBM && Tiles(p, plan.bn) >= 2 * SmCount() ? 2 : 1;
+  plan.cluster = plan.tma ? ClusterSize(p, plan.bn) : 1;
   return plan;
 }
 
@@ -66,7 +63,7 @@ cudaError_t LaunchTmaPlan(const GemmProblem& p, const GemmArgs& a, const Plan& p
 }
 
 // The instantiation `plan` names. The element-copy path is g06's kernel, unsplit, for both rungs;
-// g07 has no 128x64 tiles.
+// g07 has no 128x192 or 128x64 tiles.
 template <typename T, bool kSplitTail>
 cudaError_t LaunchPlanTyped(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
                             const Maps& maps, cudaStream_t stream) {
@@ -75,6 +72,7 @@ cudaError_t LaunchPlanTyped(const GemmProblem& p, const GemmArgs& a, const Plan&
   if constexpr (kSplitTail) {
     return LaunchTmaPlan<T, kSplitTail, 128>(p, a, plan, maps, stream);
   } else {
+    if (plan.bn == 192) return LaunchTmaPlan<T, kSplitTail, 192>(p, a, plan, maps, stream);
     if (plan.bn == 128) return LaunchTmaPlan<T, kSplitTail, 128>(p, a, plan, maps, stream);
     return LaunchTmaPlan<T, kSplitTail, 64>(p, a, plan, maps, stream);
   }
@@ -125,6 +123,7 @@ DeviceFunction DescribePlan(const Plan& plan) {
   if constexpr (kSplitTail) {
     return DescribeTmaPlan<T, kSplitTail, 128>(plan);
   } else {
+    if (plan.bn == 192) return DescribeTmaPlan<T, kSplitTail, 192>(plan);
     if (plan.bn == 128) return DescribeTmaPlan<T, kSplitTail, 128>(plan);
     return DescribeTmaPlan<T, kSplitTail, 64>(plan);
   }

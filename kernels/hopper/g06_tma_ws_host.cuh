@@ -42,6 +42,41 @@ inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 inline int64_t Tiles(const GemmProblem& p, int bn) { return CeilDiv(p.m, kBM) * CeilDiv(p.n, bn); }
 
+// CTAs per cluster on the TMA path with tiles `bn` wide. Clusters pay where there are several
+// waves of tiles (+1 % at 4096^3); on one wave or less their start-up and final cluster barrier
+// cost more than sharing B saves (-3 % at 2048^3, -10 % at 1024^3 in the g06 v2 sweep).
+inline int ClusterSize(const GemmProblem& p, int bn) {
+  return p.m > kBM && Tiles(p, bn) >= 2 * SmCount() ? 2 : 1;
+}
+
+// Rounds of the persistent grid with tiles `bn` wide: its cluster tiles (kCluster tile rows x one
+// tile column) dealt over the clusters resident at once, one CTA per SM (g06::Schedule).
+inline int64_t Waves(const GemmProblem& p, int bn) {
+  const int cluster = ClusterSize(p, bn);
+  const int64_t units = CeilDiv(CeilDiv(p.m, kBM), cluster) * CeilDiv(p.n, bn);
+  return CeilDiv(units, SmCount() / cluster);
+}
+
+// How much longer a 128 x bn tile takes per FLOP than a 128 x 256 one: 1 + kNarrowTileCost x the
+// extra operand bytes per FLOP it reads ((128 + bn) / (128 bn) against 256's; 128 x 64: 2x). The
+// slope is measured: 128 x 64 tiles at 8192^3 (g06 v2, 63 nearly full waves) reached 451 / 452
+// TFLOPS (fp16 / bf16) where 128 x 256 (16 waves) reached 750 / 782 (v3), 1.69-1.76x the time per
+// FLOP (docs/perf-notes.md, g06 "tile width by predicted wave time"). At L2-resident sizes it
+// overprices narrow tiles (128 x 128 at 2048^3: 1.02 measured, 1.24 here), which errs towards
+// the wide tile.
+constexpr double kNarrowTileCost = 0.72;
+inline double TileCostPerColumn(int bn) {
+  const double bytes_per_flop = double(kBM + bn) / (double(kBM) * bn);
+  const double widest = double(kBM + 256) / (double(kBM) * 256);
+  return 1.0 + kNarrowTileCost * (bytes_per_flop / widest - 1.0);
+}
+
+// The predicted time of the problem with tiles `bn` wide, in units of a 128 x 1 column's time:
+// rounds x width x cost per column (every round takes a whole tile's time, full or not).
+inline double PredictedTime(const GemmProblem& p, int bn) {
+  return double(Waves(p, bn)) * bn * TileCostPerColumn(bn);
+}
+
 struct Maps {
   CUtensorMap a{}, b{};
 };

@@ -20,18 +20,22 @@ constexpr int kBM = 128, kBK = 64;                      // C rows per tile, K pe
 constexpr int kConsumers = 2;                           // consumer warpgroups, 64 tile rows each
 constexpr int kThreads = 128 * (1 + kConsumers);        // warpgroup 0 produces
 constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128·40 + 256·232 <= 64 Ki registers
-constexpr int kStageBudget = 192 * 1024;  // shared memory for the stages (227 KiB per block max)
-constexpr int kBoxBytes = 64 * 128;       // one 64-row box of 128-byte (64-element) rows: 8 KiB
+// Shared memory for the stages (227 KiB per block max): 4, 5, 6, 8 stages for N = 256, 192, 128,
+// 64 (192 KiB gave 256, 128 and 64 the same counts; 200 KiB gives 192 a fifth stage).
+constexpr int kStageBudget = 200 * 1024;
+constexpr int kBoxBytes = 64 * 128;  // one 64-row box of 128-byte (64-element) rows: 8 KiB
 
 template <int kBN>
 struct Layout {
   static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB: 128 rows of 64 k (128 bytes)
   static constexpr int kBBytes = kBK * kBN * 2;  // kBN/64 boxes of 64 k-rows of 64 n
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kStages = kStageBudget / kStageBytes;  // 4, 6, 8 for N = 256, 128, 64
+  static constexpr int kStages = kStageBudget / kStageBytes;
   // Stages, then the 2·kStages mbarriers; 1 KiB of slack aligns the base to the swizzle atoms.
   static constexpr size_t kSmemBytes = size_t(kStages) * kStageBytes + 2 * kStages * 8 + 1024;
   static_assert(kStages >= 2, "a pipeline needs two stages");
+  static_assert(kSmemBytes <= 227 * 1024, "more shared memory than one block may have");
+  static_assert(kBN % 64 == 0 && kBN <= 256, "B is loaded as 64-column boxes; wgmma N <= 256");
 };
 
 struct Shape {
@@ -109,7 +113,8 @@ struct PipeState {
 
 // TMA producer, one thread: per stage the A box (64 k x 128 rows) and the kBN/64 B boxes (64 n x
 // 64 k, 8 KiB apart), all completing on the stage's full barrier. In a cluster of two, each CTA
-// loads half of the B boxes and multicasts them to both, so B crosses L2 once per pair.
+// loads every other B box (of 128x192's three, rank 0 two) and multicasts them to both, so B
+// crosses L2 once per pair.
 template <int kBN, int kCluster, bool kSplitTail = false>
 __device__ void ProduceTma(const CUtensorMap* map_a, const CUtensorMap* map_b, const Shape& s,
                            unsigned char* stages, uint64_t* full, uint64_t* empty) {

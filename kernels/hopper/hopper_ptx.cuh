@@ -280,6 +280,17 @@ __device__ __forceinline__ void FenceOperands(float (&x)[N]) {
   "}"
 #define FLASHSCOPE_WGMMA_ACC_OUT_64(d) \
   FLASHSCOPE_WGMMA_ACC_OUT_32(d), FLASHSCOPE_WGMMA_ACC_OUT_32((d) + 32)
+#define FLASHSCOPE_WGMMA_ACC_96                                                      \
+  "{"                                                                                \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "           \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95"   \
+  "}"
+#define FLASHSCOPE_WGMMA_ACC_OUT_96(d) \
+  FLASHSCOPE_WGMMA_ACC_OUT_64(d), FLASHSCOPE_WGMMA_ACC_OUT_32((d) + 64)
 #define FLASHSCOPE_WGMMA_ACC_128                                                                   \
   "{"                                                                                              \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "                         \
@@ -375,6 +386,7 @@ struct Wgmma;
 
 FLASHSCOPE_DEFINE_WGMMA(64, 32, "%32", "%33", "%34", "{%32, %33, %34, %35}", "%36", "%37")
 FLASHSCOPE_DEFINE_WGMMA(128, 64, "%64", "%65", "%66", "{%64, %65, %66, %67}", "%68", "%69")
+FLASHSCOPE_DEFINE_WGMMA(192, 96, "%96", "%97", "%98", "{%96, %97, %98, %99}", "%100", "%101")
 FLASHSCOPE_DEFINE_WGMMA(256, 128, "%128", "%129", "%130", "{%128, %129, %130, %131}", "%132",
                         "%133")
 
@@ -387,6 +399,8 @@ FLASHSCOPE_DEFINE_WGMMA(256, 128, "%128", "%129", "%130", "{%128, %129, %130, %1
 #undef FLASHSCOPE_WGMMA_SS_ASM
 #undef FLASHSCOPE_WGMMA_ACC_OUT_128
 #undef FLASHSCOPE_WGMMA_ACC_128
+#undef FLASHSCOPE_WGMMA_ACC_OUT_96
+#undef FLASHSCOPE_WGMMA_ACC_96
 #undef FLASHSCOPE_WGMMA_ACC_OUT_64
 #undef FLASHSCOPE_WGMMA_ACC_64
 #undef FLASHSCOPE_WGMMA_ACC_OUT_32

@@ -205,5 +205,36 @@ TEST_F(HopperRungsGpu, SplitTailGemmMatchesTheReferenceLaunchAfterLaunch) {
   }
 }
 
+// g06's tile width by predicted time (ChooseBN): shapes whose rule picks 128x192 and 128x128
+// tiles, single CTAs and clusters of two with an odd tile-row count (the CTA past M still
+// multicasts its B boxes: of 192's three, rank 0 loads two), N off the width (a partial and a
+// wholly outside 64-column box of B), K off the 64-k step. Each must name the width it is meant to
+// test, or the shape no longer exercises it on this GPU's SM count.
+TEST_F(HopperRungsGpu, G06TileWidthsMatchTheReference) {
+  const KernelEntry* e = FindKernel("gemm.g06_tma_ws");
+  ASSERT_NE(e, nullptr);
+  struct Case {
+    GemmProblem g;
+    const char* width;  // a part of the described function's name
+  };
+  uint32_t seed = 3100;
+  for (const Case& c : {Case{{4104, 1800, 200, DType::kBF16}, "192, tma, cluster 2"},
+                        Case{{520, 3336, 136, DType::kF16}, "192, tma, cluster 1"},
+                        Case{{4104, 1352, 72, DType::kF16}, "128, tma, cluster 2"},
+                        Case{{264, 2824, 40, DType::kBF16}, "128, tma, cluster 1"}}) {
+    ASSERT_EQ(e->Supports(Problem{c.g}, 90), "") << ProblemKey(c.g);
+    const auto fns = e->device_functions(Problem{c.g});
+    ASSERT_EQ(fns.size(), 1u) << ProblemKey(c.g);
+    ASSERT_NE(fns[0].name.find(c.width), std::string::npos)
+        << ProblemKey(c.g) << " runs " << fns[0].name << ", not the " << c.width
+        << " this case tests";
+    const GemmCase gc = MakeGemmCase(c.g, seed++);
+    std::vector<float> out;
+    RunGemm(*e, c.g, gc.ab, gc.bb, &out);
+    if (HasFatalFailure()) return;
+    EXPECT_TRUE(CompareGemm(out, gc.ref, gc.abs_sum)) << ProblemKey(c.g) << " on " << fns[0].name;
+  }
+}
+
 }  // namespace
 }  // namespace flashscope::kernels
