@@ -3,8 +3,8 @@
 # in one short device call: the g06/g07 GPU tests (the new widths on odd shapes against the CPU
 # reference), then the 14 GEMM problems of suites/shapes.json with g06, g07 and cuBLAS, the width
 # each g06/g07 case ran (the device function's name) and the best-rung-vs-cuBLAS table. Builds
-# nothing: run scripts/device/stage.sh BUILD here first (.carry/bins.tar.xz). About 1-2 minutes
-# on one H200.
+# nothing: run scripts/device/stage.sh BUILD here first (.carry/bins.tar.xz). About a minute on one
+# H200; every step has its own limit (45 + 2 x 25 s of tests, a 75 s run deadline): under 3 minutes.
 # Usage, from the repository root on the device machine:
 #   bash scripts/device/g06-width.sh [BUILD]
 set -uo pipefail
@@ -18,17 +18,17 @@ start=$(date +%s)
 rc=0
 
 echo "##### GPU tests: g06's widths, g07's split tail, every GEMM kernel's odd shapes (g06, g07)"
-timeout 120 "$build/kernels/kernels_hopper_rungs_gpu_test" --gtest_brief=1 \
+timeout 45 "$build/kernels/kernels_hopper_rungs_gpu_test" --gtest_brief=1 \
   --gtest_filter='*G06TileWidths*:*SplitTailGemm*' || rc=1
 for id in gemm.g06_ gemm.g07_; do
-  FS_KERNELS_TEST_FILTER=$id timeout 60 "$build/kernels/kernels_gpu_test" --gtest_brief=1 \
+  FS_KERNELS_TEST_FILTER=$id timeout 25 "$build/kernels/kernels_gpu_test" --gtest_brief=1 \
     --gtest_filter='*Gemm*' || rc=1
 done
 echo "tests: exit $rc (t=$(($(date +%s) - start)) s)"
 
 echo "##### suites/shapes.json, GEMM: g06, g07, cuBLAS"
 "$fs" run suites/shapes.json --kernels gemm.g06_tma_ws,gemm.g07_split_tail,peer.cublas_gemm \
-  --out "$out/g06-width.json" --deadline_s 100 --color=never \
+  --out "$out/g06-width.json" --deadline_s 75 --color=never \
   >"$out/g06-width.table.txt" 2>"$out/g06-width.progress.log"
 run_rc=$?
 echo "run: exit $run_rc (t=$(($(date +%s) - start)) s)"
