@@ -24,7 +24,6 @@ namespace flashscope::profiler {
 namespace {
 
 using cupti_internal::kBusyCyclesMetric;
-using cupti_internal::kGpuTimeMetric;
 using cupti_internal::kSmClockMetric;
 
 constexpr char kRangePrefix[] = "flashscope_launch_";
@@ -229,7 +228,6 @@ absl::Status RangeProfiler::DecodeBatch(int scope_index,
     return static_cast<size_t>(std::find(sc.names.begin(), sc.names.end(), name) -
                                sc.names.begin());
   };
-  const size_t time_index = index_of(kGpuTimeMetric);
   const size_t busy_index = index_of(kBusyCyclesMetric);
   const size_t clock_index = index_of(kSmClockMetric);
   batch->launches.assign(
