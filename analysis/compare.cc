@@ -57,6 +57,21 @@ void AddEnvDifference(std::vector<std::string>* notes, const char* what, const s
   }
 }
 
+// "device 1 (GPU-0aaee1ea)": the GPU a case ran on, its UUID cut to the part people recognise.
+std::string DeviceName(const CaseResult& c) {
+  const std::string uuid = c.device_uuid.substr(0, std::min<size_t>(c.device_uuid.size(), 12));
+  return c.device ? absl::StrCat("device ", *c.device, " (", uuid, ")") : uuid;
+}
+
+// Two GPUs of one model are still two chips: on one 2 x H200 host the same ladder case ran up to
+// 4.8 % faster on the other GPU (docs/devices.md). "" when both sides name the same GPU, or
+// either names none (reports written before --devices).
+std::string GpuDifference(const CaseResult& c, const CaseResult& n) {
+  if (c.device_uuid.empty() || n.device_uuid.empty() || c.device_uuid == n.device_uuid) return "";
+  return absl::StrCat("ran on different GPUs: base on ", DeviceName(c), ", next on ",
+                      DeviceName(n));
+}
+
 // key -> first case with that key; counts repeats.
 std::map<std::string, const CaseResult*> Index(const Report& r, int* duplicates) {
   std::map<std::string, const CaseResult*> by_key;
@@ -101,7 +116,7 @@ CaseDelta Pair(const std::string& key, const CaseResult& c, const CaseResult& n,
   }
   const std::string base_problem = TimingProblem("base", c);
   const std::string next_problem = TimingProblem("next", n);
-  for (const std::string& p : {base_problem, next_problem}) {
+  for (const std::string& p : {base_problem, next_problem, GpuDifference(c, n)}) {
     if (!p.empty()) why.push_back(p);
   }
   if (base_problem.empty() && next_problem.empty()) {
@@ -201,6 +216,14 @@ std::string Comparison::ForcedBanner() const {
                       "): timings may not be comparable");
 }
 
+std::string Comparison::DifferentGpusNote() const {
+  if (on_different_gpus == 0) return "";
+  return absl::StrCat(on_different_gpus, " of ", paired.size(),
+                      " pairs ran on different GPUs of the same model (their notes name both): two "
+                      "chips can differ by a few percent on one case (docs/devices.md, \"Two chips "
+                      "are two chips\"); to compare code, run both sides on one GPU (--devices N)");
+}
+
 int Comparison::CountVerdict(Verdict v) const {
   int n = 0;
   for (const CaseDelta& d : paired) n += d.verdict == v;
@@ -258,6 +281,7 @@ Comparison Compare(const Report& base, const Report& next, const CompareOptions&
     }
     const CaseResult& n = *it->second;
     out.paired.push_back(Pair(key, c, n, options));
+    out.on_different_gpus += !GpuDifference(c, n).empty();
   }
   for (const CaseResult& c : next.cases) {
     if (next_by_key[c.Key()] != &c) continue;

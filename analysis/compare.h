@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/report.h"
 #include "analysis/stats_mann_whitney.h"
+#include "reports/report.h"
 
 namespace flashscope::reports {
 
@@ -76,10 +76,15 @@ struct Comparison {
   bool different_driver = false;  // driver or CUDA runtime versions differ
   CompareOptions options;         // what the verdicts were decided with
   bool forced = false;            // compared although GPUs or drivers differ (options.forced)
+  // Pairs whose two sides name different GPUs (device_uuid) of the same model: two chips, whose
+  // timings of one case can differ by a few percent (docs/devices.md, "Two chips are two chips").
+  int on_different_gpus = 0;
 
   // True when the two sides ran on different GPUs or drivers: the CLI refuses such a comparison
   // unless forced.
   bool EnvironmentMismatch() const { return different_gpu || different_driver; }
+  // "" unless on_different_gpus: the sentence every output warns with.
+  std::string DifferentGpusNote() const;
   // "" normally; when forced, the sentence every output starts with.
   std::string ForcedBanner() const;
   int CountVerdict(Verdict v) const;

@@ -198,6 +198,7 @@ ComparisonSummary SummarizeComparison(const Comparison& c, const GateResult* gat
   if (!c.forced && !c.environment_note.empty()) {
     out.warnings.push_back({absl::StrCat("environment differs: ", c.environment_note), false});
   }
+  if (c.on_different_gpus > 0) out.warnings.push_back({c.DifferentGpusNote(), false});
   out.method = absl::StrFormat("Mann-Whitney U on raw samples, alpha %g, minimum effect %g%%",
                                c.options.alpha, c.options.min_effect * 100);
   FailuresByKey failures;

@@ -46,6 +46,9 @@ void AppendEnvironment(const Comparison& cmp, bool color, std::string* out) {
     absl::StrAppend(out, Paint("environment differs: ", text::kYellow, color),
                     TerminalSafe(cmp.environment_note), "\n");
   }
+  if (cmp.on_different_gpus > 0) {
+    absl::StrAppend(out, Paint(TerminalSafe(cmp.DifferentGpusNote()), text::kYellow, color), "\n");
+  }
 }
 
 void AppendStatusChanges(const ComparisonSummary& s, bool color, std::string* out) {

@@ -75,6 +75,9 @@ std::string RenderGateLog(const Comparison& c, const GateResult& gate, bool colo
   if (!c.environment_note.empty() && !c.forced) {
     absl::StrAppend(&out, "environment differs: ", text::TerminalSafe(c.environment_note), "\n");
   }
+  if (c.on_different_gpus > 0) {
+    absl::StrAppend(&out, text::TerminalSafe(c.DifferentGpusNote()), "\n");
+  }
   absl::StrAppend(
       &out,
       absl::StrFormat("%d pairs: %d slower, %d faster, %d same, %d ambiguous, %d not timed; %zu "

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <regex>
 
+#include "analysis/comparison_summary.h"
 #include "render/render_terminal.h"
 #include "reports/tests/sample_reports.h"
 #include "reports/tests/timed_reports.h"
@@ -85,6 +86,41 @@ TEST(Compare, DifferentGpuIsFlaggedAndNamed) {
   EXPECT_THAT(c.environment_note, HasSubstr("driver \"580.00.00\" vs \"575.1\""));
   std::string out = RenderComparison(c, false);
   EXPECT_THAT(out, HasSubstr("DIFFERENT GPUs: timings are not comparable"));
+}
+
+// Two GPUs of one model: the environment matches, but a pair whose sides ran on different chips
+// says so, and the summary counts such pairs. Sides naming no GPU (older reports) or the same
+// one are not flagged.
+TEST(Compare, PairsOnDifferentGpusOfOneModelAreNamed) {
+  Report base = Base(), next = Next();
+  auto place = [](Report* r, const std::string& kernel, int device, const std::string& uuid) {
+    for (CaseResult& c : r->cases) {
+      if (c.kernel_id == kernel) {
+        c.device = device;
+        c.device_uuid = uuid;
+      }
+    }
+  };
+  place(&base, "attn.a", 0, "GPU-640a6f14-1889-fcda");
+  place(&next, "attn.a", 1, "GPU-0aaee1ea-aec5-9281");
+  place(&base, "attn.b", 0, "GPU-640a6f14-1889-fcda");
+  place(&next, "attn.b", 0, "GPU-640a6f14-1889-fcda");
+  place(&base, "attn.c", 1, "GPU-0aaee1ea-aec5-9281");  // next names no GPU: not flagged
+  const Comparison c = Compare(base, next);
+  EXPECT_FALSE(c.EnvironmentMismatch());
+  EXPECT_EQ(c.on_different_gpus, 1);
+  for (const CaseDelta& d : c.paired) {
+    if (d.kernel_id == "attn.a") {
+      EXPECT_THAT(d.note, HasSubstr("ran on different GPUs: base on device 0 (GPU-640a6f14), "
+                                    "next on device 1 (GPU-0aaee1ea)"));
+    } else {
+      EXPECT_THAT(d.note, Not(HasSubstr("different GPUs"))) << d.kernel_id;
+    }
+  }
+  const ComparisonSummary s = SummarizeComparison(c, nullptr);
+  ASSERT_FALSE(s.warnings.empty());
+  EXPECT_THAT(s.warnings.back().text,
+              HasSubstr("1 of 4 pairs ran on different GPUs of the same model"));
 }
 
 TEST(Compare, RenderShowsStatusChangesFirstThenTableThenOneSided) {
