@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Where a run's wall time went, from worker phase traces (runner/phase_trace.h, issue 28).
 
-Usage: scripts/device/phase_trace.py LABEL=TRACE.jsonl [LABEL=TRACE.jsonl ...]
+Usage: scripts/device/phase_trace.py LABEL=TRACE.jsonl[,TRACE.jsonl...] [LABEL=... ...]
 
 Each TRACE is the FLASHSCOPE_PHASE_TRACE file of one `flashscope run` (one line per case, from
 every worker). Prints, per run: cases, GPUs, the wall span (first case start to last case end),
 the speed-up against the first run given, and per segment (wait for the supervisor, journal writes,
 each phase) the mean seconds per case. A segment whose per-case time grows with the number of GPUs
 is work that does not run in parallel: the table shows it as a ratio against the first run.
+
+A run continued across commands (`--deadline_s`, then `--resume`, each command with its own
+trace) is given as LABEL=FIRST.jsonl,SECOND.jsonl: its wall time is the sum of each command's span,
+so the time between the commands does not count.
 
 A worker that parks cases (docs/trust.md, "Cost") also writes one line per settle, keyed
 "settle of N cases": its time counts in the segments and the GPUs' busy time, not as a case.
@@ -44,9 +48,15 @@ def is_settle(line):
     return line["key"].startswith("settle of ")
 
 
-def summarise(lines):
-    start = min(c["start_unix_s"] for c in lines)
-    end = max(c["start_unix_s"] + c["total_s"] for c in lines)
+def span_s(lines):
+    """First case start to last case end of one command's trace."""
+    return (max(c["start_unix_s"] + c["total_s"] for c in lines)
+            - min(c["start_unix_s"] for c in lines))
+
+
+def summarise(lines, parts=None):
+    """`parts`: the lines of each command when the run was resumed across commands (their spans
+    add up); None for one command."""
     segments = defaultdict(float)
     busy = defaultdict(float)
     for c in lines:
@@ -59,7 +69,8 @@ def summarise(lines):
         "cases": len(cases),
         "settles": len(lines) - len(cases),
         "gpus": len({c["device"] for c in lines}),
-        "wall_s": end - start,
+        "wall_s": sum(span_s(p) for p in (parts or [lines])),
+        "commands": len(parts or [lines]),
         "per_case": {k: v / max(1, len(cases)) for k, v in segments.items()},
         "busy_s": dict(busy),
     }
@@ -96,12 +107,15 @@ def main(argv):
         return 2
     runs = []
     for arg in argv[1:]:
-        label, path = arg.split("=", 1)
-        try:
-            runs.append((label, summarise(load(path))))
-        except OSError as e:
-            print(f"phase_trace: {path}: {e.strerror}", file=sys.stderr)
-            return 2
+        label, paths = arg.split("=", 1)
+        parts = []
+        for path in paths.split(","):
+            try:
+                parts.append(load(path))
+            except OSError as e:
+                print(f"phase_trace: {path}: {e.strerror}", file=sys.stderr)
+                return 2
+        runs.append((label, summarise([c for p in parts for c in p], parts)))
     base = runs[0][1]
     print("| run | cases | GPUs | wall s | speed-up | busy s per GPU |")
     print("|---|---:|---:|---:|---:|---|")
@@ -109,7 +123,8 @@ def main(argv):
         busy = ", ".join(f"{d}: {s:.1f}" for d, s in sorted(r["busy_s"].items()))
         same = set(r["case_s"]) == set(base["case_s"])
         speed = f"{base['wall_s'] / r['wall_s']:.2f}x" if same else "other cases (below)"
-        print(f"| {label} | {r['cases']} | {r['gpus']} | {r['wall_s']:.1f} | {speed} | {busy} |")
+        wall = f"{r['wall_s']:.1f}" + (f" ({r['commands']} commands)" if r["commands"] > 1 else "")
+        print(f"| {label} | {r['cases']} | {r['gpus']} | {wall} | {speed} | {busy} |")
     print_common_cases(runs)
     names = sorted({n for _, r in runs for n in r["per_case"]},
                    key=lambda n: -base["per_case"].get(n, 0))

@@ -81,6 +81,26 @@ class PhaseTraceTest(unittest.TestCase):
             self.assertIn("estimate, not a measurement: one would take 4.0 s for two's 3 cases "
                           "(1 more, timed in two), 1.21x", text)
 
+    def test_a_run_resumed_across_commands_adds_their_spans_not_the_gap(self):
+        with tempfile.TemporaryDirectory() as d:
+            first = write_trace(d, "first.jsonl", [
+                case("a", 0, 0.0, {"wait": 0.0, "timing": 2.0}),
+                case("b", 0, 2.0, {"wait": 0.0, "timing": 2.0})])
+            # The resumed command starts 100 s later: the gap is not the run's time.
+            second = write_trace(d, "second.jsonl", [
+                case("c", 0, 104.0, {"wait": 0.0, "timing": 2.0})])
+            both = write_trace(d, "both.jsonl", [
+                case("a", 0, 0.0, {"wait": 0.0, "timing": 1.0}),
+                case("b", 1, 0.0, {"wait": 0.0, "timing": 1.0}),
+                case("c", 0, 1.0, {"wait": 0.0, "timing": 1.0})])
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(phase_trace.main(["x", f"one={first},{second}", f"two={both}"]),
+                                 0)
+            text = out.getvalue()
+            self.assertIn("| one | 3 | 1 | 6.0 (2 commands) | 1.00x |", text)
+            self.assertIn("| two | 3 | 2 | 2.0 | 3.00x |", text)
+
     def test_bad_input_is_exit_2_or_a_named_refusal(self):
         self.assertEqual(phase_trace.main(["x"]), 2)
         with contextlib.redirect_stderr(io.StringIO()):
