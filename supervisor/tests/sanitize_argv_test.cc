@@ -22,6 +22,14 @@ TEST(SanitizeRerunArgv, ToolThenTheWorkerOnOneCaseByKey) {
   EXPECT_EQ(argv[0], a.sanitizer_path);
   EXPECT_THAT(argv, Contains("--tool"));
   EXPECT_THAT(argv, Contains("memcheck"));
+  // The harness's own kernels run unchecked; the kernel under test (flashscope::kernels here)
+  // is not excluded.
+  auto exclude = std::find(argv.begin(), argv.end(), "--kernel-name-exclude");
+  ASSERT_NE(exclude, argv.end());
+  ASSERT_NE(exclude + 1, argv.end());
+  EXPECT_THAT(exclude[1], ::testing::HasSubstr("kns=10flashscope6verify"));
+  EXPECT_THAT(exclude[1], ::testing::HasSubstr("kns=flashscope::runner::"));
+  EXPECT_THAT(exclude[1], ::testing::Not(::testing::HasSubstr("kernels")));
   // What follows the tool's options is a worker command line the worker parses back.
   auto worker = std::find(argv.begin(), argv.end(), a.worker_exe);
   ASSERT_NE(worker, argv.end());
