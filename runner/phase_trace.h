@@ -8,8 +8,10 @@
 // measured from its start to the start of the next. scripts/device/phase_trace.py sums them per
 // run, so that a phase whose total grows with the number of GPUs shows what serialises. A worker
 // that parks cases (runner/case_settle.cc) ends a parked case's line at "parked" and writes one
-// more line per settle, keyed "settle of N cases", with the settle's phases (profiling,
-// concluding) as its segments.
+// more line per settle, keyed "settle of N cases": the wait before it (the worker's 20 ms of
+// silence from the supervisor, when that is what started the settle), "settle_setup" (grouping
+// the cases, the counter session's enable and config, up to the first profiled launch) and the
+// settle's phases (profiling, concluding).
 // Unset (the default), nothing is measured or written.
 #pragma once
 
