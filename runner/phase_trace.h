@@ -10,7 +10,8 @@
 // that parks cases (runner/case_settle.cc) ends a parked case's line at "parked" and writes one
 // more line per settle, keyed "settle of N cases": the wait before it (the worker's 20 ms of
 // silence from the supervisor, when that is what started the settle), "settle_setup" (grouping
-// the cases, the counter session's enable and config, up to the first profiled launch) and the
+// the cases, the counter session's enable and config and first start, up to the first profiled
+// launch) and the
 // settle's phases (profiling, concluding).
 // Unset (the default), nothing is measured or written.
 #pragma once

@@ -88,8 +88,8 @@ bool SettleParked(const suites::protocol::WorkerRequest& request, CaseRunner& ru
   if (trace != nullptr) {
     trace->CaseBegins(absl::StrCat("settle of ", runner.parked(), " cases"));
     // Up to its first profiled launch the settle sets up its counter session (the profiler's
-    // enable on a change of scope, the config): its own segment, not the wait that preceded it
-    // (4 x H200, session 7: 230-364 ms a settle, which the trace had called waiting).
+    // enable and config, the first pass's start): its own segment, not the wait that preceded
+    // it (4 x H200, session 7: 230-364 ms a settle, which the trace had called waiting).
     trace->Mark("settle_setup");
   }
   bool journal_ok = true;
