@@ -16,18 +16,19 @@
 
 #include "verify/device_buffer.h"
 #include "verify/gpu_reference.h"
+#include "verify/tests/gpu_test_helpers.h"
 
 namespace flashscope::runner {
 namespace {
 
-class FreshInputsGpu : public ::testing::Test {
+class FreshInputsGpu : public verify::GpuTest<> {
  protected:
-  void SetUp() override { Make(1); }
+  void SetUp() override {
+    GpuTest::SetUp();
+    if (!HasFatalFailure()) Make(1);
+  }
 
   void Make(int slots) {
-    int n = 0;
-    ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess) << "GPU test run without a usable CUDA device";
-    ASSERT_GT(n, 0);
     problem_.m = 64;
     problem_.n = 96;
     problem_.k = 128;

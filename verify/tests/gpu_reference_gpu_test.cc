@@ -22,14 +22,7 @@
 namespace flashscope::verify {
 namespace {
 
-class GpuReference : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int n = 0;
-    ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess) << "GPU test run without a usable CUDA device";
-    ASSERT_GT(n, 0);
-  }
-};
+class GpuReference : public GpuTest<> {};
 
 TEST_F(GpuReference, AttentionAgreesWithCpuDouble) {
   const std::vector<AttentionProblem> problems = {

@@ -101,14 +101,7 @@ void CheckRow(const RowBounds& want, const float* gpu, const float* gpu_lse,
   if (gpu_lse != nullptr) t->Check(*gpu_lse, want.lse, want.lse_bound, where + " lse");
 }
 
-class GpuReferenceTiles : public ::testing::TestWithParam<AttentionProblem> {
- protected:
-  void SetUp() override {
-    int n = 0;
-    ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess) << "GPU test run without a usable CUDA device";
-    ASSERT_GT(n, 0);
-  }
-};
+class GpuReferenceTiles : public GpuTest<::testing::TestWithParam<AttentionProblem>> {};
 
 TEST_P(GpuReferenceTiles, EveryElementWithinItsDerivedBound) {
   const AttentionProblem& p = GetParam();

@@ -1,5 +1,5 @@
-// Helpers of the GPU tests of verify/: a device array copied to the host as floats, and an
-// attention problem that asks for the lse.
+// Helpers of the GPU tests of verify/ (and runner/): their fixture, a device array copied to the
+// host as floats, and an attention problem that asks for the lse.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,6 +13,19 @@
 #include "verify/half_convert.h"
 
 namespace flashscope::verify {
+
+// The fixture of a GPU test (Base: ::testing::Test, or TestWithParam<T>): the test fails, never
+// skips, where no CUDA device can be used, since a GPU test skipped on the GPU machine would read
+// as passed.
+template <typename Base = ::testing::Test>
+class GpuTest : public Base {
+ protected:
+  void SetUp() override {
+    int n = 0;
+    ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess) << "GPU test run without a usable CUDA device";
+    ASSERT_GT(n, 0);
+  }
+};
 
 inline std::vector<float> ToHost(const void* dev, DType t, int64_t n) {
   std::vector<unsigned char> raw(static_cast<size_t>(n) * DTypeBytes(t));

@@ -12,6 +12,7 @@
 #include "verify/device_buffer.h"
 #include "verify/half_convert.h"
 #include "verify/input_kind.h"
+#include "verify/tests/gpu_test_helpers.h"
 
 namespace flashscope::verify {
 namespace {
@@ -72,14 +73,7 @@ double FractionDiffering(const std::vector<uint16_t>& a, const std::vector<uint1
   return static_cast<double>(d) / a.size();
 }
 
-class Generators : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int n = 0;
-    ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess) << "GPU test run without a usable CUDA device";
-    ASSERT_GT(n, 0);
-  }
-};
+class Generators : public GpuTest<> {};
 
 TEST_F(Generators, DeterministicPerSeedDifferentAcrossSeedsFiniteInFp16) {
   const AttentionProblem p = Attn(2, 100, 130, 64, false);

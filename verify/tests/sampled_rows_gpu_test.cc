@@ -11,6 +11,7 @@
 
 #include "verify/half_convert.h"
 #include "verify/sampled_verdict.h"
+#include "verify/tests/gpu_test_helpers.h"
 #include "verify/tests/workspace_writes.h"
 #include "verify/workspace.h"
 
@@ -55,14 +56,7 @@ void ExpectCrossedRowsBaseline(Workspace& ws, DType t, const SampledBound& bound
   EXPECT_LE(BitsToFloat(crossed.baseline_max_bits), 1.25 * full_baseline + 1e-7) << DTypeName(t);
 }
 
-class SampledRowsGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int n = 0;
-    ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess) << "GPU test run without a usable CUDA device";
-    ASSERT_GT(n, 0);
-  }
-};
+class SampledRowsGpu : public GpuTest<> {};
 
 TEST_F(SampledRowsGpu, AttentionRowsAgreeWithTheFullReferenceAndCatchWrongRows) {
   for (DType t : {DType::kF16, DType::kBF16, DType::kF32}) {

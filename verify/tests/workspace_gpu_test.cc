@@ -13,6 +13,7 @@
 
 #include "verify/half_convert.h"
 #include "verify/npy.h"
+#include "verify/tests/gpu_test_helpers.h"
 #include "verify/tests/workspace_writes.h"
 
 namespace flashscope::verify {
@@ -29,14 +30,7 @@ using testing::Copy;
 using testing::WriteLse;
 using testing::WriteOutput;
 
-class WorkspaceGpu : public ::testing::Test {
- protected:
-  void SetUp() override {
-    int n = 0;
-    ASSERT_EQ(cudaGetDeviceCount(&n), cudaSuccess) << "GPU test run without a usable CUDA device";
-    ASSERT_GT(n, 0);
-  }
-};
+class WorkspaceGpu : public GpuTest<> {};
 
 TEST_F(WorkspaceGpu, AttentionPoisonedReferenceAndWrongOutputs) {
   for (DType t : {DType::kF16, DType::kBF16}) {
