@@ -64,10 +64,15 @@ std::string DeviceName(const CaseResult& c) {
 }
 
 // Two GPUs of one model are still two chips: on one 2 x H200 host the same ladder case ran up to
-// 4.8 % faster on the other GPU (docs/devices.md). "" when both sides name the same GPU, or
+// 4.8 % faster on the other GPU (docs/devices.md). False when both sides name the same GPU, or
 // either names none (reports written before --devices).
+bool OnDifferentGpus(const CaseResult& c, const CaseResult& n) {
+  return !c.device_uuid.empty() && !n.device_uuid.empty() && c.device_uuid != n.device_uuid;
+}
+
+// The pair's note naming both GPUs, or "".
 std::string GpuDifference(const CaseResult& c, const CaseResult& n) {
-  if (c.device_uuid.empty() || n.device_uuid.empty() || c.device_uuid == n.device_uuid) return "";
+  if (!OnDifferentGpus(c, n)) return "";
   return absl::StrCat("ran on different GPUs: base on ", DeviceName(c), ", next on ",
                       DeviceName(n));
 }
@@ -281,7 +286,7 @@ Comparison Compare(const Report& base, const Report& next, const CompareOptions&
     }
     const CaseResult& n = *it->second;
     out.paired.push_back(Pair(key, c, n, options));
-    out.on_different_gpus += !GpuDifference(c, n).empty();
+    out.on_different_gpus += OnDifferentGpus(c, n);
   }
   for (const CaseResult& c : next.cases) {
     if (next_by_key[c.Key()] != &c) continue;
