@@ -180,6 +180,14 @@ class RangeProfiler {
   // --mode pass-cost, alternate_scopes): on CUDA 13.0 the next session then ran fewer passes than
   // its config and the one after failed in CUPTI (results/device/20261128-h200x2-session4/).
   void set_reenable_on_scope_change(bool reenable) { reenable_on_scope_change_ = reenable; }
+  // Hears each step of a batched session as it begins ("counters_sync", "counters_enable",
+  // "counters_config", "counters_start", "counters_push", "counters_launch", "counters_pop",
+  // "counters_after", "counters_stop", "counters_decode"; the launches' `before` hooks say their
+  // own): the worker's phase trace (runner/phase_trace.h) splits a settle's time by them. Empty
+  // (the default) costs nothing.
+  void set_step_observer(std::function<void(const char*)> observer) {
+    step_observer_ = std::move(observer);
+  }
 
  private:
   RangeProfiler() = default;
@@ -263,6 +271,10 @@ class RangeProfiler {
   bool initialized_ = false;  // cuptiProfilerInitialize succeeded
   RangeMode range_mode_ = RangeMode::kAuto;
   bool reenable_on_scope_change_ = true;
+  std::function<void(const char*)> step_observer_;
+  void Step(const char* step) const {
+    if (step_observer_) step_observer_(step);
+  }
   // Enabled on the first Profile() and kept while the replay mode and the scope stay the same:
   // enabling and sizing per call cost ~0.13 s per case (measured on an H200, docs/profiler.md).
   void* object_ = nullptr;                // CUpti_RangeProfiler_Object*

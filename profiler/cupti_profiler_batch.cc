@@ -59,15 +59,18 @@ BatchProfile RangeProfiler::ProfileBatch(const std::vector<BatchLaunch>& launche
     return fail(absl::InvalidArgumentError(absl::StrCat(
         "a batched session holds 1 to ", kMaxBatchLaunches, " launches, not ", launches.size())));
   }
+  Step("counters_sync");
   if (cudaError_t e = cudaStreamSynchronize(stream); e != cudaSuccess) {
     return fail(CudaStatus(e, "cudaStreamSynchronize before a batched session"));
   }
   if (absl::Status s = ScopeMissing(scope); !s.ok()) return fail(s);
   const int scope_index = ScopeIndex(
       scope == MetricScope::kHardware && !has_hardware_subset() ? MetricScope::kAll : scope);
+  Step("counters_enable");
   if (absl::Status s = EnsureEnabled(Replay::kUser, scope_index, /*batch=*/true); !s.ok()) {
     return fail(s);
   }
+  Step("counters_config");
   if (absl::Status s = ConfigureBatch(static_cast<int>(launches.size()), scope_index); !s.ok()) {
     return fail(s);
   }
@@ -87,6 +90,7 @@ BatchProfile RangeProfiler::ProfileBatch(const std::vector<BatchLaunch>& launche
   if (!passes.ok()) return fail(passes.status());
   batch.passes = *passes;
   const double passes_s = SecondsSince(t_passes);
+  Step("counters_decode");
   const auto t_decode = std::chrono::steady_clock::now();
   if (absl::Status s = DecodeBatch(scope_index, pass_ms, &batch); !s.ok()) {
     batch.failed = -1;
@@ -153,6 +157,7 @@ absl::StatusOr<bool> RangeProfiler::RunBatchPass(const std::vector<BatchLaunch>&
   };
   CUpti_RangeProfiler_Start_Params start = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
   start.pRangeProfilerObject = object;
+  Step("counters_start");
   FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart (batch)");
   lap(&host->start);
   absl::Status launch_status;
@@ -171,8 +176,10 @@ absl::StatusOr<bool> RangeProfiler::RunBatchPass(const std::vector<BatchLaunch>&
     CUpti_RangeProfiler_PushRange_Params push = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
     push.pRangeProfilerObject = object;
     push.pRangeName = name.c_str();
+    Step("counters_push");
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
     lap(&host->start);
+    Step("counters_launch");
     const cudaError_t start_error = cudaEventRecord(pass_start, stream);
     const cudaError_t launch_error = l.launch(stream);
     const cudaError_t stop_error = cudaEventRecord(pass_stop, stream);
@@ -180,6 +187,7 @@ absl::StatusOr<bool> RangeProfiler::RunBatchPass(const std::vector<BatchLaunch>&
     lap(&host->launch);
     CUpti_RangeProfiler_PopRange_Params pop = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
     pop.pRangeProfilerObject = object;
+    Step("counters_pop");
     FS_CUPTI_RETURN_IF_ERROR(cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
     lap(&host->stop);
     float ms = 0;
@@ -196,11 +204,13 @@ absl::StatusOr<bool> RangeProfiler::RunBatchPass(const std::vector<BatchLaunch>&
     }
     (*pass_ms)[i].push_back(ms);
     lap(&host->launch);
+    Step("counters_after");
     if (l.after) launch_status = l.after();
     lap(&host->after);
   }
   CUpti_RangeProfiler_Stop_Params stop = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   stop.pRangeProfilerObject = object;
+  Step("counters_stop");
   const CUptiResult stop_result = cuptiRangeProfilerStop(&stop);
   lap(&host->stop);
   if (!launch_status.ok()) return launch_status;  // `failed` names the launch

@@ -203,6 +203,7 @@ profiler::RangeProfiler* CaseRunner::RangeProfilerOrNull() {
     auto rp = profiler::RangeProfiler::Create(s.profiled_defs, 0, s.screen_defs);
     if (rp.ok()) {
       s.range_profiler = *std::move(rp);
+      s.range_profiler->set_step_observer(counter_steps_);
     } else {
       s.metrics_unavailable = std::string(rp.status().message());
     }

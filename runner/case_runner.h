@@ -86,6 +86,9 @@ class CaseRunner {
   // Peaks for % of peak; taken from a journal when a later worker resumes a run.
   void SetPeaks(const reports::MeasuredPeaks& peaks) { peaks_ = peaks; }
   void SetPhaseObserver(PhaseObserver observer) { observer_ = std::move(observer); }
+  // Hears the steps of each batched counter session (profiler::RangeProfiler::set_step_observer):
+  // the phase trace's split of a settle. Set before the first case.
+  void SetCounterStepObserver(PhaseObserver observer) { counter_steps_ = std::move(observer); }
 
   // Never throws; a CUDA error becomes status `error` with the error's name.
   reports::CaseResult Run(const CaseToRun& c);
@@ -218,6 +221,7 @@ class CaseRunner {
   std::unique_ptr<State> state_;
   reports::MeasuredPeaks peaks_;
   PhaseObserver observer_;
+  PhaseObserver counter_steps_;
   bool context_lost_ = false;
 };
 

@@ -10,9 +10,10 @@
 // that parks cases (runner/case_settle.cc) ends a parked case's line at "parked" and writes one
 // more line per settle, keyed "settle of N cases": the wait before it (the worker's 20 ms of
 // silence from the supervisor, when that is what started the settle), "settle_setup" (grouping
-// the cases, the counter session's enable and config and first start, up to the first profiled
-// launch) and the
-// settle's phases (profiling, concluding).
+// the cases, up to the counter session's first step), the counter sessions' steps
+// ("counters_sync", "counters_enable", …, "counters_decode": profiler::RangeProfiler's
+// set_step_observer; "profiling" is then the launches' own hooks: fresh inputs, integrity, the
+// L2 flush) and "concluding".
 // Unset (the default), nothing is measured or written.
 #pragma once
 

@@ -87,9 +87,9 @@ bool SettleParked(const suites::protocol::WorkerRequest& request, CaseRunner& ru
   if (runner.parked() == 0) return true;
   if (trace != nullptr) {
     trace->CaseBegins(absl::StrCat("settle of ", runner.parked(), " cases"));
-    // Up to its first profiled launch the settle sets up its counter session (the profiler's
-    // enable and config, the first pass's start): its own segment, not the wait that preceded
-    // it (4 x H200, session 7: 230-364 ms a settle, which the trace had called waiting).
+    // Its own segment, not the wait that preceded it (4 x H200, session 7: 230-364 ms a settle
+    // up to its first profiled launch, which the trace had called waiting); the counter
+    // sessions' steps then mark themselves (SetCounterStepObserver).
     trace->Mark("settle_setup");
   }
   bool journal_ok = true;
@@ -232,6 +232,9 @@ int RunCases(const suites::protocol::WorkerRequest& request) {
     Tell(fd, {Event::kPhase, "", "", phase});
     if (t != nullptr) t->Mark(phase);
   });
+  if (trace != nullptr) {
+    (*runner)->SetCounterStepObserver([t = trace.get()](const char* step) { t->Mark(step); });
+  }
   if (request.command_fd >= 0) {
     return RunCommanded(request, plan, *suite, *bound, **runner, *writer, trace.get());
   }

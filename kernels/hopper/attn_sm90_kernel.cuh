@@ -134,7 +134,12 @@ __device__ __forceinline__ void RunPersistentDynamic(const CUtensorMap* tm_q,
       const int buf = use % C::kQBuffers;
       const uint32_t phase = (use / C::kQBuffers) & 1;
       hopper::MbarWait(bars.QFull(buf), phase);
-      const int u = unit_slot[buf];
+      // Lane 0 reads the unit and hands it to its warp: the thread that read the slot is then
+      // the one whose QEmpty arrival releases it for the producer's next write, an order
+      // compute-sanitizer's racecheck follows (docs/ladder.md, session 7).
+      int u = 0;
+      if ((threadIdx.x & 31) == 0) u = unit_slot[buf];
+      u = __shfl_sync(0xffffffffu, u, 0);
       if (u < 0) break;
       int m_block, bh;
       sched.Decode(u, &m_block, &bh);

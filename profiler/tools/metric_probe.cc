@@ -33,8 +33,10 @@
 #include "profiler/timing.h"
 #include "profiler/tools/pass_cost.h"
 #include "profiler/tools/probe_workloads.h"
+#include "profiler/tools/range_cost.h"
 
-ABSL_FLAG(std::string, mode, "", "ours | plain | pass-cost | list-metrics | list-workloads");
+ABSL_FLAG(std::string, mode, "",
+          "ours | plain | pass-cost | range-cost | list-metrics | list-workloads");
 ABSL_FLAG(std::string, workloads, "default",
           "comma list: calib.mma_loop, calib.shared_loop, calib.copy, calib.exp_loop, any kernel "
           "id of `flashscope list`; or the words default (calibration + a05, a09, a10) and calib");
@@ -67,6 +69,7 @@ usage:
   flashscope-metric-probe --mode ours  [--workloads LIST] [--metrics full] [--repeat 3] [--out F]
   flashscope-metric-probe --mode plain [--workloads LIST] [--out F]
   flashscope-metric-probe --mode pass-cost [--workloads LIST] [--repeat 3] [--out F]
+  flashscope-metric-probe --mode range-cost [--workloads ONE] [--configs hw:A+B,...] [--out F]
   flashscope-metric-probe --mode list-metrics [--metrics basic]
   flashscope-metric-probe --mode list-workloads
 
@@ -75,6 +78,9 @@ and any kernel id, run on --batch/--heads/--seq/--head_dim/--dtype/--causal (att
 default attention_fwd{B=4,H=16,S=4096,D=128,bf16}) or --gemm_m/n/k/--gemm_dtype.
 Pass-cost mode times each step of a counter pass (hooks, CUPTI Start/Stop, the launch) for
 the work counters with auto and user ranges, one metric, 8 launches per pass and kernel replay.
+Range-cost mode times CUPTI's Push/PopRange per range of a batched session (the trust check
+`work`'s) for each screen counter alone (DRAM bytes among them), the whole screen and each --configs
+"hw:A+B" set, in sessions of 1, 16 and 128 launches of the first workload.
 Plain mode creates no profiler: run it under ncu, e.g.
   ncu --nvtx --nvtx-include "flashscope@calib.mma_loop/" --metrics ... \
       flashscope-metric-probe --mode plain --workloads calib.mma_loop
@@ -279,10 +285,12 @@ int Main(int argc, char** argv) {
     for (const auto& n : names) std::printf("%s\n", n.c_str());
     return 0;
   }
-  if (mode != "ours" && mode != "plain" && mode != "pass-cost" && mode != "list-metrics") {
-    return Fail(2, absl::StrCat("--mode must be ours, plain, pass-cost, list-metrics or "
-                                "list-workloads (got '",
-                                mode, "')\n", kUsage));
+  if (mode != "ours" && mode != "plain" && mode != "pass-cost" && mode != "range-cost" &&
+      mode != "list-metrics") {
+    return Fail(2,
+                absl::StrCat("--mode must be ours, plain, pass-cost, range-cost, list-metrics or "
+                             "list-workloads (got '",
+                             mode, "')\n", kUsage));
   }
   auto devices = CountDevices();
   if (!devices.ok()) {
@@ -293,7 +301,7 @@ int Main(int argc, char** argv) {
   auto device = QueryDevice(0);
   if (!device.ok()) return Fail(1, std::string(device.status().message()));
   std::vector<MetricDef> metrics;
-  if (mode != "plain" && mode != "pass-cost") {
+  if (mode != "plain" && mode != "pass-cost" && mode != "range-cost") {
     auto resolved = ResolveMetrics(absl::GetFlag(FLAGS_metrics), device->cc);
     if (!resolved.ok()) return Fail(2, std::string(resolved.status().message()));
     metrics = *std::move(resolved);
@@ -332,6 +340,12 @@ int Main(int argc, char** argv) {
     const std::vector<std::string> only =
         absl::StrSplit(absl::GetFlag(FLAGS_configs), ',', absl::SkipWhitespace());
     rc = RunPassCost(*device, **set, repeat, only, stream, out);
+  } else if (mode == "range-cost") {
+    const int repeat = absl::GetFlag(FLAGS_repeat);
+    if (repeat < 1) return Fail(2, "--repeat must be >= 1");
+    const std::vector<std::string> extra =
+        absl::StrSplit(absl::GetFlag(FLAGS_configs), ',', absl::SkipWhitespace());
+    rc = RunRangeCost(*device, **set, repeat, extra, stream, out);
   } else {
     rc = RunPlain(**set, stream, out);
   }

@@ -5,9 +5,10 @@
 # .carry/bins.tar.xz (scripts/device/stage.sh BUILD).
 #
 # Usage: scripts/device/trust-cost.sh BUILD [SUITE]     (SUITE defaults to suites/smoke.json)
-# Writes $OUT/trust-cost.md (the table), $OUT/cost-on.json.xz, $OUT/cost-off.json.xz and the
-# progress logs. DEADLINE_S (default 560) bounds the whole call; each run gets half of what is
-# left when it starts, so a run cut short says so in the table (its case count).
+# Writes $OUT/trust-cost.md (the table), $OUT/cost-on.json.xz, $OUT/cost-off.json.xz, each run's
+# phase trace (cost-*.trace.jsonl.xz) with their table (phase-trace.md) and the progress logs.
+# DEADLINE_S (default 560) bounds the whole call; each run gets half of what is left when it
+# starts, so a run cut short says so in the table (its case count).
 # What it must show: "on / off" of the suite's wall time <= 1.5, every honest case passed with
 # the checks on, and the profiled/timed duration ratios of honest kernels (the threshold's
 # evidence: kProfiledSlowdownMax in analysis/trust_checks.h).
@@ -30,7 +31,8 @@ run() {
   budget=$(($(left) / 2))
   [[ $name == on ]] && budget=$(left)
   t0=$(date +%s.%N)
-  "$fs" run "$file" --out "$work/cost-$name.json" --deadline_s "$budget" --color=never \
+  FLASHSCOPE_PHASE_TRACE="$work/cost-$name.trace.jsonl" \
+    "$fs" run "$file" --out "$work/cost-$name.json" --deadline_s "$budget" --color=never \
     2>"$out/cost-$name.progress.log" | tail -n 4
   python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]))" "$t0" "$(date +%s.%N)" \
     >"$work/cost-$name.wall_s"
@@ -40,4 +42,10 @@ run off "$work/suite-off.json"
 run on "$suite"
 python3 scripts/device/trust_cost_table.py "$work/cost-on.json" "$(cat "$work/cost-on.wall_s")" \
   "$work/cost-off.json" "$(cat "$work/cost-off.wall_s")" | tee "$out/trust-cost.md"
-for n in on off; do xz -T0 -c "$work/cost-$n.json" >"$out/cost-$n.json.xz"; done
+# Where each run's time went, segment by segment (runner/phase_trace.h): what the checks add.
+python3 scripts/device/phase_trace.py "off=$work/cost-off.trace.jsonl" \
+  "on=$work/cost-on.trace.jsonl" >"$out/phase-trace.md" 2>&1
+for n in on off; do
+  xz -T0 -c "$work/cost-$n.json" >"$out/cost-$n.json.xz"
+  xz -T0 -c "$work/cost-$n.trace.jsonl" >"$out/cost-$n.trace.jsonl.xz"
+done
