@@ -147,7 +147,7 @@ class RangeProfiler {
   // auto ranges: each launch's sums are exact, per-kernel ratios are not asked for here.
   BatchProfile ProfileBatch(const std::vector<BatchLaunch>& launches, cudaStream_t stream,
                             MetricScope scope);
-  static constexpr int kMaxBatchLaunches = 128;
+  static constexpr int kMaxBatchLaunches = 512;
   // True when the profiler object is enabled for `scope` under `replay`: a Profile() of that
   // scope then pays no re-enable (a change of scope or replay enables afresh, ~0.2 s).
   bool enabled_for(MetricScope scope, Replay replay, bool batch = false) const {

@@ -57,6 +57,9 @@ WorkScreen HopperScreen() {
       {"sm__ops_path_tensor_src_fp8.sum", {"sm__ops_path_tensor_src_fp8.sum"}},
       {"sm__ops_path_tensor_src_int8.sum", {"sm__ops_path_tensor_op_igmma_src_int8.sum"}},
   };
+  // Measured on an H200 (session 8, call 1: flashscope-metric-probe on a01, a02, g01-g03): 4.3-13
+  // M FMA-pipe instructions against 4.2-4.5 M warps' worth of FFMA (SASS-counted lanes / 32).
+  w.scalar_instructions = "sm__inst_executed_pipe_fma.sum";
   return w;
 }
 
@@ -113,6 +116,7 @@ std::vector<std::string> WorkCounterSet::ScreenHwNames() const {
   for (const auto& [path, terms] : screen.path_terms) {
     for (const std::string& n : terms) add(n);
   }
+  if (!screen.scalar_instructions.empty()) add(screen.scalar_instructions);
   add(dram_read);
   add(dram_write);
   return out;
@@ -159,6 +163,9 @@ ScreenOutcome ApplyScreen(const WorkCounterSet& set, const std::map<std::string,
     double sum = 0;
     for (const std::string& n : terms) sum += counts.at(n);
     out.values[path] = sum;
+  }
+  if (!w.scalar_instructions.empty()) {
+    out.values[w.scalar_instructions] = counts.at(w.scalar_instructions);
   }
   out.values[set.dram_read] = counts.at(set.dram_read);
   out.values[set.dram_write] = counts.at(set.dram_write);

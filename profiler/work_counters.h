@@ -49,6 +49,13 @@ struct WorkScreen {
   double max_flops_per_mma_sync = 4096;
   // Each tensor path of the full set as the sum of screen counters (none: zero when complete).
   std::vector<std::pair<std::string, std::vector<std::string>>> path_terms;
+  // Counted in hardware beside the tensor paths, for kernels whose tensor paths fall short (the
+  // scalar rungs): the FMA pipe's warp instructions, FFMA, FMUL, FADD and IMAD alike. Each does at
+  // most `scalar_flops_per_instruction` FLOPs (32 lanes x an FFMA's 2), so the product bounds the
+  // FP32 arithmetic from above without the SASS-instrumented passes (docs/trust.md, check 2).
+  std::string scalar_instructions;
+  double scalar_flops_per_instruction = 64;
+  std::string scalar_path = "fp32 FMA pipe (warp instructions x 64: an upper bound)";
 };
 
 struct WorkCounterSet {
@@ -60,14 +67,16 @@ struct WorkCounterSet {
   WorkScreen screen;
   // Every hardware name above, in the order the profiler should collect them.
   std::vector<std::string> AllHwNames() const;
-  // What the screen collects (empty without one): its counters and the DRAM bytes.
+  // What the screen collects (empty without one): its counters, the scalar bound's and the DRAM
+  // bytes.
   std::vector<std::string> ScreenHwNames() const;
   bool has_screen() const { return !screen.tensor_instructions.empty(); }
 };
 
 // What a screen's counts say: `complete` when the identity holds, `values` then every tensor path
 // of the full set (by its hardware name) and the DRAM bytes, as the full set would have counted
-// them; otherwise `why` says which part of the identity failed, with the numbers.
+// them, and the scalar bound's instructions (WorkScreen::scalar_instructions); otherwise `why` says
+// which part of the identity failed, with the numbers.
 struct ScreenOutcome {
   bool complete = false;
   std::string why;

@@ -275,9 +275,33 @@ std::optional<std::string> CommandReader::Next() {
   return std::nullopt;
 }
 
+bool CommandReader::StopWaiting() {
+  while (!ended_) {
+    pollfd pfd{fd_, POLLIN, 0};
+    const int ready = poll(&pfd, 1, 0);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) break;
+    char buf[4096];
+    const ssize_t got = read(fd_, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;  // the end of input is seen by NextWithin's own read
+    buffer_.append(buf, static_cast<size_t>(got));
+  }
+  const std::string stop = std::string(kStopCommand) + "\n";
+  return buffer_.compare(0, stop.size(), stop) == 0 ||
+         buffer_.find("\n" + stop) != std::string::npos;
+}
+
 CommandWait CommandReader::NextWithin(int timeout_ms, std::string* key) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  // A stop overtakes the cases sent before it: at the deadline a worker holding a window of
+  // hundreds of cases records what it has and ends, within the supervisor's drain time.
+  if (StopWaiting()) {
+    ended_ = true;
+    buffer_.clear();
+    return CommandWait::kEnd;
+  }
   while (true) {
     while (std::optional<std::string> line = BufferedLine()) {
       if (*line == kStopCommand) {

@@ -158,6 +158,8 @@ class CommandReader {
  private:
   // A complete line from the buffer, if one is there.
   std::optional<std::string> BufferedLine();
+  // Reads what the channel holds now, without waiting; true when a STOP line is among it.
+  bool StopWaiting();
 
   int fd_;
   std::string buffer_;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/seconds_since.h"
 #include "common/split_mix.h"
+#include "profiler/cupti_profiler.h"
 #include "verify/problem_costs.h"
 #include "verify/sampled_check_counts.h"
 
@@ -14,6 +15,26 @@ namespace flashscope::runner {
 std::string DTypeOf(const Problem& p) {
   return std::string(DTypeName(std::visit([](const auto& x) { return x.dtype; }, p)));
 }
+
+namespace {
+
+// The screen's upper bound on FP32 arithmetic (WorkScreen::scalar_instructions) stands in for the
+// SASS-instrumented scalar counters where those were not collected; where they were (a session
+// after the screen), they count alone: the two together would count the same FFMA twice. Never
+// precision evidence: the FMA pipe runs FMUL, FADD and IMAD too.
+void AddScalarBound(const profiler::WorkCounterSet& set,
+                    const std::map<std::string, double>& values, reports::WorkInput* w) {
+  const profiler::WorkScreen& screen = set.screen;
+  auto bound = values.find(screen.scalar_instructions);
+  if (screen.scalar_instructions.empty() || bound == values.end()) return;
+  for (const profiler::WorkCounter& c : set.paths) {
+    if (profiler::IsInstrumentedMetric(c.hw_name) && values.count(c.hw_name)) return;
+  }
+  w->paths.push_back({screen.scalar_path, "fp32", "fp32",
+                      bound->second * screen.scalar_flops_per_instruction, false});
+}
+
+}  // namespace
 
 reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
                                  const std::map<std::string, double>& values, int kernels,
@@ -31,6 +52,7 @@ reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
     w.paths.push_back(
         {c.path, c.inputs, c.accumulate, count * c.flops_per_count, c.precision_evidence});
   }
+  AddScalarBound(set, values, &w);
   auto read = values.find(set.dram_read);
   auto write = values.find(set.dram_write);
   w.dram_counted = read != values.end() && write != values.end();

@@ -42,7 +42,8 @@ struct TrustSettings {
 };
 
 // The work evidence of one profiled launch: each counter of `set` read from `values` (by
-// hardware name), converted to FLOPs.
+// hardware name), converted to FLOPs, and the screen's FP32 bound where `values` holds it and not
+// the SASS-instrumented scalar counters (WorkScreen::scalar_instructions).
 reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
                                  const std::map<std::string, double>& values, int kernels,
                                  bool l2_flushed, const Problem& problem);

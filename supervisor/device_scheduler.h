@@ -95,7 +95,8 @@ ScheduleResult RunOnDevices(const ScheduleJob& job);
 // The window a worker is refilled up to when `cases_left` cases are queued and `live_gpus` GPUs
 // are still in the run: min(window, max(1, cases_left / (2 * live_gpus))). No GPU holds more than
 // half of an even share of what is left, so that as the queue drains the windows shrink to one
-// case and no GPU sits on a batch while another idles; window 1 stays 1.
+// case and no GPU sits on a batch while another idles; window 1 stays 1. With one GPU (or none
+// left) the window stays whole: there is no other GPU to wait for.
 int EffectiveWindow(int window, size_t cases_left, size_t live_gpus);
 
 // The time limit for a worker's first case: it covers the process's start, loading plugins and

@@ -14,7 +14,7 @@ namespace flashscope::suites {
 
 // The window of a run whose worker parks its cases. The supervisor sends that many RUN lines at
 // most (a few tens of kB: far below a socket's buffer) and narrows it as the queue drains.
-inline constexpr int kRunWindow = 256;
+inline constexpr int kRunWindow = 1024;
 
 // Whether the workers of a run with `metrics` (--metrics; "" = the suite's) park their cases: no
 // metric is asked (the run's spec is empty or "none", as the worker reads it) and the suite does

@@ -243,18 +243,31 @@ TEST(WorkerProtocol, NextWithinWaitsAtMostItsTimeForACommand) {
   close(fds[0]);
 }
 
-TEST(WorkerProtocol, StopEndsTheCommandsAndWhatFollowsItIsNotRun) {
-  // The deadline passed with RUN lines still unread: the worker runs none of them.
+TEST(WorkerProtocol, StopOvertakesTheCommandsNotYetStarted) {
+  // The deadline passed with RUN lines still unread (a worker holds a window of hundreds of
+  // cases): the worker runs none of them, neither those sent before the stop nor after it.
   const std::string before = FormatRunCommand("before") + "\n";
   const std::string after = FormatRunCommand("after") + "\n";
   std::array<int, 2> fds = PipeWith({before + kStopCommand + "\n" + after});
   CommandReader reader(fds[0]);
   std::string key;
-  EXPECT_EQ(reader.NextWithin(1000, &key), CommandWait::kCommand);
-  EXPECT_EQ(key, "before");
   EXPECT_EQ(reader.NextWithin(1000, &key), CommandWait::kEnd);
   EXPECT_EQ(reader.NextWithin(0, &key), CommandWait::kEnd) << "the end stays the end";
   EXPECT_EQ(reader.Next(), std::nullopt);
+  close(fds[1]);
+  close(fds[0]);
+}
+
+TEST(WorkerProtocol, CommandsBeforeAStopThatHasNotArrivedRun) {
+  const std::string first = FormatRunCommand("first") + "\n";
+  std::array<int, 2> fds = PipeWith({first});
+  CommandReader reader(fds[0]);
+  std::string key;
+  ASSERT_EQ(reader.NextWithin(1000, &key), CommandWait::kCommand);
+  EXPECT_EQ(key, "first");
+  const std::string stop = std::string(kStopCommand) + "\n";
+  ASSERT_EQ(write(fds[1], stop.data(), stop.size()), static_cast<ssize_t>(stop.size()));
+  EXPECT_EQ(reader.NextWithin(1000, &key), CommandWait::kEnd);
   close(fds[1]);
   close(fds[0]);
 }

@@ -125,7 +125,7 @@ TEST_F(ParkingTest, AWindowLetsTheWorkerParkSeveralCasesAndRecordsEachOnce) {
   const std::vector<int> batches = Batches();
   ASSERT_FALSE(batches.empty());
   // The first refill: as many as the window allows with 12 cases queued for one GPU.
-  EXPECT_EQ(batches[0], EffectiveWindow(kRunWindow, kCases, 1));
+  EXPECT_EQ(batches[0], std::min<int>(EffectiveWindow(kRunWindow, kCases, 1), kCases));
   EXPECT_GT(batches[0], 1) << "the worker held several cases before finishing any";
   int total = 0;
   for (int b : batches) total += b;
@@ -189,8 +189,9 @@ TEST_F(ParkingTest, AWorkerThatDiesBetweenCasesCostsNoCase) {
 }
 
 TEST_F(ParkingTest, AtTheDeadlineTheWorkerRecordsWhatItParked) {
-  // The first refill is 6 cases (12 left, one GPU); parking each takes 150 ms, so the deadline of
-  // 1 s comes while the worker holds them parked: told to stop, it records them and ends.
+  // All 12 cases are sent at once (one GPU: the whole window); parking each takes 150 ms, so the
+  // deadline of 1 s comes while the worker holds some parked and others not started: told to
+  // stop, it records those it parked, starts no other, and ends.
   setenv("FAKE_PARKED_MS", "150", 1);
   SuperviseArgs a = Args();
   a.deadline_s = 1;
@@ -202,9 +203,10 @@ TEST_F(ParkingTest, AtTheDeadlineTheWorkerRecordsWhatItParked) {
   EXPECT_FALSE(report->complete);
   int passed = 0;
   for (const auto& c : report->cases) passed += c.status == reports::CaseStatus::kPassed;
-  EXPECT_EQ(passed, 6) << "the parked cases are measured, not lost";
+  EXPECT_GT(passed, 0) << "the parked cases are measured, not lost";
+  EXPECT_LT(passed, 12) << "the stop overtook the cases sent before it";
   const std::map<std::string, int> measured = Measured();
-  EXPECT_EQ(measured.size(), 6u);
+  EXPECT_EQ(measured.size(), static_cast<size_t>(passed));
   for (const auto& [key, n] : measured) EXPECT_EQ(n, 1) << key;
 }
 

@@ -41,15 +41,17 @@ TEST(EffectiveWindow, ShrinksAsTheQueueDrainsSoThatTheGpusFinishTogether) {
   EXPECT_EQ(EffectiveWindow(8, 100, 4), 8);
   // Half of an even share of what is left, never less than one.
   EXPECT_EQ(EffectiveWindow(256, 100, 2), 25);
-  EXPECT_EQ(EffectiveWindow(256, 100, 1), 50);
+  // One GPU: nothing to balance, the whole window to the end (fewer counter sessions).
+  EXPECT_EQ(EffectiveWindow(256, 100, 1), 256);
+  EXPECT_EQ(EffectiveWindow(256, 1, 1), 256);
   EXPECT_EQ(EffectiveWindow(256, 7, 2), 1);
   EXPECT_EQ(EffectiveWindow(256, 3, 2), 1);
   EXPECT_EQ(EffectiveWindow(256, 0, 2), 1);
   // Window 1 (ab, metrics asked) is one case at a time whatever is left.
   EXPECT_EQ(EffectiveWindow(1, 10000, 1), 1);
   EXPECT_EQ(EffectiveWindow(1, 0, 8), 1);
-  // Nonsense in, one case at a time out: no GPU left, a window below one.
-  EXPECT_EQ(EffectiveWindow(256, 100, 0), 50);
+  // No GPU left counts as one; a window below one is one case at a time.
+  EXPECT_EQ(EffectiveWindow(256, 100, 0), 256);
   EXPECT_EQ(EffectiveWindow(0, 100, 2), 1);
   EXPECT_EQ(EffectiveWindow(-3, 100, 2), 1);
   // Monotone in what is left: a refill never asks for more than the one before it.
