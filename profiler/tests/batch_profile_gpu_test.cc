@@ -216,12 +216,17 @@ TEST_F(BatchProfileGpuTest, TheScreenStandsForTheFullSetOnMmaSync) {
     const ScreenOutcome o = ApplyScreen(*set, counts);
     ASSERT_TRUE(o.complete) << "launch " << i << ": " << o.why;
     const std::map<std::string, double> full = by_name(*h.launches[i]);
+    const std::string ffma = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
     for (const auto& [path, value] : o.values) {
       if (path == set->dram_read || path == set->dram_write) continue;  // cache state differs
+      if (path == set->screen.scalar_instructions) {
+        // The FP32 bound (not in the full set): its warp instructions hold every FFMA lane.
+        EXPECT_GE(value * 32, by_name(*sc.launches[i]).at(ffma)) << "launch " << i;
+        continue;
+      }
       EXPECT_EQ(value, full.at(path)) << path << ", launch " << i;
     }
     EXPECT_GT(o.values.at(set->paths[0].hw_name), 0) << "launch " << i;
-    const std::string ffma = "sm__sass_thread_inst_executed_op_ffma_pred_on.sum";
     EXPECT_EQ(by_name(*sc.launches[i]).at(ffma), by_name(*all.launches[i]).at(ffma))
         << "launch " << i;
     std::printf("launch %zu: tensor instructions %.0f, mma.sync fp16 FLOPs %.0f\n", i,

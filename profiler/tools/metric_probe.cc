@@ -80,7 +80,8 @@ Pass-cost mode times each step of a counter pass (hooks, CUPTI Start/Stop, the l
 the work counters with auto and user ranges, one metric, 8 launches per pass and kernel replay.
 Range-cost mode times CUPTI's Push/PopRange per range of a batched session (the trust check
 `work`'s) for each screen counter alone (DRAM bytes among them), the whole screen and each --configs
-"hw:A+B" set, in sessions of 1, 16 and 128 launches of the first workload.
+"hw:A+B" set, in sessions of 1, 16 and 512 launches (the most one session holds) of the first
+workload.
 Plain mode creates no profiler: run it under ncu, e.g.
   ncu --nvtx --nvtx-include "flashscope@calib.mma_loop/" --metrics ... \
       flashscope-metric-probe --mode plain --workloads calib.mma_loop

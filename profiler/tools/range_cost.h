@@ -17,7 +17,8 @@ namespace flashscope::profiler {
 
 // For the first workload of `set`: every screen counter of this GPU alone (the DRAM bytes among
 // them), the whole screen and `extra` ("hw:A+B" entries of --configs), each in batched sessions
-// of 1, 16 and 128 launches, `repeat` times. Writes out["range_cost"]; 1 when a session failed.
+// of 1, 16 and kMaxBatchLaunches launches, `repeat` times. Writes out["range_cost"]; 1 when a
+// session failed.
 int RunRangeCost(const DeviceInfo& device, const WorkloadSet& set, int repeat,
                  const std::vector<std::string>& extra, cudaStream_t stream, nlohmann::json& out);
 
