@@ -36,6 +36,7 @@ KernelEntry MakeA18Persistent();
 KernelEntry MakeA19SplitKv();
 KernelEntry MakeA20DynamicSchedule();
 KernelEntry MakeA21ShortTiles();
+KernelEntry MakeA22PolyExp64();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -82,6 +83,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA19SplitKv,
     &MakeA20DynamicSchedule,
     &MakeA21ShortTiles,
+    &MakeA22PolyExp64,
 #endif
     // gemm ladder
     &MakeG01Naive,

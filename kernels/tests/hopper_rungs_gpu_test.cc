@@ -21,7 +21,7 @@ using namespace testing;  // the device runs and comparisons (kernel_gpu_run.h)
 
 // The rungs this test covers; each must be registered (a build without sm_90a has none of them).
 const char* const kRungs[] = {"attn.a19_split_kv", "attn.a20_dynamic_schedule",
-                              "attn.a21_short_tiles"};
+                              "attn.a21_short_tiles", "attn.a22_poly_exp64"};
 
 bool OnHopper() {
   int n = 0, dev = 0, major = 0, minor = 0;
