@@ -20,9 +20,11 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr double kInterruptPollS = 0.25;  // how often job.interrupted is asked
-// After --deadline_s, how long workers get to finish the case in hand and record the cases they
-// parked (a settle of 128 smoke cases takes ~1-3 s on an H200) before they are killed.
-constexpr double kDeadlineDrainS = 5.0;
+// After --deadline_s, how long workers get at most to finish the case in hand and record the cases
+// they parked before they are killed (each ends as soon as it has). A settle of 512 smoke cases
+// takes ~2-4 s on an H200 (session 8); larger cases settle fewer at a time (2 GiB of parked
+// workspaces), but a settle of a few hundred mid-sized cases can take several times that.
+constexpr double kDeadlineDrainS = 20.0;
 
 // A case handed to a worker (RUN sent) that it has not finished (no F yet).
 struct InFlight {
