@@ -58,7 +58,7 @@ json MeasureSet(const CounterSet& set, const Workload& w, int launches, int repe
     l.before = [&timer]() { return timer.FlushL2(); };
     l.launch = w.launch;
   }
-  std::vector<double> range_ms, launch_ms, pass_ms, wall_ms;
+  std::vector<double> range_ms, launch_ms, wall_ms;
   for (int r = 0; r <= repeat; ++r) {
     BatchProfile b = (*rp)->ProfileBatch(batch, stream, MetricScope::kAll);
     if (!b.status.ok()) {
@@ -67,8 +67,8 @@ json MeasureSet(const CounterSet& set, const Workload& w, int launches, int repe
     }
     if (r == 0) continue;  // the first enables the object
     const double ranges = static_cast<double>(b.passes) * launches;
-    // host.start and host.stop hold each pass's Start/Stop and each range's Push/Pop: the
-    // per-pass part is measured apart below (a session of one launch) and is small here.
+    // host.start and host.stop hold each pass's Start/Stop and each range's Push/Pop: a session
+    // of one launch shows the per-pass part, which the larger sessions share out.
     range_ms.push_back((b.host.start + b.host.stop) / ranges * 1e3);
     launch_ms.push_back(b.host.launch / ranges * 1e3);
     wall_ms.push_back(b.wall_s * 1e3);
