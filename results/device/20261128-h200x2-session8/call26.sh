@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Device call 6 (session 8, 2 x H200, main 19b57a3): the GPU test binaries calls 1-5 could not carry
+# beside the working tree (kernels' three others, verify's five, runner's fresh inputs), split over
+# the two GPUs, each list through scripts/gpu-tests.sh (a missing, empty or skipped test fails).
+set -uo pipefail
+T0=$(date +%s); root=$PWD; B=build; O=$OUT/call6; mkdir -p $O
+[[ -f $B/gpu_tests_rest.txt ]] || tar -C "$root" -xJf .carry/bins.tar.xz
+mkdir -p /work; [[ -e /work/main ]] || ln -sfn "$root" /work/main
+nvidia-smi --query-gpu=index,name,uuid,driver_version --format=csv > $O/gpus.csv
+sed -n '1~2p' $B/gpu_tests_rest.txt > $B/rest_a.txt; sed -n '2~2p' $B/gpu_tests_rest.txt > $B/rest_b.txt
+(export CUDA_VISIBLE_DEVICES=0; GPU_TESTS_LIST=$B/rest_a.txt timeout 370 bash scripts/gpu-tests.sh $B > $O/gpu-tests-a.log 2>&1
+ echo "list a exit $? at $(( $(date +%s) - T0 )) s"; grep -E "^(FAILED|gpu tests)" $O/gpu-tests-a.log) > $O/a.txt 2>&1 &
+(export CUDA_VISIBLE_DEVICES=1; GPU_TESTS_LIST=$B/rest_b.txt timeout 370 bash scripts/gpu-tests.sh $B > $O/gpu-tests-b.log 2>&1
+ echo "list b exit $? at $(( $(date +%s) - T0 )) s"; grep -E "^(FAILED|gpu tests)" $O/gpu-tests-b.log) > $O/b.txt 2>&1 &
+wait; cat $B/rest_a.txt $B/rest_b.txt; cat $O/a.txt $O/b.txt
+tar -C $OUT -cJf $OUT/call6.tar.xz call6
