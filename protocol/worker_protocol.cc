@@ -275,18 +275,23 @@ std::optional<std::string> CommandReader::Next() {
   return std::nullopt;
 }
 
-bool CommandReader::StopWaiting() {
-  while (!ended_) {
-    pollfd pfd{fd_, POLLIN, 0};
-    const int ready = poll(&pfd, 1, 0);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) break;
-    char buf[4096];
-    const ssize_t got = read(fd_, buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;  // the end of input is seen by NextWithin's own read
+bool CommandReader::Fill(int wait_ms) {
+  pollfd pfd{fd_, POLLIN, 0};
+  const int ready = poll(&pfd, 1, wait_ms);
+  if (ready == 0) return false;
+  if (ready < 0 && errno == EINTR) return true;  // interrupted: the caller looks again
+  char buf[4096];
+  const ssize_t got = ready < 0 ? -1 : read(fd_, buf, sizeof buf);
+  if (got < 0 && errno == EINTR) return true;
+  if (got <= 0) {
+    ended_ = true;  // the supervisor closed the channel (or died)
+  } else {
     buffer_.append(buf, static_cast<size_t>(got));
   }
+  return true;
+}
+
+bool CommandReader::StopBuffered() const {
   const std::string stop = std::string(kStopCommand) + "\n";
   return buffer_.compare(0, stop.size(), stop) == 0 ||
          buffer_.find("\n" + stop) != std::string::npos;
@@ -295,20 +300,18 @@ bool CommandReader::StopWaiting() {
 CommandWait CommandReader::NextWithin(int timeout_ms, std::string* key) {
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
-  // A stop overtakes the cases sent before it: at the deadline a worker holding a window of
-  // hundreds of cases records what it has and ends, within the supervisor's drain time.
-  if (StopWaiting()) {
-    ended_ = true;
-    buffer_.clear();
-    return CommandWait::kEnd;
-  }
   while (true) {
+    // Everything the channel holds first: a stop overtakes the cases sent before it, so that at
+    // the deadline a worker holding a window of hundreds of cases records what it has and ends,
+    // within the supervisor's drain time; what follows a stop is not to be run either.
+    while (!ended_ && Fill(0)) {
+    }
+    if (StopBuffered()) {
+      ended_ = true;
+      buffer_.clear();
+      return CommandWait::kEnd;
+    }
     while (std::optional<std::string> line = BufferedLine()) {
-      if (*line == kStopCommand) {
-        ended_ = true;  // what follows it is not to be run
-        buffer_.clear();
-        return CommandWait::kEnd;
-      }
       if (std::optional<std::string> command = ParseRunCommand(*line)) {
         *key = *std::move(command);
         return CommandWait::kCommand;
@@ -322,18 +325,7 @@ CommandWait CommandReader::NextWithin(int timeout_ms, std::string* key) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
       wait_ms = static_cast<int>(std::max<int64_t>(0, left.count()));
     }
-    pollfd pfd{fd_, POLLIN, 0};
-    const int ready = poll(&pfd, 1, wait_ms);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) return CommandWait::kNone;
-    char buf[4096];
-    const ssize_t got = ready < 0 ? -1 : read(fd_, buf, sizeof buf);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) {
-      ended_ = true;  // the supervisor closed the channel (or died)
-      continue;
-    }
-    buffer_.append(buf, static_cast<size_t>(got));
+    if (!Fill(wait_ms)) return CommandWait::kNone;
   }
 }
 

@@ -158,8 +158,11 @@ class CommandReader {
  private:
   // A complete line from the buffer, if one is there.
   std::optional<std::string> BufferedLine();
-  // Reads what the channel holds now, without waiting; true when a STOP line is among it.
-  bool StopWaiting();
+  // One read of the channel, waiting up to `wait_ms` (< 0: no limit) for it to hold something;
+  // false when nothing came in that time. The end of input (or a failed read) ends the channel.
+  bool Fill(int wait_ms);
+  // True when a complete STOP line is among the buffered lines.
+  bool StopBuffered() const;
 
   int fd_;
   std::string buffer_;
