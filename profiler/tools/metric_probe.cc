@@ -293,6 +293,13 @@ int Main(int argc, char** argv) {
                              "list-workloads (got '",
                              mode, "')\n", kUsage));
   }
+  // The cost modes' own flags, checked before the GPU is touched.
+  const int repeat = absl::GetFlag(FLAGS_repeat);
+  if ((mode == "pass-cost" || mode == "range-cost") && repeat < 1) {
+    return Fail(2, "--repeat must be >= 1");
+  }
+  const std::vector<std::string> configs =
+      absl::StrSplit(absl::GetFlag(FLAGS_configs), ',', absl::SkipWhitespace());
   auto devices = CountDevices();
   if (!devices.ok()) {
     return Fail(
@@ -336,17 +343,9 @@ int Main(int argc, char** argv) {
   if (mode == "ours") {
     rc = RunOurs(metrics, **set, stream, out);
   } else if (mode == "pass-cost") {
-    const int repeat = absl::GetFlag(FLAGS_repeat);
-    if (repeat < 1) return Fail(2, "--repeat must be >= 1");
-    const std::vector<std::string> only =
-        absl::StrSplit(absl::GetFlag(FLAGS_configs), ',', absl::SkipWhitespace());
-    rc = RunPassCost(*device, **set, repeat, only, stream, out);
+    rc = RunPassCost(*device, **set, repeat, configs, stream, out);
   } else if (mode == "range-cost") {
-    const int repeat = absl::GetFlag(FLAGS_repeat);
-    if (repeat < 1) return Fail(2, "--repeat must be >= 1");
-    const std::vector<std::string> extra =
-        absl::StrSplit(absl::GetFlag(FLAGS_configs), ',', absl::SkipWhitespace());
-    rc = RunRangeCost(*device, **set, repeat, extra, stream, out);
+    rc = RunRangeCost(*device, **set, repeat, configs, stream, out);
   } else {
     rc = RunPlain(**set, stream, out);
   }
