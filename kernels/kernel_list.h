@@ -47,6 +47,7 @@ KernelEntry MakeG04Mma();
 KernelEntry MakeG05Wgmma();  // kernels/hopper/: compiled for sm_90a only
 KernelEntry MakeG06TmaWs();
 KernelEntry MakeG07SplitTail();
+KernelEntry MakeG08SharedA();
 #endif
 // --- peers ---
 KernelEntry MakeCublasGemm();
@@ -94,6 +95,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeG05Wgmma,
     &MakeG06TmaWs,
     &MakeG07SplitTail,
+    &MakeG08SharedA,
 #endif
     // peers
     &MakeCublasGemm,

@@ -59,22 +59,8 @@ using g06::Tiles;
 
 // ---------------------------------------------------------------- host side
 
-// The tile width with the least predicted time (g06::PredictedTime: rounds of the persistent grid
-// x width x the narrower tile's cost per FLOP), but 128x256 while it is within kKeepWidest of the
-// best: the prediction prices only whole rounds and operand bytes, and 256 is the measured one on
-// the sizes that fill their rounds (4096^3, 8192^3: 0.96-1.0x cuBLAS). At 3000^3 128x192 tiles
-// fill 3 rounds 97 % (192 cluster tiles on 66 clusters) where 128x256 filled the third 18 %.
-// (Rounds alone picked 128x64 at 8192^3 for a 1 % better last round and lost 40 %, g06 v2.)
-constexpr double kKeepWidest = 0.03;
-constexpr int kWidths[] = {256, 192, 128, 64};
-
-int ChooseBN(const GemmProblem& p) {
-  int best = 256;
-  for (int bn : kWidths) {
-    if (g06::PredictedTime(p, bn) < g06::PredictedTime(p, best)) best = bn;
-  }
-  return g06::PredictedTime(p, 256) <= (1 + kKeepWidest) * g06::PredictedTime(p, best) ? 256 : best;
-}
+// g06's width rule (g06::PredictedBestWidth): the kernels/perf/gemm_sweep.cu harness calls it too.
+int ChooseBN(const GemmProblem& p) { return g06::PredictedBestWidth(p); }
 
 }  // namespace
 

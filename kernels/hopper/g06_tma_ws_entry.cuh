@@ -22,12 +22,13 @@
 
 namespace flashscope::kernels::g06 {
 
-// Which kernel a problem runs: the TMA path (tile width bn, clusters of `cluster` CTAs sharing B)
-// or the element-copying producer with 128x128 tiles.
+// Which kernel a problem runs: the TMA path (tile width bn, clusters of `cluster` CTAs sharing B,
+// or A where share_a: g08) or the element-copying producer with 128x128 tiles.
 struct Plan {
   bool tma = false;
   int bn = 128;
   int cluster = 1;
+  bool share_a = false;
 };
 
 using ShapePlanFn = Plan (*)(const GemmProblem&);
@@ -58,6 +59,9 @@ inline Plan ForOperands(const Plan& shape_plan, const GemmProblem& p, const void
 template <typename T, bool kSplitTail, int kBN>
 cudaError_t LaunchTmaPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
                           const Maps& maps, cudaStream_t stream) {
+  if constexpr (!kSplitTail) {
+    if (plan.share_a) return LaunchTyped<T, kBN, true, 2, false, true>(p, a, maps, stream);
+  }
   return plan.cluster == 2 ? LaunchTyped<T, kBN, true, 2, kSplitTail>(p, a, maps, stream)
                            : LaunchTyped<T, kBN, true, 1, kSplitTail>(p, a, maps, stream);
 }
@@ -85,7 +89,7 @@ cudaError_t LaunchPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan
                        cudaStream_t stream, const char* id) {
   Maps maps;
   if (plan.tma) {
-    if (const std::string why = MapsFor(p, a, plan.bn, &maps); !why.empty()) {
+    if (const std::string why = MapsFor(p, a, plan.bn, &maps, plan.share_a); !why.empty()) {
       std::fprintf(stderr, "%s: %s\n", id, why.c_str());
       return cudaErrorInvalidValue;
     }
@@ -95,22 +99,26 @@ cudaError_t LaunchPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan
              : LaunchPlanTyped<__half, kSplitTail>(p, a, plan, maps, stream);
 }
 
-// The profiler's name of one instantiation: "G06TmaWsKernel<bf16, 256, tma, cluster 2>" or
-// "G07SplitTailKernel<fp16, 128, cluster 1>".
-template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail>
+// The profiler's name of one instantiation: "G06TmaWsKernel<bf16, 256, tma, cluster 2>",
+// "G07SplitTailKernel<fp16, 128, cluster 1>" or "G08SharedAKernel<bf16, 192, cluster 2>".
+template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false>
 DeviceFunction DescribeKernel() {
   const std::string type = std::is_same_v<T, __half> ? "fp16" : "bf16";
   const std::string shape = std::to_string(kBN) + ", " +
-                            (kSplitTail ? "" : (kTma ? "tma, " : "copy, ")) + "cluster " +
-                            std::to_string(kCluster);
-  return {reinterpret_cast<const void*>(KernelOf<T, kBN, kTma, kCluster, kSplitTail>()),
-          std::string(kSplitTail ? "G07SplitTailKernel<" : "G06TmaWsKernel<") + type + ", " +
-              shape + ">",
-          kThreads, Layout<kBN>::kSmemBytes};
+                            (kSplitTail || kShareA ? "" : (kTma ? "tma, " : "copy, ")) +
+                            "cluster " + std::to_string(kCluster);
+  const char* const kernel = kShareA      ? "G08SharedAKernel<"
+                             : kSplitTail ? "G07SplitTailKernel<"
+                                          : "G06TmaWsKernel<";
+  return {reinterpret_cast<const void*>(KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA>()),
+          std::string(kernel) + type + ", " + shape + ">", kThreads, Layout<kBN>::kSmemBytes};
 }
 
 template <typename T, bool kSplitTail, int kBN>
 DeviceFunction DescribeTmaPlan(const Plan& plan) {
+  if constexpr (!kSplitTail) {
+    if (plan.share_a) return DescribeKernel<T, kBN, true, 2, false, true>();
+  }
   return plan.cluster == 2 ? DescribeKernel<T, kBN, true, 2, kSplitTail>()
                            : DescribeKernel<T, kBN, true, 1, kSplitTail>();
 }

@@ -77,27 +77,49 @@ inline double PredictedTime(const GemmProblem& p, int bn) {
   return double(Waves(p, bn)) * bn * TileCostPerColumn(bn);
 }
 
+// The tile width with the least predicted time (PredictedTime: rounds of the persistent grid x
+// width x the narrower tile's cost per FLOP), but 128x256 while it is within kKeepWidest of the
+// best: the prediction prices only whole rounds and operand bytes, and 256 is the measured one on
+// the sizes that fill their rounds (4096^3, 8192^3: 0.96-1.0x cuBLAS). At 3000^3 128x192 tiles
+// fill 3 rounds 97 % (192 cluster tiles on 66 clusters) where 128x256 filled the third 18 %.
+// (Rounds alone picked 128x64 at 8192^3 for a 1 % better last round and lost 40 %, g06 v2.)
+// g06's rule, and g08's (whose clusters along N make the same number of cluster tiles wherever
+// the tile-row and tile-column counts are even).
+constexpr double kKeepWidest = 0.03;
+constexpr int kWidths[] = {256, 192, 128, 64};
+
+inline int PredictedBestWidth(const GemmProblem& p) {
+  int best = 256;
+  for (int bn : kWidths) {
+    if (PredictedTime(p, bn) < PredictedTime(p, best)) best = bn;
+  }
+  return PredictedTime(p, 256) <= (1 + kKeepWidest) * PredictedTime(p, best) ? 256 : best;
+}
+
 struct Maps {
   CUtensorMap a{}, b{};
 };
 
 // Encoding costs host time on every launch; the runner relaunches one problem on the same few
-// buffer sets (its rotated slots) many times, so the maps of the last few are kept.
-inline std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, Maps* out) {
+// buffer sets (its rotated slots) many times, so the maps of the last few are kept. `share_a`
+// (g08): A's boxes are half a tile's rows, each CTA of a cluster loading one half.
+inline std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, Maps* out,
+                           bool share_a = false) {
   struct Key {
     const void* a = nullptr;
     const void* b = nullptr;
     int64_t m = 0, n = 0, k = 0;
     DType dtype = DType::kF16;
     int bn = 0;
+    bool share_a = false;
     bool operator==(const Key& o) const {
       return a == o.a && b == o.b && m == o.m && n == o.n && k == o.k && dtype == o.dtype &&
-             bn == o.bn;
+             bn == o.bn && share_a == o.share_a;
     }
   };
   static std::mutex mu;
   static hopper::RecentMaps<Key, Maps> kept;
-  const Key key{args.a, args.b, p.m, p.n, p.k, p.dtype, bn};
+  const Key key{args.a, args.b, p.m, p.n, p.k, p.dtype, bn, share_a};
   std::lock_guard<std::mutex> lock(mu);
   if (const Maps* found = kept.Find(key)) {
     *out = *found;
@@ -106,10 +128,10 @@ inline std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, M
   const CUtensorMapDataType type =
       p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   Maps maps;
-  // A: M rows of K, boxes of 128 rows x 64 k. B: K rows of N, boxes of 64 k-rows x 64 n.
-  std::string why = EncodeTensorMap(
-      MatrixTensor(args.a, type, uint64_t(p.m), uint64_t(p.k), uint64_t(p.k) * 2, kBM, kBK),
-      &maps.a);
+  // A: M rows of K, boxes of 128 (g08: 64) rows x 64 k. B: K rows of N, boxes of 64 k-rows x 64 n.
+  std::string why = EncodeTensorMap(MatrixTensor(args.a, type, uint64_t(p.m), uint64_t(p.k),
+                                                 uint64_t(p.k) * 2, share_a ? kBM / 2 : kBM, kBK),
+                                    &maps.a);
   if (why.empty()) {
     why = EncodeTensorMap(
         MatrixTensor(args.b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(p.n) * 2, kBK, 64),
@@ -122,21 +144,26 @@ inline std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, M
 }
 
 // How many clusters of the kernel fit on the GPU at once: the persistent grid's size.
-template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail>
+template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false>
 constexpr auto KernelOf() {
-  if constexpr (kSplitTail) {
+  if constexpr (kShareA) {
+    static_assert(kTma && kCluster == 2 && !kSplitTail, "g08: TMA, clusters of two, unsplit");
+    return &G08SharedAKernel<T, kBN>;
+  } else if constexpr (kSplitTail) {
     return &G07SplitTailKernel<T, kBN, kCluster>;
   } else {
     return &G06TmaWsKernel<T, kBN, kTma, kCluster>;
   }
 }
 
-template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail = false>
+template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail = false,
+          bool kShareA = false>
 int ResidentClusters(cudaLaunchConfig_t cfg) {
   static const int n = [&] {
     if constexpr (kCluster == 1) return SmCount();
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters, KernelOf<T, kBN, kTma, kCluster, kSplitTail>(),
+    if (cudaOccupancyMaxActiveClusters(&clusters,
+                                       KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA>(),
                                        &cfg) != cudaSuccess ||
         clusters < 1) {
       cudaGetLastError();
@@ -148,11 +175,13 @@ int ResidentClusters(cudaLaunchConfig_t cfg) {
 }
 
 // kSplitTail (g07): the last, partial wave of cluster tiles split along K (SplitTailPlan).
-template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail = false>
+// kShareA (g08): clusters of two along N sharing A (maps.a's boxes half a tile's rows).
+template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail = false,
+          bool kShareA = false>
 cudaError_t LaunchTyped(const GemmProblem& p, const GemmArgs& a, const Maps& maps,
                         cudaStream_t stream, int group_m = kDefaultGroupM) {
   using L = Layout<kBN>;
-  auto* const kernel = KernelOf<T, kBN, kTma, kCluster, kSplitTail>();
+  auto* const kernel = KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA>();
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmemBytes));
   if (attr != cudaSuccess) return attr;
@@ -175,8 +204,9 @@ cudaError_t LaunchTyped(const GemmProblem& p, const GemmArgs& a, const Maps& map
   cfg.stream = stream;
   cfg.attrs = &cluster;
   cfg.numAttrs = 1;
-  const int64_t cluster_tiles = CeilDiv(s.tiles_m, kCluster) * s.tiles_n;
-  const int64_t resident = ResidentClusters<T, kBN, kTma, kCluster, kSplitTail>(cfg);
+  const int64_t cluster_tiles =
+      kShareA ? s.tiles_m * CeilDiv(s.tiles_n, kCluster) : CeilDiv(s.tiles_m, kCluster) * s.tiles_n;
+  const int64_t resident = ResidentClusters<T, kBN, kTma, kCluster, kSplitTail, kShareA>(cfg);
   int64_t units = cluster_tiles;
   if constexpr (kSplitTail) {
     // No split: every cluster tile is a whole unit.

@@ -59,17 +59,22 @@ struct Work {
 // first, so the clusters running at once cover a compact block of C and share A rows and B
 // columns in L2. A CTA whose tile row falls past M (odd row count) computes zeros and stores
 // nothing, so that its peer still gets its half of B.
+// With kShareA (g08) a cluster tile is one tile row x kCluster tile columns, whose CTAs share the
+// A tile instead; a CTA whose tile column falls past N (odd column count) computes zeros and
+// stores nothing, so that its peer still gets its half of A.
 // With kSplitTail (g07) the work units are the full_units whole cluster tiles, then every later
 // cluster tile once per split, dealt round-robin as tiles are.
-template <int kCluster, bool kSplitTail = false>
+template <int kCluster, bool kSplitTail = false, bool kShareA = false>
 struct Schedule {
-  int first, step, count, rows, rank, units;
+  static_assert(!kShareA || (kCluster == 2 && !kSplitTail), "g08 shares A in clusters of two");
+  int first, step, count, rows, cols, rank, units;
   __device__ explicit Schedule(const Shape& s) {
     rank = kCluster > 1 ? int(ClusterCtaRank()) : 0;
     first = blockIdx.x / kCluster;
     step = gridDim.x / kCluster;
-    rows = (s.tiles_m + kCluster - 1) / kCluster;
-    count = rows * s.tiles_n;
+    rows = kShareA ? s.tiles_m : (s.tiles_m + kCluster - 1) / kCluster;
+    cols = kShareA ? (s.tiles_n + kCluster - 1) / kCluster : s.tiles_n;
+    count = rows * cols;
     units = kSplitTail ? s.full_units + (count - s.full_units) * s.tail_splits : count;
   }
   __device__ Work Unit(const Shape& s, int u) const {
@@ -87,13 +92,14 @@ struct Schedule {
     return w;
   }
   __device__ void Coords(const Shape& s, int t, int* tm, int* tn) const {
-    const int per_group = s.group_m * s.tiles_n;
+    const int per_group = s.group_m * cols;
     const int group = t / per_group;
     const int first_row = group * s.group_m;
     const int group_rows = min(s.group_m, rows - first_row);
     const int local = t - group * per_group;
-    *tm = (first_row + local % group_rows) * kCluster + rank;
-    *tn = local / group_rows;
+    const int row = first_row + local % group_rows, col = local / group_rows;
+    *tm = kShareA ? row : row * kCluster + rank;
+    *tn = kShareA ? col * kCluster + rank : col;
   }
 };
 
@@ -114,14 +120,15 @@ struct PipeState {
 // TMA producer, one thread: per stage the A box (64 k x 128 rows) and the kBN/64 B boxes (64 n x
 // 64 k, 8 KiB apart), all completing on the stage's full barrier. In a cluster of two, each CTA
 // loads every other B box (of 128x192's three, rank 0 two) and multicasts them to both, so B
-// crosses L2 once per pair.
-template <int kBN, int kCluster, bool kSplitTail = false>
+// crosses L2 once per pair. With kShareA (g08) each CTA loads its own B boxes and one half of the
+// A tile (64 rows: map_a's box), multicast to both, so A crosses L2 once per pair.
+template <int kBN, int kCluster, bool kSplitTail = false, bool kShareA = false>
 __device__ void ProduceTma(const CUtensorMap* map_a, const CUtensorMap* map_b, const Shape& s,
                            unsigned char* stages, uint64_t* full, uint64_t* empty) {
   using L = Layout<kBN>;
   PrefetchTensorMap(map_a);
   PrefetchTensorMap(map_b);
-  const Schedule<kCluster, kSplitTail> sched(s);
+  const Schedule<kCluster, kSplitTail, kShareA> sched(s);
   PipeState<L::kStages> p;
   for (int u = sched.first; u < sched.units; u += sched.step) {
     const Work w = sched.Unit(s, u);
@@ -131,11 +138,18 @@ __device__ void ProduceTma(const CUtensorMap* map_a, const CUtensorMap* map_b, c
       unsigned char* const sa = stages + p.stage * L::kStageBytes;
       uint64_t* const bar = &full[p.stage];
       MbarArriveExpectTx(bar, L::kStageBytes);  // whole boxes count, zero-filled edges too
-      TmaLoad2D(sa, map_a, bar, kt * kBK, tm * kBM);
+      if constexpr (kShareA) {
+        // Rows 64·rank..64·rank+63 of the tile: 1 KiB swizzle atoms, so the half starts on one.
+        constexpr int kHalf = kBM / 2;
+        TmaLoad2DMulticast(sa + sched.rank * kHalf * 128, map_a, bar, kt * kBK,
+                           tm * kBM + sched.rank * kHalf, uint16_t((1u << kCluster) - 1));
+      } else {
+        TmaLoad2D(sa, map_a, bar, kt * kBK, tm * kBM);
+      }
 #pragma unroll
       for (int j = 0; j < kBN / 64; ++j) {
         unsigned char* const sb = sa + L::kABytes + j * kBoxBytes;
-        if constexpr (kCluster == 1) {
+        if constexpr (kCluster == 1 || kShareA) {
           TmaLoad2D(sb, map_b, bar, tn * kBN + 64 * j, kt * kBK);
         } else if (j % kCluster == sched.rank) {
           TmaLoad2DMulticast(sb, map_b, bar, tn * kBN + 64 * j, kt * kBK,
@@ -229,12 +243,12 @@ __device__ __forceinline__ void StoreInSplitOrder(const float (&d)[kBN / 2], flo
 // stage's four k16 wgmmas are committed as one group; the group before it is then retired
 // (wait_group 1) and its stage handed back to every producer that writes it (this CTA's, and in
 // a cluster the peer's, whose multicast fills this stage too).
-template <typename T, int kBN, int kCluster, bool kSplitTail = false>
+template <typename T, int kBN, int kCluster, bool kSplitTail = false, bool kShareA = false>
 __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_t* full,
                         uint64_t* empty, int wg) {
   using L = Layout<kBN>;
   const bool releaser = threadIdx.x % 32 == 0;  // one arrival per consumer warp and CTA
-  const Schedule<kCluster, kSplitTail> sched(s);
+  const Schedule<kCluster, kSplitTail, kShareA> sched(s);
   auto release = [&](int stage) {
     if (!releaser) return;
     MbarArrive(&empty[stage]);
@@ -279,7 +293,7 @@ __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_
 }
 
 // The kernel body. kTma false: the element-copy producer (kCluster must be 1, no split tail).
-template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail>
+template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false>
 __device__ __forceinline__ void GemmTmaWsBody(const CUtensorMap& map_a, const CUtensorMap& map_b,
                                               const uint16_t* A, const uint16_t* B, float* C,
                                               const Shape& s) {
@@ -309,14 +323,14 @@ __device__ __forceinline__ void GemmTmaWsBody(const CUtensorMap& map_a, const CU
     SetMaxNRegDec<kProducerRegs>();
     if constexpr (kTma) {
       if (threadIdx.x == 0) {
-        ProduceTma<kBN, kCluster, kSplitTail>(&map_a, &map_b, s, stages, full, empty);
+        ProduceTma<kBN, kCluster, kSplitTail, kShareA>(&map_a, &map_b, s, stages, full, empty);
       }
     } else {
       ProduceCopy<kBN>(A, B, s, stages, full, empty);
     }
   } else {
     SetMaxNRegInc<kConsumerRegs>();
-    Consume<T, kBN, kCluster, kSplitTail>(C, s, stages, full, empty, warpgroup - 1);
+    Consume<T, kBN, kCluster, kSplitTail, kShareA>(C, s, stages, full, empty, warpgroup - 1);
   }
   // No CTA may leave while its peer can still arrive on its barriers.
   if constexpr (kCluster > 1) ClusterSync();
@@ -338,6 +352,15 @@ __global__ void __launch_bounds__(kThreads, 1)
                        const __grid_constant__ CUtensorMap map_b, const uint16_t* A,
                        const uint16_t* B, float* C, Shape s) {
   GemmTmaWsBody<T, kBN, true, kCluster, true>(map_a, map_b, A, B, C, s);
+}
+
+// g08: g06 with the clusters of two along N sharing the A tile (rows off the 32-byte grid).
+template <typename T, int kBN>
+__global__ void __launch_bounds__(kThreads, 1)
+    G08SharedAKernel(const __grid_constant__ CUtensorMap map_a,
+                     const __grid_constant__ CUtensorMap map_b, const uint16_t* A,
+                     const uint16_t* B, float* C, Shape s) {
+  GemmTmaWsBody<T, kBN, true, 2, false, true>(map_a, map_b, A, B, C, s);
 }
 
 }  // namespace flashscope::kernels::g06

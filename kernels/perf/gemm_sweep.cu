@@ -5,7 +5,9 @@
 // here with
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -o gemm_sweep \
 //        kernels/perf/gemm_sweep.cu kernels/hopper/tensor_map.cc -lcublas
-// and run on the device. The flashscope binary's own runs are the numbers that count.
+// and run on the device (`gemm_sweep [SAMPLES]`; `gemm_sweep --pitch [SAMPLES]` the pitch study,
+// `--pitch-once` its 5000^3 bf16 launches once each, for ncu). The flashscope binary's own runs
+// are the numbers that count.
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -130,6 +132,11 @@ double RelErr(const Bufs& buf, size_t n) {
   return h[2] != 0 ? INFINITY : double(err) / double(mag);
 }
 
+// What gemm.g06_tma_ws launches for `p` (its registered plan, maps over packed rows).
+cudaError_t LaunchRegisteredG06(const GemmProblem& p, const GemmArgs& args) {
+  return g06::LaunchPlan<false>(p, args, g06::ShapePlan<ChooseBN>(p), nullptr, "g06");
+}
+
 void RunShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int samples, bool* ok) {
   const bool bf16 = p.dtype == DType::kBF16;
   const int m = int(p.m), n = int(p.n), k = int(p.k);
@@ -147,7 +154,7 @@ void RunShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int sampl
   GemmArgs args{buf.a, buf.b, buf.c};
   std::vector<std::string> names = {"cuBLAS", "registered plan"};
   std::vector<Launch> launches = {[&] { return cublas(buf.c); },
-                                  [&, args] { return LaunchG06(p, args, nullptr); }};
+                                  [&, args] { return LaunchRegisteredG06(p, args); }};
   std::vector<Maps> maps(std::size(kVariants));
   for (size_t i = 0; i < std::size(kVariants); ++i) {
     const Variant& v = kVariants[i];
@@ -181,8 +188,107 @@ void RunShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int sampl
   }
 }
 
+// The pitch study (docs/perf-notes.md, "GEMM rows off the 32-byte grid"): the same M x N x K with
+// A's and B's rows `lda` / `ldb` elements apart, the registered plan of g06 against cuBLAS on the
+// same pitches, so that only the rows' alignment differs between the lines of one shape.
+struct Pitch {
+  const char* name;
+  int64_t lda, ldb;
+};
+
+// g06's plan with tensor maps over rows `pitch` apart (the runner's maps assume K and N);
+// `share_a`: its clusters along N sharing A (g08's kernel) wherever g06 would cluster.
+cudaError_t LaunchPitched(const GemmProblem& p, const GemmArgs& args, const Pitch& pitch,
+                          bool share_a) {
+  g06::Plan plan = g06::ShapePlan<ChooseBN>(p);
+  plan.share_a = share_a && plan.tma && plan.cluster == 2;
+  const CUtensorMapDataType type =
+      p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  g06::Maps maps;
+  std::string why = hopper::EncodeTensorMap(
+      hopper::MatrixTensor(args.a, type, p.m, p.k, pitch.lda * 2,
+                           plan.share_a ? g06::kBM / 2 : g06::kBM, g06::kBK),
+      &maps.a);
+  if (why.empty()) {
+    why = hopper::EncodeTensorMap(
+        hopper::MatrixTensor(args.b, type, p.k, p.n, pitch.ldb * 2, g06::kBK, 64), &maps.b);
+  }
+  if (!why.empty()) {
+    std::fprintf(stderr, "pitch %s: %s\n", pitch.name, why.c_str());
+    return cudaErrorInvalidValue;
+  }
+  return p.dtype == DType::kBF16
+             ? g06::LaunchPlanTyped<__nv_bfloat16, false>(p, args, plan, maps, nullptr)
+             : g06::LaunchPlanTyped<__half, false>(p, args, plan, maps, nullptr);
+}
+
+int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// `once`: each launch once, untimed (for ncu); else checked against cuBLAS and timed.
+void RunPitchShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int samples, bool once,
+                   bool* ok) {
+  const bool bf16 = p.dtype == DType::kBF16;
+  const cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  const int64_t n = p.n, k = p.k;
+  const std::vector<Pitch> pitches = {{"rows as packed", k, n},
+                                      {"A rows to 32 B", RoundUp(k, 16), n},
+                                      {"B rows to 32 B", k, RoundUp(n, 16)},
+                                      {"both to 32 B", RoundUp(k, 16), RoundUp(n, 16)},
+                                      {"both to 128 B", RoundUp(k, 64), RoundUp(n, 64)}};
+  const float one = 1.f, zero = 0.f;
+  auto cublas = [&](const Pitch& pt, float* c) {
+    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(p.m), int(k), &one, buf.b, t,
+                        int(pt.ldb), buf.a, t, int(pt.lda), &zero, c, CUDA_R_32F, int(n),
+                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
+               ? cudaSuccess
+               : cudaErrorUnknown;
+  };
+  const GemmArgs args{buf.a, buf.b, buf.c};
+  std::vector<Launch> launches;
+  std::vector<std::string> names;
+  for (const Pitch& pt : pitches) {
+    const Pitch* pp = &pt;
+    launches.push_back([&, pp] { return cublas(*pp, buf.c); });
+    names.push_back(std::string("cuBLAS, ") + pt.name);
+    launches.push_back([&, pp, args] { return LaunchPitched(p, args, *pp, false); });
+    names.push_back(std::string("g06, ") + pt.name);
+    launches.push_back([&, pp, args] { return LaunchPitched(p, args, *pp, true); });
+    names.push_back(std::string("g06 sharing A, ") + pt.name);
+  }
+  constexpr size_t kPer = 3;  // cuBLAS, g06, g06 sharing A: per pitch
+  if (once) {
+    for (const Launch& l : launches) CHECK_CUDA(l());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    return;
+  }
+  std::vector<double> errs(launches.size(), 0.0);
+  for (size_t i = 0; i < launches.size(); ++i) {
+    if (i % kPer == 0) {
+      CHECK_CUDA(cublas(pitches[i / kPer], buf.ref));
+      continue;
+    }
+    CHECK_CUDA(cudaMemset(buf.c, 0xFF, size_t(p.m) * n * 4));  // NaN until written
+    CHECK_CUDA(launches[i]());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    errs[i] = RelErr(buf, size_t(p.m) * n);
+    *ok = *ok && errs[i] < 1e-4;
+  }
+  const std::vector<double> ms = MedianMs(launches, buf, samples);
+  const double flop = 2.0 * p.m * p.n * p.k;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    std::printf("%-32s %-32s %8.4f ms %7.1f TFLOPS %5.3fx of cuBLAS on the same pitch",
+                ProblemKey(p).c_str(), names[i].c_str(), ms[i], flop / ms[i] / 1e9,
+                ms[i / kPer * kPer] / ms[i]);
+    if (i % kPer != 0) std::printf("  err %.1e %s", errs[i], errs[i] < 1e-4 ? "ok" : "WRONG");
+    std::printf("\n");
+  }
+}
+
 int Main(int argc, char** argv) {
-  const int samples = argc > 1 ? std::atoi(argv[1]) : 20;
+  const bool pitch = argc > 1 && std::strcmp(argv[1], "--pitch") == 0;
+  const bool pitch_once = argc > 1 && std::strcmp(argv[1], "--pitch-once") == 0;
+  const int samples =
+      std::atoi(argc > 1 + (pitch || pitch_once) ? argv[1 + (pitch || pitch_once)] : "20");
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount,
@@ -203,6 +309,7 @@ int Main(int argc, char** argv) {
                                {2048, 2048, 2048},
                                {1024, 1024, 1024}};
   bool ok = true;
+  const int64_t pitch_shapes[] = {3000, 5000, 6000, 4000};
   for (DType t : {DType::kF16, DType::kBF16}) {
     if (t == DType::kF16) {
       FillKernel<__half><<<1024, 256>>>(static_cast<__half*>(buf.a), max_elems, 1);
@@ -212,6 +319,16 @@ int Main(int argc, char** argv) {
       FillKernel<__nv_bfloat16><<<1024, 256>>>(static_cast<__nv_bfloat16*>(buf.b), max_elems, 2);
     }
     CHECK_CUDA(cudaDeviceSynchronize());
+    if (pitch_once) {  // one shape, bf16 only: for ncu's counters
+      if (t == DType::kBF16) RunPitchShape(h, GemmProblem{5000, 5000, 5000, t}, buf, 1, true, &ok);
+      continue;
+    }
+    if (pitch) {
+      for (int64_t e : pitch_shapes) {
+        RunPitchShape(h, GemmProblem{e, e, e, t}, buf, samples, false, &ok);
+      }
+      continue;
+    }
     for (const auto& s : shapes) RunShape(h, GemmProblem{s[0], s[1], s[2], t}, buf, samples, &ok);
   }
   std::printf("gemm_sweep: %s\n", ok ? "every variant matched cuBLAS" : "MISMATCH");

@@ -236,5 +236,31 @@ TEST_F(HopperRungsGpu, G06TileWidthsMatchTheReference) {
   }
 }
 
+// g08's clusters along N sharing A (K off the 32-byte grid): an even and an odd tile-column count
+// (the CTA past N computes zeros, stores nothing and still multicasts its half of A), M off the
+// tile, N off the width, K off the 64-k step, widths 192 and 128; launched twice on the same
+// buffers. Each must run G08SharedAKernel, or the shape no longer tests it on this GPU.
+TEST_F(HopperRungsGpu, G08SharedAMatchesTheReference) {
+  const KernelEntry* e = FindKernel("gemm.g08_shared_a");
+  ASSERT_NE(e, nullptr);
+  uint32_t seed = 3200;
+  for (const GemmProblem& g :
+       {GemmProblem{4104, 1800, 200, DType::kBF16}, GemmProblem{4104, 1352, 72, DType::kF16}}) {
+    ASSERT_EQ(e->Supports(Problem{g}, 90), "") << ProblemKey(g);
+    const auto fns = e->device_functions(Problem{g});
+    ASSERT_EQ(fns.size(), 1u) << ProblemKey(g);
+    ASSERT_NE(fns[0].name.find("G08SharedAKernel"), std::string::npos)
+        << ProblemKey(g) << " runs " << fns[0].name << ", not the shared-A kernel this case tests";
+    const GemmCase gc = MakeGemmCase(g, seed++);
+    std::vector<float> first, second;
+    RunGemm(*e, g, gc.ab, gc.bb, &first);
+    if (HasFatalFailure()) return;
+    EXPECT_TRUE(CompareGemm(first, gc.ref, gc.abs_sum)) << ProblemKey(g) << " on " << fns[0].name;
+    RunGemm(*e, g, gc.ab, gc.bb, &second);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(first, second) << ProblemKey(g) << ": the second launch differs";
+  }
+}
+
 }  // namespace
 }  // namespace flashscope::kernels

@@ -276,6 +276,33 @@ TEST(Registry, G07NamesTheSplitKernelOrG06sCopyPath) {
                 .name,
             "G06TmaWsKernel<bf16, 256, tma, cluster 2>");
 }
+
+// g08 is g06 except where A's rows are off the 32-byte grid (K not a multiple of 16) and g06
+// would cluster: there its clusters share A (G08SharedAKernel); a single tile column, rows on the
+// grid, unclustered sizes and the element-copy path are g06's kernels.
+TEST(Registry, G08SharesAOnlyWhereARowsAreOffTheSectorGrid) {
+  const KernelEntry& g08 = Get("gemm.g08_shared_a");
+  struct Want {
+    GemmProblem g;
+    const char* name;
+  };
+  for (const Want& w :
+       {Want{{3000, 3000, 3000, DType::kBF16}, "G08SharedAKernel<bf16, 192, cluster 2>"},
+        Want{{5000, 5000, 5000, DType::kF16}, "G08SharedAKernel<fp16, 256, cluster 2>"},
+        Want{{6000, 6000, 6000, DType::kBF16}, "G06TmaWsKernel<bf16, 256, tma, cluster 2>"},
+        Want{{4096, 4096, 4104, DType::kF16}, "G08SharedAKernel<fp16, 256, cluster 2>"},
+        Want{{65536, 256, 4104, DType::kF16}, "G06TmaWsKernel<fp16, 256, tma, cluster 2>"},
+        Want{{1000, 1000, 1000, DType::kBF16}, "G06TmaWsKernel<bf16, 64, tma, cluster 1>"},
+        Want{{1000, 17, 1000, DType::kBF16}, "G06TmaWsKernel<bf16, 128, copy, cluster 1>"}}) {
+    const auto fns = g08.device_functions(Problem{w.g});
+    ASSERT_EQ(fns.size(), 1u) << ProblemKey(w.g);
+    EXPECT_NE(fns[0].func, nullptr);
+    EXPECT_EQ(fns[0].name, w.name) << ProblemKey(w.g);
+    EXPECT_EQ(fns[0].block_threads, g08.info.tile.threads);
+  }
+  const std::string fp32 = g08.Supports(Problem{GemmProblem{64, 64, 64, DType::kF32}}, 90);
+  EXPECT_NE(fp32.find("g08 issues wgmma"), std::string::npos) << fp32;
+}
 #endif
 
 TEST(Registry, OurRungsDescribeTheirDeviceFunctions) {
