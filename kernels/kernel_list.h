@@ -37,6 +37,7 @@ KernelEntry MakeA19SplitKv();
 KernelEntry MakeA20DynamicSchedule();
 KernelEntry MakeA21ShortTiles();
 KernelEntry MakeA22PolyExp64();
+KernelEntry MakeA24Prefetch128();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -85,6 +86,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA20DynamicSchedule,
     &MakeA21ShortTiles,
     &MakeA22PolyExp64,
+    &MakeA24Prefetch128,
 #endif
     // gemm ladder
     &MakeG01Naive,

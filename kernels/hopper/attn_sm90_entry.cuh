@@ -144,8 +144,10 @@ inline const std::vector<std::string> kWarpSpecializedSass = {"HGMMA", "UTMALDG"
 // head dim 64 takes the feature set F64 (a rung may schedule it differently), or F64Split where
 // that (a split-KV set) would split the problem's key tiles (a20: the persistent grid for
 // problems with enough query tiles, split-KV for the others), or F64Short (a two-warpgroup set,
-// 128-row query tiles; 0: none) where PreferShortTiles says so (a21).
-template <unsigned F, unsigned F64, unsigned F64Split, unsigned F64Short, class Fn>
+// 128-row query tiles; 0: none) where PreferShortTiles says so (a21). Head dim 128 takes F128
+// where F would not split the problem's key tiles and PreferPrefetchGrid says a persistent set
+// pays (a24; F128 == F: F always).
+template <unsigned F, unsigned F64, unsigned F64Split, unsigned F64Short, unsigned F128, class Fn>
 auto WithInstance(const AttentionProblem& p, Fn&& fn) {
   const bool bf16 = p.dtype == DType::kBF16;
   if (p.head_dim == 64) {
@@ -165,6 +167,12 @@ auto WithInstance(const AttentionProblem& p, Fn&& fn) {
     return bf16 ? fn(Instance<__nv_bfloat16, 64, F64>{}) : fn(Instance<__half, 64, F64>{});
   }
   if (p.head_dim == 128) {
+    if constexpr (F128 != F) {
+      if ((!Config<128, F>::kSplit || Instance<__half, 128, F>::Splits(p) <= 1) &&
+          PreferPrefetchGrid(p.seq_q, p.seq_k, p.causal)) {
+        return bf16 ? fn(Instance<__nv_bfloat16, 128, F128>{}) : fn(Instance<__half, 128, F128>{});
+      }
+    }
     return bf16 ? fn(Instance<__nv_bfloat16, 128, F>{}) : fn(Instance<__half, 128, F>{});
   }
   return bf16 ? fn(Instance<__nv_bfloat16, 256, F>{}) : fn(Instance<__half, 256, F>{});
@@ -172,7 +180,8 @@ auto WithInstance(const AttentionProblem& p, Fn&& fn) {
 
 // The registry entry of a rung (feature set F; F64 at head dim 64). `required_sass`: the SASS
 // opcodes its technique must compile to (the static audit fails the rung when one is missing).
-template <unsigned F, unsigned F64 = F, unsigned F64Split = F64, unsigned F64Short = 0>
+template <unsigned F, unsigned F64 = F, unsigned F64Split = F64, unsigned F64Short = 0,
+          unsigned F128 = F>
 KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   using C = Config<128, F>;
   KernelEntry e;
@@ -184,15 +193,15 @@ KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   e.info = std::move(info);
   e.attention_supports = [](const AttentionProblem& p) { return Supports(p, C::kBM); };
   e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    return WithInstance<F, F64, F64Split, F64Short>(
+    return WithInstance<F, F64, F64Split, F64Short, F128>(
         p, [&](auto inst) { return inst.Launch(p, a, s); });
   };
   e.device_functions = [](const Problem& pr) {
     std::vector<DeviceFunction> out;
     if (const auto* p = std::get_if<AttentionProblem>(&pr);
         p != nullptr && Supports(*p, C::kBM).empty()) {
-      out = WithInstance<F, F64, F64Split, F64Short>(*p,
-                                                     [&](auto inst) { return inst.Describe(*p); });
+      out = WithInstance<F, F64, F64Split, F64Short, F128>(
+          *p, [&](auto inst) { return inst.Describe(*p); });
     }
     return out;
   };

@@ -152,6 +152,15 @@ bool PreferShortTiles(int64_t seq_q) {
   return static_cast<double>(rows128) * kShortTileCost < static_cast<double>(rows192);
 }
 
+bool PreferPrefetchGrid(int64_t seq_q, int64_t seq_k, bool causal) {
+  if (seq_q <= 0 || seq_k <= 0) return false;
+  const double q = static_cast<double>(seq_q), k = static_cast<double>(seq_k);
+  // Bottom-right causal: row i sees min(k, k - q + i + 1) keys, none while that is below one.
+  double keys = k;
+  if (causal) keys = seq_q <= seq_k ? k - q + (q + 1) / 2 : k * (k + 1) / (2 * q);
+  return keys / 128 < kPrefetchMaxKeyTiles;
+}
+
 int SchedGroup(int64_t n_m, int sms) {
   if (n_m <= 0 || sms <= 0) return 1;
   return static_cast<int>(std::max<int64_t>(1, (2 * int64_t{sms} + n_m - 1) / n_m));

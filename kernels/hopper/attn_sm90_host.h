@@ -41,6 +41,15 @@ cudaError_t SplitWorkspace(size_t bytes, void** out);
 constexpr double kShortTileCost = 467.9 / 429.5;
 bool PreferShortTiles(int64_t seq_q);
 
+// a24, head dim 128: whether the persistent grid with two Q buffers beats one CTA per query tile
+// for this problem. A round of 132 CTAs (H200, session 9 device call 3: the time per round against
+// the key tiles each CTA walks, S = 256..2048 at 16k tokens) costs one CTA per tile (a21) 4.3 us
+// fixed + 1.50 us a key tile of 128, the persistent grid (a24) 2.5 + 1.65: it pays while a query
+// tile walks on average fewer than (4.3 - 2.5) / (1.65 - 1.50) = 12 key tiles (causal: the
+// bottom-right mask's visible keys, averaged over the query rows).
+constexpr double kPrefetchMaxKeyTiles = 12;  // (4.3 - 2.5) / (1.65 - 1.50)
+bool PreferPrefetchGrid(int64_t seq_q, int64_t seq_k, bool causal);
+
 // The dynamic schedule (a20): heads per scheduling group for `n_m` query tiles per head, so that
 // a group holds at least two waves of tiles (the tail within a group is its lightest tiles) while
 // the K/V of the heads in flight stay few enough to share L2.

@@ -54,8 +54,11 @@ struct Config {
   static constexpr int kBM = 64 * kConsumerWGs;
   // D = 256: O takes 128 registers per thread, so S gets a narrower tile (32 registers).
   static constexpr int kBN = D <= 128 ? 128 : 64;
+  // Persistent at D = 128 (a24): two Q buffers and two K/V stages (2 x 32 + 2 x 64 KiB) instead of
+  // one Q buffer and three stages, so that the next unit's Q loads under this unit's tiles.
+  static constexpr bool kPrefetch128 = kPersist && D == 128;
   // Three K/V stages where shared memory allows (D = 256 fills it with two).
-  static constexpr int kStages = D <= 128 ? 3 : 2;
+  static constexpr int kStages = D <= 128 && !kPrefetch128 ? 3 : 2;
   static constexpr int kConsumerThreads = 128 * kConsumerWGs;
   static constexpr int kThreads = kConsumerThreads + (kWS ? 128 : 0);
   // 128·24 + 256·240 (or 384·160) = 64512 of the 65536 registers: the producer keeps the minimum.
@@ -63,10 +66,10 @@ struct Config {
   static constexpr int kSub = D / 64;  // 128-byte (64-element) column blocks of a row
   static constexpr uint32_t kQBytes = kSub * kBM * 128;
   static constexpr uint32_t kKVBytes = kSub * kBN * 128;  // one stage of K (or of V)
-  // Persistent at D = 64: two Q buffers, so that the next tile's Q lands while this tile's
-  // epilogue stages O in its own buffer; D >= 128 has no room for a second one (D = 128: 32 KiB of
-  // Q + 192 KiB of K/V ring), and there the next Q waits for the epilogue's reads.
-  static constexpr int kQBuffers = kPersist && D == 64 ? 2 : 1;
+  // Persistent at D = 64 and 128: two Q buffers, so that the next tile's Q lands while this
+  // tile's epilogue stages O in its own buffer (D = 128 gives up its third K/V stage for it);
+  // D = 256 has no room for a second one, and there the next Q waits for the epilogue's reads.
+  static constexpr int kQBuffers = kPersist && D <= 128 ? 2 : 1;
   // q_full per buffer, and q_empty per buffer when persistent (consumers release the buffer).
   static constexpr int kQBars = kPersist ? 2 * kQBuffers : 1;
   static constexpr uint32_t kOffK = kQBuffers * kQBytes;

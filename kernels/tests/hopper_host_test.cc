@@ -60,6 +60,24 @@ TEST(PreferShortTiles, WhereThePaddingOf192RowTilesCostsMoreThanTheSlowerSchedul
   EXPECT_FALSE(PreferShortTiles(0));
 }
 
+// a24 at head dim 128: the persistent grid while a query tile walks on average fewer than 12 key
+// tiles of 128 (the crossing of the two schedules' fixed and per-tile costs).
+TEST(PreferPrefetchGrid, WhileAQueryTileWalksFewerThanTwelveKeyTiles) {
+  EXPECT_NEAR(kPrefetchMaxKeyTiles, (4.3 - 2.5) / (1.65 - 1.50), 1e-9);
+  for (int64_t s : {1, 17, 256, 512, 1024, 1535}) EXPECT_TRUE(PreferPrefetchGrid(s, s, false)) << s;
+  for (int64_t s : {1536, 2048, 4096}) EXPECT_FALSE(PreferPrefetchGrid(s, s, false)) << s;
+  // Causal (bottom-right): a square problem's rows see (S + 1) / 2 keys on average.
+  for (int64_t s : {512, 1024, 2048, 3000}) EXPECT_TRUE(PreferPrefetchGrid(s, s, true)) << s;
+  for (int64_t s : {3072, 4096, 8192}) EXPECT_FALSE(PreferPrefetchGrid(s, s, true)) << s;
+  // A 512-query chunk against 4096 keys: every row sees at least 3585 of them.
+  EXPECT_FALSE(PreferPrefetchGrid(512, 4096, true));
+  EXPECT_FALSE(PreferPrefetchGrid(128, 16384, false));
+  // More queries than keys: the first rows see no key, the last ones all of them.
+  EXPECT_TRUE(PreferPrefetchGrid(2100, 1500, true));
+  EXPECT_FALSE(PreferPrefetchGrid(0, 100, false));
+  EXPECT_FALSE(PreferPrefetchGrid(100, 0, true));
+}
+
 TEST(SplitTailPlan, ThePartialLastWaveIsSplitAlongK) {
   // 5000^3 at 128x256, clusters of two: 400 cluster tiles over 66, a tail of 4 tiles, 79 k-steps:
   // 16 splits would fit, the serial hand-over of partial sums caps them at 6.

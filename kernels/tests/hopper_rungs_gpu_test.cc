@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/registry.h"
@@ -21,7 +22,8 @@ using namespace testing;  // the device runs and comparisons (kernel_gpu_run.h)
 
 // The rungs this test covers; each must be registered (a build without sm_90a has none of them).
 const char* const kRungs[] = {"attn.a19_split_kv", "attn.a20_dynamic_schedule",
-                              "attn.a21_short_tiles", "attn.a22_poly_exp64"};
+                              "attn.a21_short_tiles", "attn.a22_poly_exp64",
+                              "attn.a24_prefetch128"};
 
 bool OnHopper() {
   int n = 0, dev = 0, major = 0, minor = 0;
@@ -102,24 +104,37 @@ TEST_F(HopperRungsGpu, ShortQueryProblemsAreSplit) {
   }
 }
 
-// a20's dynamic schedule at D = 64 (problems with enough query tiles not to split): more tiles
-// than SMs, a last head group smaller than the others, causal rows that see no key; launched
-// twice on the same buffers, so a work counter the first launch left dirty fails the second.
+// The dynamic schedule: a20 at D = 64, a24 at D = 128 (two Q buffers, two K/V stages), on
+// problems with enough query tiles not to split: more tiles than SMs (each CTA takes several, so
+// both Q buffers are filled and released again), a last head group smaller than the others,
+// causal rows that see no key, Sq != Sk; launched twice on the same buffers, so a work counter
+// the first launch left dirty fails the second.
 TEST_F(HopperRungsGpu, DynamicScheduleMatchesTheReferenceLaunchAfterLaunch) {
-  const KernelEntry* e = FindKernel("attn.a20_dynamic_schedule");
-  ASSERT_NE(e, nullptr);
   uint32_t seed = 2750;
-  for (const AttentionProblem& p : {Shape(1, 140, 300, 300, 64, DType::kBF16, true),
-                                    Shape(1, 140, 300, 300, 64, DType::kF16, false),
-                                    Shape(1, 70, 700, 450, 64, DType::kBF16, true)}) {
-    EXPECT_EQ(e->device_functions(Problem{p}).size(), 1u) << ProblemKey(p) << " was split";
-    const AttentionCase c = MakeAttentionCase(p, seed++);
-    for (int launch = 0; launch < 2; ++launch) {
-      SCOPED_TRACE(ProblemKey(p) + " launch " + std::to_string(launch));
-      AttentionOutput out;
-      RunAttention(*e, c, &out);
-      if (HasFatalFailure()) return;
-      EXPECT_TRUE(CompareAttention(c, out)) << ProblemKey(p) << " launch " << launch;
+  for (const auto& [id, d] : {std::pair<const char*, int64_t>{"attn.a20_dynamic_schedule", 64},
+                              std::pair<const char*, int64_t>{"attn.a24_prefetch128", 128}}) {
+    const KernelEntry* e = FindKernel(id);
+    ASSERT_NE(e, nullptr) << id;
+    for (const AttentionProblem& p : {Shape(1, 140, 300, 300, d, DType::kBF16, true),
+                                      Shape(1, 140, 300, 300, d, DType::kF16, false),
+                                      Shape(1, 70, 700, 450, d, DType::kBF16, true)}) {
+      const auto fns = e->device_functions(Problem{p});
+      ASSERT_EQ(fns.size(), 1u) << id << " split " << ProblemKey(p);
+      // a24 must run its persistent instance here, not a21's one CTA per tile.
+      if (d == 128) {
+        const KernelEntry* a21 = FindKernel("attn.a21_short_tiles");
+        ASSERT_NE(a21, nullptr);
+        ASSERT_NE(fns[0].name, a21->device_functions(Problem{p})[0].name) << ProblemKey(p);
+      }
+      const AttentionCase c = MakeAttentionCase(p, seed++);
+      for (int launch = 0; launch < 2; ++launch) {
+        SCOPED_TRACE(std::string(id) + " on " + ProblemKey(p) + " launch " +
+                     std::to_string(launch));
+        AttentionOutput out;
+        RunAttention(*e, c, &out);
+        if (HasFatalFailure()) return;
+        EXPECT_TRUE(CompareAttention(c, out)) << fns[0].name << " launch " << launch;
+      }
     }
   }
 }
