@@ -18,6 +18,16 @@
 // +10..+25 %, S = 512 +5..+15 %, S = 1024 0..+8 %, S >= 2048 -10..0 % (a13's tile schedule, 1.72
 // us a key tile against a17's 1.50, and two stages instead of three); causal alike; query chunks
 // unchanged (they split).
+// Measured (one H200, session 9, results/device/20261128-h200-session9/; every case passed every
+// trust check): call 3 ran a24 on the persistent grid for every unsplit problem: +28 % over a21 at
+// S = 256 (369 against 289 TFLOPS; cuDNN 425), +14-15 % at S = 512 (+21 % causal), +4-5 % at
+// S = 1024 (+13-15 % causal), -2 % at S = 2048 (+5 % causal), -5 % at S >= 4096 and -10 % on the
+// 512-query chunks, which do not split at D = 128. Per round of 132 CTAs: 2.5 us fixed + 1.65 us a
+// key tile, against a21's 4.3 + 1.50 (cuDNN 1.9 + 1.55). The short-sequence prediction held (S =
+// 256 above it), the long one missed by a little; so the grid is chosen where the two lines cross:
+// fewer than 12 key tiles a query tile on average (PreferPrefetchGrid), a21's path elsewhere.
+// Call 4 (the whole shapes suite): D = 128 minimum 0.79 -> 0.90x cuDNN (S = 512), 14 of 22
+// problems at or above it (13 before), geometric mean 1.205 -> 1.233 (bf16).
 #include "kernels/hopper/attn_sm90_entry.cuh"
 
 namespace flashscope::kernels {
