@@ -196,6 +196,19 @@ TEST_F(HopperRungsGpu, RelaunchGivesTheSameResult) {
   }
 }
 
+// Runs `e` on `g` twice on the same buffers: the first output must match the reference, the
+// second must be the first bit for bit (counters left dirty, or an order that changes, fail it).
+void ExpectTwoLaunchesMatchTheReference(const KernelEntry& e, const GemmProblem& g, uint32_t seed) {
+  const GemmCase gc = MakeGemmCase(g, seed);
+  std::vector<float> first, second;
+  RunGemm(e, g, gc.ab, gc.bb, &first);
+  if (::testing::Test::HasFatalFailure()) return;
+  EXPECT_TRUE(CompareGemm(first, gc.ref, gc.abs_sum)) << e.info.id << " on " << ProblemKey(g);
+  RunGemm(e, g, gc.ab, gc.bb, &second);
+  if (::testing::Test::HasFatalFailure()) return;
+  EXPECT_EQ(first, second) << e.info.id << " on " << ProblemKey(g) << ": the second launch differs";
+}
+
 // g07's split tail: shapes whose last wave of tiles is partial, so that its tiles are split along
 // K and their partial sums added in split order: single CTAs (1000^3: 64 tiles of 128x128, two
 // splits) and clusters of two with an odd tile-row count (2100 x 4000 x 520: 144 cluster tiles
@@ -209,14 +222,8 @@ TEST_F(HopperRungsGpu, SplitTailGemmMatchesTheReferenceLaunchAfterLaunch) {
   for (const GemmProblem& g :
        {GemmProblem{1000, 1000, 1000, DType::kBF16}, GemmProblem{2100, 4000, 520, DType::kF16}}) {
     ASSERT_EQ(e->Supports(Problem{g}, 90), "");
-    const GemmCase gc = MakeGemmCase(g, seed++);
-    std::vector<float> first, second;
-    RunGemm(*e, g, gc.ab, gc.bb, &first);
+    ExpectTwoLaunchesMatchTheReference(*e, g, seed++);
     if (HasFatalFailure()) return;
-    EXPECT_TRUE(CompareGemm(first, gc.ref, gc.abs_sum)) << ProblemKey(g);
-    RunGemm(*e, g, gc.ab, gc.bb, &second);
-    if (HasFatalFailure()) return;
-    EXPECT_EQ(first, second) << ProblemKey(g) << ": the second launch differs";
   }
 }
 
@@ -266,14 +273,8 @@ TEST_F(HopperRungsGpu, G08SharedAMatchesTheReference) {
     ASSERT_EQ(fns.size(), 1u) << ProblemKey(g);
     ASSERT_NE(fns[0].name.find("G08SharedAKernel"), std::string::npos)
         << ProblemKey(g) << " runs " << fns[0].name << ", not the shared-A kernel this case tests";
-    const GemmCase gc = MakeGemmCase(g, seed++);
-    std::vector<float> first, second;
-    RunGemm(*e, g, gc.ab, gc.bb, &first);
+    ExpectTwoLaunchesMatchTheReference(*e, g, seed++);
     if (HasFatalFailure()) return;
-    EXPECT_TRUE(CompareGemm(first, gc.ref, gc.abs_sum)) << ProblemKey(g) << " on " << fns[0].name;
-    RunGemm(*e, g, gc.ab, gc.bb, &second);
-    if (HasFatalFailure()) return;
-    EXPECT_EQ(first, second) << ProblemKey(g) << ": the second launch differs";
   }
 }
 
