@@ -12,8 +12,9 @@
 // dynamic schedule and two Q buffers (two K/V stages instead of three, for room): the producer
 // loads the next unit's Q as soon as the unit before it has released that buffer, and its first
 // K/V tiles as stages free, under this unit's tiles and epilogue. a13's two free-running consumer
-// warpgroups with conditional rescaling (a15's overlap spills in the persistent loop and the
-// ping-pong turns are written for one tile per CTA). D = 64 and 256 as a21.
+// warpgroups with conditional rescaling (a17's schedule spills 68 bytes in the persistent loop;
+// its turns do repeat per unit, and a25 measured it: slower, docs/perf-notes.md). D = 64 and 256
+// as a21.
 // Prediction (written before its first device run): D = 128, 16k tokens, against a21: S = 256
 // +10..+25 %, S = 512 +5..+15 %, S = 1024 0..+8 %, S >= 2048 -10..0 % (a13's tile schedule, 1.72
 // us a key tile against a17's 1.50, and two stages instead of three); causal alike; query chunks
