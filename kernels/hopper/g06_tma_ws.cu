@@ -7,15 +7,15 @@
 // k, K-major) and B (64 k x 64 n boxes, N-major as in memory) into 128-byte-swizzled shared
 // memory, each stage completing on its "full" mbarrier by transaction bytes; two consumer
 // warpgroups wait on it and issue wgmma.m64nNk16 (N = 256; 192, 128 or 64 where the narrower
-// tile's rounds of the grid are predicted to finish sooner, ChooseBN) on their 64 rows, then hand
-// the stage back through its "empty" mbarrier once wgmma.wait_group has retired the reads. No
-// __syncthreads in the main loop. setmaxnreg moves registers from the producer warpgroup (40) to
-// the consumers (232: 128 accumulators each). Clusters of two CTAs along M share the B tile: each
-// loads half of its boxes and multicasts them to both. Persistent: as many clusters as fit at once,
-// cluster c takes cluster tiles c, c + clusters, ..., walked in groups of 8 cluster rows, down a
-// column first, so the clusters running at once share A rows and B columns in L2. The producer runs
-// ahead into the next tile while the consumers store the last one (straight from registers to
-// global memory). Device code: g06_tma_ws_kernel.cuh.
+// tile's rounds of the grid are predicted to finish sooner, g06::PredictedBestWidth) on their 64
+// rows, then hand the stage back through its "empty" mbarrier once wgmma.wait_group has retired the
+// reads. No __syncthreads in the main loop. setmaxnreg moves registers from the producer
+// warpgroup (40) to the consumers (232: 128 accumulators each). Clusters of two CTAs along M share
+// the B tile: each loads half of its boxes and multicasts them to both. Persistent: as many
+// clusters as fit at once, cluster c takes cluster tiles c, c + clusters, ..., walked in groups
+// of 8 cluster rows, down a column first, so the clusters running at once share A rows and B
+// columns in L2. The producer runs ahead into the next tile while the consumers store the last
+// one (straight from registers to global memory). Device code: g06_tma_ws_kernel.cuh.
 //
 // Paths, one kernel entry: TMA needs 16-byte-aligned rows, so K and N multiples of 8 (2-byte
 // elements) and 16-byte-aligned A and B take the TMA path (edges zero-filled by the copy engine);
@@ -54,13 +54,6 @@ namespace {
 using g06::LaunchTyped;
 using g06::Maps;
 using g06::MapsFor;
-using g06::SmCount;
-using g06::Tiles;
-
-// ---------------------------------------------------------------- host side
-
-// g06's width rule (g06::PredictedBestWidth): the kernels/perf/gemm_sweep.cu harness calls it too.
-int ChooseBN(const GemmProblem& p) { return g06::PredictedBestWidth(p); }
 
 }  // namespace
 
@@ -76,7 +69,8 @@ KernelEntry MakeG06TmaWs() {
   e.info.changed =
       "TMA bulk-tensor loads completing on mbarriers, warp specialisation, persistent grouped "
       "tile order, B multicast in clusters of two, fp16 and bf16";
-  return g06::TmaWsEntry</*kSplitTail=*/false, g06::ShapePlan<ChooseBN>>(std::move(e), "g06");
+  return g06::TmaWsEntry</*kSplitTail=*/false, g06::ShapePlan<g06::PredictedBestWidth>>(
+      std::move(e), "g06");
 }
 
 }  // namespace flashscope::kernels

@@ -100,9 +100,26 @@ struct Maps {
   CUtensorMap a{}, b{};
 };
 
+// The tensor maps of A (M rows of K, `lda` elements apart; boxes of 128 rows, g08's `share_a`: 64,
+// each CTA of a cluster loading one half) and B (K rows of N, `ldb` apart; boxes of 64 k-rows x
+// 64 n). Empty on success, else why not. The runner's operands are packed (lda = K, ldb = N,
+// MapsFor); kernels/perf/gemm_sweep.cu's pitch study pads them.
+inline std::string EncodeMaps(const GemmProblem& p, const void* a, const void* b, int64_t lda,
+                              int64_t ldb, bool share_a, Maps* out) {
+  const CUtensorMapDataType type =
+      p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  std::string why = EncodeTensorMap(MatrixTensor(a, type, uint64_t(p.m), uint64_t(p.k),
+                                                 uint64_t(lda) * 2, share_a ? kBM / 2 : kBM, kBK),
+                                    &out->a);
+  if (why.empty()) {
+    why = EncodeTensorMap(
+        MatrixTensor(b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(ldb) * 2, kBK, 64), &out->b);
+  }
+  return why;
+}
+
 // Encoding costs host time on every launch; the runner relaunches one problem on the same few
-// buffer sets (its rotated slots) many times, so the maps of the last few are kept. `share_a`
-// (g08): A's boxes are half a tile's rows, each CTA of a cluster loading one half.
+// buffer sets (its rotated slots) many times, so the maps of the last few are kept.
 inline std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, Maps* out,
                            bool share_a = false) {
   struct Key {
@@ -125,19 +142,10 @@ inline std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, M
     *out = *found;
     return "";
   }
-  const CUtensorMapDataType type =
-      p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   Maps maps;
-  // A: M rows of K, boxes of 128 (g08: 64) rows x 64 k. B: K rows of N, boxes of 64 k-rows x 64 n.
-  std::string why = EncodeTensorMap(MatrixTensor(args.a, type, uint64_t(p.m), uint64_t(p.k),
-                                                 uint64_t(p.k) * 2, share_a ? kBM / 2 : kBM, kBK),
-                                    &maps.a);
-  if (why.empty()) {
-    why = EncodeTensorMap(
-        MatrixTensor(args.b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(p.n) * 2, kBK, 64),
-        &maps.b);
+  if (std::string why = EncodeMaps(p, args.a, args.b, p.k, p.n, share_a, &maps); !why.empty()) {
+    return why;
   }
-  if (!why.empty()) return why;
   kept.Keep(key, maps);
   *out = maps;
   return "";

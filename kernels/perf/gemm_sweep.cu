@@ -134,7 +134,8 @@ double RelErr(const Bufs& buf, size_t n) {
 
 // What gemm.g06_tma_ws launches for `p` (its registered plan, maps over packed rows).
 cudaError_t LaunchRegisteredG06(const GemmProblem& p, const GemmArgs& args) {
-  return g06::LaunchPlan<false>(p, args, g06::ShapePlan<ChooseBN>(p), nullptr, "g06");
+  return g06::LaunchPlan<false>(p, args, g06::ShapePlan<g06::PredictedBestWidth>(p), nullptr,
+                                "g06");
 }
 
 void RunShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int samples, bool* ok) {
@@ -188,9 +189,9 @@ void RunShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int sampl
   }
 }
 
-// The pitch study (docs/perf-notes.md, "GEMM rows off the 32-byte grid"): the same M x N x K with
-// A's and B's rows `lda` / `ldb` elements apart, the registered plan of g06 against cuBLAS on the
-// same pitches, so that only the rows' alignment differs between the lines of one shape.
+// The pitch study (docs/perf-notes.md, "The GEMM pitch study and g08_shared_a"): the same M x N x K
+// with A's and B's rows `lda` / `ldb` elements apart, the registered plan of g06 against cuBLAS on
+// the same pitches, so that only the rows' alignment differs between the lines of one shape.
 struct Pitch {
   const char* name;
   int64_t lda, ldb;
@@ -200,19 +201,11 @@ struct Pitch {
 // `share_a`: its clusters along N sharing A (g08's kernel) wherever g06 would cluster.
 cudaError_t LaunchPitched(const GemmProblem& p, const GemmArgs& args, const Pitch& pitch,
                           bool share_a) {
-  g06::Plan plan = g06::ShapePlan<ChooseBN>(p);
+  g06::Plan plan = g06::ShapePlan<g06::PredictedBestWidth>(p);
   plan.share_a = share_a && plan.tma && plan.cluster == 2;
-  const CUtensorMapDataType type =
-      p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   g06::Maps maps;
-  std::string why = hopper::EncodeTensorMap(
-      hopper::MatrixTensor(args.a, type, p.m, p.k, pitch.lda * 2,
-                           plan.share_a ? g06::kBM / 2 : g06::kBM, g06::kBK),
-      &maps.a);
-  if (why.empty()) {
-    why = hopper::EncodeTensorMap(
-        hopper::MatrixTensor(args.b, type, p.k, p.n, pitch.ldb * 2, g06::kBK, 64), &maps.b);
-  }
+  const std::string why =
+      g06::EncodeMaps(p, args.a, args.b, pitch.lda, pitch.ldb, plan.share_a, &maps);
   if (!why.empty()) {
     std::fprintf(stderr, "pitch %s: %s\n", pitch.name, why.c_str());
     return cudaErrorInvalidValue;

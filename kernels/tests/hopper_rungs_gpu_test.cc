@@ -227,8 +227,8 @@ TEST_F(HopperRungsGpu, SplitTailGemmMatchesTheReferenceLaunchAfterLaunch) {
   }
 }
 
-// g06's tile width by predicted time (ChooseBN): shapes whose rule picks 128x192 and 128x128
-// tiles, single CTAs and clusters of two with an odd tile-row count (the CTA past M still
+// g06's tile width by predicted time (g06::PredictedBestWidth): shapes whose rule picks 128x192 and
+// 128x128 tiles, single CTAs and clusters of two with an odd tile-row count (the CTA past M still
 // multicasts its B boxes: of 192's three, rank 0 loads two), N off the width (a partial and a
 // wholly outside 64-column box of B), K off the 64-k step. Each must name the width it is meant to
 // test, or the shape no longer exercises it on this GPU's SM count.
