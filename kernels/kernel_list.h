@@ -38,6 +38,7 @@ KernelEntry MakeA20DynamicSchedule();
 KernelEntry MakeA21ShortTiles();
 KernelEntry MakeA22PolyExp64();
 KernelEntry MakeA24Prefetch128();
+KernelEntry MakeA26TrimWarpgroups();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -87,6 +88,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA21ShortTiles,
     &MakeA22PolyExp64,
     &MakeA24Prefetch128,
+    &MakeA26TrimWarpgroups,
 #endif
     // gemm ladder
     &MakeG01Naive,

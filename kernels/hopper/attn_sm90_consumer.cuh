@@ -131,10 +131,42 @@ struct Consumer {
     }
   }
 
+  // a26: how many of this CTA's key tiles (a prefix) this warpgroup's own rows see: none when
+  // they all lie past seq_q (the last query tile's padding), fewer than the CTA's when the causal
+  // diagonal crosses the tile (the tile's first warpgroup stops a key tile or more earlier).
+  // Skipping the rest changes no result: they are masked whole for every row of the warpgroup.
+  __device__ __forceinline__ int OwnKeyTiles() const {
+    if constexpr (!C::kTrim) {
+      return n_tiles;
+    } else {
+      const int first_row = m0 + cw * 64;
+      if (first_row >= p.seq_q) return 0;
+      const int seen = KeyTiles<BN>(p, min(first_row + 64, p.seq_q)) - (C::kSplit ? kt0 : 0);
+      return max(0, min(n_tiles, seen));
+    }
+  }
+
+  // a26: a key tile this warpgroup's rows do not see: it still waits for the tile to land before
+  // releasing it, so that its one arrival per stage fill counts towards that fill and never towards
+  // an earlier one that other warpgroups are still reading.
+  __device__ __forceinline__ void PassOver(int s, uint32_t ph) const {
+    hopper::MbarWait(prod.bars.KFull(s), ph);
+    Release(prod.bars.KEmpty(s));
+    hopper::MbarWait(prod.bars.VFull(s), ph);
+    Release(prod.bars.VEmpty(s));
+  }
+
   // a12/a13: per key tile, S = Q·Kᵀ, wait, softmax (O rescaled in place), P·V, wait.
   __device__ void RunSequential() {
     hopper::MbarWait(prod.bars.QFull(qbuf), qphase);
-    for (int it = 0; it < n_tiles; ++it) {
+    // a26: the computing loop ends at this warpgroup's own last key tile, then a loop of its own
+    // passes over the CTA's remaining ones. (A test inside the computing loop cost a20's schedule
+    // 9-12 % at S >= 2048: session 10, device call 1.)
+    // The shuffle from lane 0 tells the compiler the count is warp-uniform, so that the loop keeps
+    // its stage and phase in uniform registers as a20's does (computed from the warpgroup index,
+    // which it cannot prove uniform, the loop state moved to vector registers: -10 % at D = 64).
+    const int own_tiles = C::kTrim ? __shfl_sync(0xffffffffu, OwnKeyTiles(), 0) : n_tiles;
+    for (int it = 0; it < own_tiles; ++it) {
       const int s = Slot(it);
       const uint32_t ph = Phase(it);
       if constexpr (!C::kWS) {
@@ -164,6 +196,9 @@ struct Consumer {
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(Flat(st.o));
       Release(prod.bars.VEmpty(s));
+    }
+    if constexpr (C::kTrim) {
+      for (int it = own_tiles; it < n_tiles; ++it) PassOver(Slot(it), Phase(it));
     }
   }
 

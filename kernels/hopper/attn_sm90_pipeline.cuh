@@ -28,6 +28,7 @@ enum : unsigned {
   kPersistent = 1u << 12,       // one CTA per SM walks a static schedule of query tiles (a18)
   kSplitKV = 1u << 13,          // a query tile's key tiles split over CTAs, then combined (a19)
   kDynamicSchedule = 1u << 14,  // persistent CTAs take query tiles from an atomic counter (a20)
+  kTrimWarpgroups = 1u << 15,   // a warpgroup computes only the key tiles its own rows see (a26)
 };
 
 // Tile shape, roles and shared-memory layout of one instantiation.
@@ -47,6 +48,11 @@ struct Config {
   static_assert(!kDyn || kPersist, "the dynamic schedule is the persistent grid's");
   static_assert(!kSplit || (kWS && !kPersist),
                 "split-KV is written for the one-tile-per-CTA grid with a producer warpgroup");
+  // a26: each consumer warpgroup computes only the key tiles its own 64 rows see, which only a
+  // free-running schedule allows (the ping-pong turns and a15's batched issue pair the warpgroups).
+  static constexpr bool kTrim = (F & kTrimWarpgroups) != 0;
+  static_assert(!kTrim || (kWS && !kBatched),
+                "trimmed warpgroups need a producer warpgroup and the free-running schedule");
   static constexpr int kConsumerWGs = (F & kThreeWarpgroups) ? 3 : 2;
   static_assert(!kPP || kConsumerWGs == 2, "the ping-pong turns are written for two warpgroups");
   static_assert(kConsumerWGs == 2 || kWS,

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,9 +22,9 @@ namespace {
 using namespace testing;  // the device runs and comparisons (kernel_gpu_run.h)
 
 // The rungs this test covers; each must be registered (a build without sm_90a has none of them).
-const char* const kRungs[] = {"attn.a19_split_kv", "attn.a20_dynamic_schedule",
+const char* const kRungs[] = {"attn.a19_split_kv",    "attn.a20_dynamic_schedule",
                               "attn.a21_short_tiles", "attn.a22_poly_exp64",
-                              "attn.a24_prefetch128"};
+                              "attn.a24_prefetch128", "attn.a26_trim_warpgroups"};
 
 bool OnHopper() {
   int n = 0, dev = 0, major = 0, minor = 0;
@@ -112,7 +113,9 @@ TEST_F(HopperRungsGpu, ShortQueryProblemsAreSplit) {
 TEST_F(HopperRungsGpu, DynamicScheduleMatchesTheReferenceLaunchAfterLaunch) {
   uint32_t seed = 2750;
   for (const auto& [id, d] : {std::pair<const char*, int64_t>{"attn.a20_dynamic_schedule", 64},
-                              std::pair<const char*, int64_t>{"attn.a24_prefetch128", 128}}) {
+                              std::pair<const char*, int64_t>{"attn.a24_prefetch128", 128},
+                              std::pair<const char*, int64_t>{"attn.a26_trim_warpgroups", 64},
+                              std::pair<const char*, int64_t>{"attn.a26_trim_warpgroups", 128}}) {
     const KernelEntry* e = FindKernel(id);
     ASSERT_NE(e, nullptr) << id;
     for (const AttentionProblem& p : {Shape(1, 140, 300, 300, d, DType::kBF16, true),
@@ -120,7 +123,7 @@ TEST_F(HopperRungsGpu, DynamicScheduleMatchesTheReferenceLaunchAfterLaunch) {
                                       Shape(1, 70, 700, 450, d, DType::kBF16, true)}) {
       const auto fns = e->device_functions(Problem{p});
       ASSERT_EQ(fns.size(), 1u) << id << " split " << ProblemKey(p);
-      // a24 must run its persistent instance here, not a21's one CTA per tile.
+      // a24 and a26 must run their persistent instance here, not a21's one CTA per tile.
       if (d == 128) {
         const KernelEntry* a21 = FindKernel("attn.a21_short_tiles");
         ASSERT_NE(a21, nullptr);
@@ -275,6 +278,47 @@ TEST_F(HopperRungsGpu, G08SharedAMatchesTheReference) {
         << ProblemKey(g) << " runs " << fns[0].name << ", not the shared-A kernel this case tests";
     ExpectTwoLaunchesMatchTheReference(*e, g, seed++);
     if (HasFatalFailure()) return;
+  }
+}
+
+// a26 skips only key tiles that the mask zeroes whole for every row of a warpgroup, so its output
+// must be a20's (D = 64) and a24's (D = 128) bit for bit, on the paths it trims: the persistent
+// grid and split-KV, padded last query tiles (Sq off the 192- and 128-row grid), the causal
+// diagonal with Sq < Sk and Sq > Sk (rows that see no key).
+TEST_F(HopperRungsGpu, TrimmedWarpgroupsChangeNoBit) {
+  const KernelEntry* a26 = FindKernel("attn.a26_trim_warpgroups");
+  ASSERT_NE(a26, nullptr);
+  uint32_t seed = 2790;
+  for (const auto& [base_id, d] : {std::pair<const char*, int64_t>{"attn.a20_dynamic_schedule", 64},
+                                   std::pair<const char*, int64_t>{"attn.a24_prefetch128", 128}}) {
+    const KernelEntry* base = FindKernel(base_id);
+    ASSERT_NE(base, nullptr) << base_id;
+    std::vector<AttentionProblem> problems = {Shape(1, 140, 300, 300, d, DType::kBF16, true),
+                                              Shape(2, 40, 520, 520, d, DType::kF16, true),
+                                              Shape(1, 70, 700, 450, d, DType::kBF16, true),
+                                              Shape(3, 50, 330, 1000, d, DType::kBF16, false)};
+    if (d == 64) {  // split-KV's shares (at D = 128 these split on a17's untrimmed schedule)
+      problems.push_back(Shape(1, 3, 77, 4099, d, DType::kF16, true));
+      problems.push_back(Shape(1, 1, 2100, 1500, d, DType::kBF16, true));
+    }
+    for (const AttentionProblem& p : problems) {
+      SCOPED_TRACE(std::string(base_id) + " against a26 on " + ProblemKey(p));
+      const auto trimmed = a26->device_functions(Problem{p});
+      const auto plain = base->device_functions(Problem{p});
+      ASSERT_EQ(trimmed.size(), plain.size());
+      ASSERT_NE(trimmed[0].name, plain[0].name) << "a26 must run its own (trimmed) instance";
+      const AttentionCase c = MakeAttentionCase(p, seed++);
+      AttentionOutput want, got;
+      RunAttention(*base, c, &want);
+      if (HasFatalFailure()) return;
+      RunAttention(*a26, c, &got);
+      if (HasFatalFailure()) return;
+      EXPECT_TRUE(CompareAttention(c, got));
+      EXPECT_TRUE(want.o == got.o) << "O differs from " << base_id;
+      ASSERT_EQ(want.lse.size(), got.lse.size());
+      EXPECT_EQ(0, std::memcmp(want.lse.data(), got.lse.data(), want.lse.size() * sizeof(float)))
+          << "LSE differs from " << base_id;
+    }
   }
 }
 
