@@ -50,6 +50,7 @@ KernelEntry MakeG05Wgmma();  // kernels/hopper/: compiled for sm_90a only
 KernelEntry MakeG06TmaWs();
 KernelEntry MakeG07SplitTail();
 KernelEntry MakeG08SharedA();
+KernelEntry MakeG09TallTiles();
 #endif
 // --- peers ---
 KernelEntry MakeCublasGemm();
@@ -100,6 +101,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeG06TmaWs,
     &MakeG07SplitTail,
     &MakeG08SharedA,
+    &MakeG09TallTiles,
 #endif
     // peers
     &MakeCublasGemm,

@@ -23,12 +23,14 @@
 namespace flashscope::kernels::g06 {
 
 // Which kernel a problem runs: the TMA path (tile width bn, clusters of `cluster` CTAs sharing B,
-// or A where share_a: g08) or the element-copying producer with 128x128 tiles.
+// or A where share_a: g08; `wg` consumer warpgroups of 64 rows each, 3 for g09's 192-row tiles)
+// or the element-copying producer with 128x128 tiles.
 struct Plan {
   bool tma = false;
   int bn = 128;
   int cluster = 1;
   bool share_a = false;
+  int wg = 2;
 };
 
 using ShapePlanFn = Plan (*)(const GemmProblem&);
@@ -56,11 +58,18 @@ inline Plan ForOperands(const Plan& shape_plan, const GemmProblem& p, const void
   return shape_plan;
 }
 
-template <typename T, bool kSplitTail, int kBN>
+template <typename T, bool kSplitTail, int kBN, bool kTall>
 cudaError_t LaunchTmaPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
                           const Maps& maps, cudaStream_t stream) {
   if constexpr (!kSplitTail) {
     if (plan.share_a) return LaunchTyped<T, kBN, true, 2, false, true>(p, a, maps, stream);
+    if constexpr (kTall && kBN == 192) {  // g09's tiles: 192 x 192 only
+      if (plan.wg == 3) {
+        return plan.cluster == 2
+                   ? LaunchTyped<T, kBN, true, 2, false, false, 3>(p, a, maps, stream)
+                   : LaunchTyped<T, kBN, true, 1, false, false, 3>(p, a, maps, stream);
+      }
+    }
   }
   return plan.cluster == 2 ? LaunchTyped<T, kBN, true, 2, kSplitTail>(p, a, maps, stream)
                            : LaunchTyped<T, kBN, true, 1, kSplitTail>(p, a, maps, stream);
@@ -68,72 +77,86 @@ cudaError_t LaunchTmaPlan(const GemmProblem& p, const GemmArgs& a, const Plan& p
 
 // The instantiation `plan` names. The element-copy path is g06's kernel, unsplit, for both rungs;
 // g07 has no 128x192 or 128x64 tiles.
-template <typename T, bool kSplitTail>
+template <typename T, bool kSplitTail, bool kTall = false>
 cudaError_t LaunchPlanTyped(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
                             const Maps& maps, cudaStream_t stream) {
   if (!plan.tma) return LaunchTyped<T, 128, false, 1>(p, a, maps, stream);
-  if (plan.bn == 256) return LaunchTmaPlan<T, kSplitTail, 256>(p, a, plan, maps, stream);
+  if (plan.bn == 256) return LaunchTmaPlan<T, kSplitTail, 256, kTall>(p, a, plan, maps, stream);
   if constexpr (kSplitTail) {
-    return LaunchTmaPlan<T, kSplitTail, 128>(p, a, plan, maps, stream);
+    return LaunchTmaPlan<T, kSplitTail, 128, kTall>(p, a, plan, maps, stream);
   } else {
-    if (plan.bn == 192) return LaunchTmaPlan<T, kSplitTail, 192>(p, a, plan, maps, stream);
-    if (plan.bn == 128) return LaunchTmaPlan<T, kSplitTail, 128>(p, a, plan, maps, stream);
-    return LaunchTmaPlan<T, kSplitTail, 64>(p, a, plan, maps, stream);
+    if (plan.bn == 192) return LaunchTmaPlan<T, kSplitTail, 192, kTall>(p, a, plan, maps, stream);
+    if (plan.bn == 128) return LaunchTmaPlan<T, kSplitTail, 128, kTall>(p, a, plan, maps, stream);
+    return LaunchTmaPlan<T, kSplitTail, 64, kTall>(p, a, plan, maps, stream);
   }
 }
 
 // Launches `plan`, encoding the tensor maps first on the TMA path; `id` (the kernel's) starts the
 // message of maps that cannot be encoded.
-template <bool kSplitTail>
+template <bool kSplitTail, bool kTall = false>
 cudaError_t LaunchPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
                        cudaStream_t stream, const char* id) {
   Maps maps;
   if (plan.tma) {
-    if (const std::string why = MapsFor(p, a, plan.bn, &maps, plan.share_a); !why.empty()) {
+    if (const std::string why = MapsFor(p, a, plan.bn, &maps, plan.share_a, 64 * plan.wg);
+        !why.empty()) {
       std::fprintf(stderr, "%s: %s\n", id, why.c_str());
       return cudaErrorInvalidValue;
     }
   }
   return p.dtype == DType::kBF16
-             ? LaunchPlanTyped<__nv_bfloat16, kSplitTail>(p, a, plan, maps, stream)
-             : LaunchPlanTyped<__half, kSplitTail>(p, a, plan, maps, stream);
+             ? LaunchPlanTyped<__nv_bfloat16, kSplitTail, kTall>(p, a, plan, maps, stream)
+             : LaunchPlanTyped<__half, kSplitTail, kTall>(p, a, plan, maps, stream);
 }
 
 // The profiler's name of one instantiation: "G06TmaWsKernel<bf16, 256, tma, cluster 2>",
-// "G07SplitTailKernel<fp16, 128, cluster 1>" or "G08SharedAKernel<bf16, 192, cluster 2>".
-template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false>
+// "G07SplitTailKernel<fp16, 128, cluster 1>", "G08SharedAKernel<bf16, 192, cluster 2>" or
+// "G09TallTileKernel<bf16, 192x192, cluster 2>".
+template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false,
+          int kWG = 2>
 DeviceFunction DescribeKernel() {
   const std::string type = std::is_same_v<T, __half> ? "fp16" : "bf16";
-  const std::string shape = std::to_string(kBN) + ", " +
-                            (kSplitTail || kShareA ? "" : (kTma ? "tma, " : "copy, ")) +
+  const std::string width =
+      kWG == 3 ? std::to_string(Roles<kWG>::kBM) + "x" + std::to_string(kBN) : std::to_string(kBN);
+  const std::string shape = width + ", " +
+                            (kSplitTail || kShareA || kWG == 3 ? "" : (kTma ? "tma, " : "copy, ")) +
                             "cluster " + std::to_string(kCluster);
-  const char* const kernel = kShareA      ? "G08SharedAKernel<"
+  const char* const kernel = kWG == 3     ? "G09TallTileKernel<"
+                             : kShareA    ? "G08SharedAKernel<"
                              : kSplitTail ? "G07SplitTailKernel<"
                                           : "G06TmaWsKernel<";
-  return {reinterpret_cast<const void*>(KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA>()),
-          std::string(kernel) + type + ", " + shape + ">", kThreads, Layout<kBN>::kSmemBytes};
+  return {
+      reinterpret_cast<const void*>(KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG>()),
+      std::string(kernel) + type + ", " + shape + ">", Roles<kWG>::kThreads,
+      Layout<kBN, kWG>::kSmemBytes};
 }
 
-template <typename T, bool kSplitTail, int kBN>
+template <typename T, bool kSplitTail, int kBN, bool kTall>
 DeviceFunction DescribeTmaPlan(const Plan& plan) {
   if constexpr (!kSplitTail) {
     if (plan.share_a) return DescribeKernel<T, kBN, true, 2, false, true>();
+    if constexpr (kTall && kBN == 192) {
+      if (plan.wg == 3) {
+        return plan.cluster == 2 ? DescribeKernel<T, kBN, true, 2, false, false, 3>()
+                                 : DescribeKernel<T, kBN, true, 1, false, false, 3>();
+      }
+    }
   }
   return plan.cluster == 2 ? DescribeKernel<T, kBN, true, 2, kSplitTail>()
                            : DescribeKernel<T, kBN, true, 1, kSplitTail>();
 }
 
 // The device function LaunchPlanTyped launches for `plan`.
-template <typename T, bool kSplitTail>
+template <typename T, bool kSplitTail, bool kTall = false>
 DeviceFunction DescribePlan(const Plan& plan) {
   if (!plan.tma) return DescribeKernel<T, 128, false, 1, false>();
-  if (plan.bn == 256) return DescribeTmaPlan<T, kSplitTail, 256>(plan);
+  if (plan.bn == 256) return DescribeTmaPlan<T, kSplitTail, 256, kTall>(plan);
   if constexpr (kSplitTail) {
-    return DescribeTmaPlan<T, kSplitTail, 128>(plan);
+    return DescribeTmaPlan<T, kSplitTail, 128, kTall>(plan);
   } else {
-    if (plan.bn == 192) return DescribeTmaPlan<T, kSplitTail, 192>(plan);
-    if (plan.bn == 128) return DescribeTmaPlan<T, kSplitTail, 128>(plan);
-    return DescribeTmaPlan<T, kSplitTail, 64>(plan);
+    if (plan.bn == 192) return DescribeTmaPlan<T, kSplitTail, 192, kTall>(plan);
+    if (plan.bn == 128) return DescribeTmaPlan<T, kSplitTail, 128, kTall>(plan);
+    return DescribeTmaPlan<T, kSplitTail, 64, kTall>(plan);
   }
 }
 
@@ -150,8 +173,9 @@ inline std::string WgmmaGemmSupports(const GemmProblem& p, const char* rung) {
 // The entry of a rung, from `e` with its facts (e.info; family, architecture, the widest tile and
 // required SASS filled in here): WgmmaGemmSupports naming the rung (`rung`: "g06"), the launch of
 // ForOperands(kShapePlan(problem)) and the device function of kShapePlan's plan (the runner's
-// buffers are TMA-addressable).
-template <bool kSplitTail, ShapePlanFn kShapePlan>
+// buffers are TMA-addressable). kTall (g09): the plan may name 192 x 192 tiles on three consumer
+// warpgroups (Plan::wg 3), whose kernels only such a rung instantiates.
+template <bool kSplitTail, ShapePlanFn kShapePlan, bool kTall = false>
 KernelEntry TmaWsEntry(KernelEntry e, const char* rung) {
   const auto supports = [rung](const GemmProblem& p) { return WgmmaGemmSupports(p, rung); };
   e.info.family = Family::kGemm;
@@ -161,15 +185,15 @@ KernelEntry TmaWsEntry(KernelEntry e, const char* rung) {
   e.info.required_sass = {"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"};
   e.gemm_supports = supports;
   e.gemm_launch = [id = e.info.id](const GemmProblem& p, const GemmArgs& a, cudaStream_t stream) {
-    return LaunchPlan<kSplitTail>(p, a, ForOperands(kShapePlan(p), p, a.a, a.b), stream,
-                                  id.c_str());
+    return LaunchPlan<kSplitTail, kTall>(p, a, ForOperands(kShapePlan(p), p, a.a, a.b), stream,
+                                         id.c_str());
   };
   e.device_functions = [supports](const Problem& pr) {
     std::vector<DeviceFunction> out;
     if (const auto* p = std::get_if<GemmProblem>(&pr); p != nullptr && supports(*p).empty()) {
       const Plan plan = kShapePlan(*p);
-      out.push_back(p->dtype == DType::kBF16 ? DescribePlan<__nv_bfloat16, kSplitTail>(plan)
-                                             : DescribePlan<__half, kSplitTail>(plan));
+      out.push_back(p->dtype == DType::kBF16 ? DescribePlan<__nv_bfloat16, kSplitTail, kTall>(plan)
+                                             : DescribePlan<__half, kSplitTail, kTall>(plan));
     }
     return out;
   };

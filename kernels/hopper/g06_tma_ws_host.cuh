@@ -40,20 +40,23 @@ inline int SmCount() {
 
 inline int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-inline int64_t Tiles(const GemmProblem& p, int bn) { return CeilDiv(p.m, kBM) * CeilDiv(p.n, bn); }
+// Tiles of `bm` rows (g06-g08: 128; g09: 192) x `bn` columns.
+inline int64_t Tiles(const GemmProblem& p, int bn, int bm = kBM) {
+  return CeilDiv(p.m, bm) * CeilDiv(p.n, bn);
+}
 
 // CTAs per cluster on the TMA path with tiles `bn` wide. Clusters pay where there are several
 // waves of tiles (+1 % at 4096^3); on one wave or less their start-up and final cluster barrier
 // cost more than sharing B saves (-3 % at 2048^3, -10 % at 1024^3 in the g06 v2 sweep).
-inline int ClusterSize(const GemmProblem& p, int bn) {
-  return p.m > kBM && Tiles(p, bn) >= 2 * SmCount() ? 2 : 1;
+inline int ClusterSize(const GemmProblem& p, int bn, int bm = kBM) {
+  return p.m > bm && Tiles(p, bn, bm) >= 2 * SmCount() ? 2 : 1;
 }
 
 // Rounds of the persistent grid with tiles `bn` wide: its cluster tiles (kCluster tile rows x one
 // tile column) dealt over the clusters resident at once, one CTA per SM (g06::Schedule).
-inline int64_t Waves(const GemmProblem& p, int bn) {
-  const int cluster = ClusterSize(p, bn);
-  const int64_t units = CeilDiv(CeilDiv(p.m, kBM), cluster) * CeilDiv(p.n, bn);
+inline int64_t Waves(const GemmProblem& p, int bn, int bm = kBM) {
+  const int cluster = ClusterSize(p, bn, bm);
+  const int64_t units = CeilDiv(CeilDiv(p.m, bm), cluster) * CeilDiv(p.n, bn);
   return CeilDiv(units, SmCount() / cluster);
 }
 
@@ -65,16 +68,17 @@ inline int64_t Waves(const GemmProblem& p, int bn) {
 // overprices narrow tiles (128 x 128 at 2048^3: 1.02 measured, 1.24 here), which errs towards
 // the wide tile.
 constexpr double kNarrowTileCost = 0.72;
-inline double TileCostPerColumn(int bn) {
-  const double bytes_per_flop = double(kBM + bn) / (double(kBM) * bn);
+inline double TileCostPerColumn(int bn, int bm = kBM) {
+  const double bytes_per_flop = double(bm + bn) / (double(bm) * bn);
   const double widest = double(kBM + 256) / (double(kBM) * 256);
   return 1.0 + kNarrowTileCost * (bytes_per_flop / widest - 1.0);
 }
 
 // The predicted time of the problem with tiles `bn` wide, in units of a 128 x 1 column's time:
 // rounds x width x cost per column (every round takes a whole tile's time, full or not).
-inline double PredictedTime(const GemmProblem& p, int bn) {
-  return double(Waves(p, bn)) * bn * TileCostPerColumn(bn);
+// A tile of bm rows counts bm / 128 columns of that time per column.
+inline double PredictedTime(const GemmProblem& p, int bn, int bm = kBM) {
+  return double(Waves(p, bn, bm)) * (double(bm) / kBM) * bn * TileCostPerColumn(bn, bm);
 }
 
 // The tile width with the least predicted time (PredictedTime: rounds of the persistent grid x
@@ -100,16 +104,16 @@ struct Maps {
   CUtensorMap a{}, b{};
 };
 
-// The tensor maps of A (M rows of K, `lda` elements apart; boxes of 128 rows, g08's `share_a`: 64,
-// each CTA of a cluster loading one half) and B (K rows of N, `ldb` apart; boxes of 64 k-rows x
-// 64 n). Empty on success, else why not. The runner's operands are packed (lda = K, ldb = N,
-// MapsFor); kernels/perf/gemm_sweep.cu's pitch study pads them.
+// The tensor maps of A (M rows of K, `lda` elements apart; boxes of `bm` rows, g08's `share_a`:
+// half of them, each CTA of a cluster loading one half) and B (K rows of N, `ldb` apart; boxes of
+// 64 k-rows x 64 n). Empty on success, else why not. The runner's operands are packed (lda = K,
+// ldb = N, MapsFor); kernels/perf/gemm_sweep.cu's pitch study pads them.
 inline std::string EncodeMaps(const GemmProblem& p, const void* a, const void* b, int64_t lda,
-                              int64_t ldb, bool share_a, Maps* out) {
+                              int64_t ldb, bool share_a, Maps* out, int bm = kBM) {
   const CUtensorMapDataType type =
       p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
   std::string why = EncodeTensorMap(MatrixTensor(a, type, uint64_t(p.m), uint64_t(p.k),
-                                                 uint64_t(lda) * 2, share_a ? kBM / 2 : kBM, kBK),
+                                                 uint64_t(lda) * 2, share_a ? bm / 2 : bm, kBK),
                                     &out->a);
   if (why.empty()) {
     why = EncodeTensorMap(
@@ -121,29 +125,29 @@ inline std::string EncodeMaps(const GemmProblem& p, const void* a, const void* b
 // Encoding costs host time on every launch; the runner relaunches one problem on the same few
 // buffer sets (its rotated slots) many times, so the maps of the last few are kept.
 inline std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, Maps* out,
-                           bool share_a = false) {
+                           bool share_a = false, int bm = kBM) {
   struct Key {
     const void* a = nullptr;
     const void* b = nullptr;
     int64_t m = 0, n = 0, k = 0;
     DType dtype = DType::kF16;
-    int bn = 0;
+    int bn = 0, bm = 0;
     bool share_a = false;
     bool operator==(const Key& o) const {
       return a == o.a && b == o.b && m == o.m && n == o.n && k == o.k && dtype == o.dtype &&
-             bn == o.bn && share_a == o.share_a;
+             bn == o.bn && bm == o.bm && share_a == o.share_a;
     }
   };
   static std::mutex mu;
   static hopper::RecentMaps<Key, Maps> kept;
-  const Key key{args.a, args.b, p.m, p.n, p.k, p.dtype, bn, share_a};
+  const Key key{args.a, args.b, p.m, p.n, p.k, p.dtype, bn, bm, share_a};
   std::lock_guard<std::mutex> lock(mu);
   if (const Maps* found = kept.Find(key)) {
     *out = *found;
     return "";
   }
   Maps maps;
-  if (std::string why = EncodeMaps(p, args.a, args.b, p.k, p.n, share_a, &maps); !why.empty()) {
+  if (std::string why = EncodeMaps(p, args.a, args.b, p.k, p.n, share_a, &maps, bm); !why.empty()) {
     return why;
   }
   kept.Keep(key, maps);
@@ -152,9 +156,13 @@ inline std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, M
 }
 
 // How many clusters of the kernel fit on the GPU at once: the persistent grid's size.
-template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false>
+template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false,
+          int kWG = 2>
 constexpr auto KernelOf() {
-  if constexpr (kShareA) {
+  if constexpr (kWG == 3) {
+    static_assert(kTma && !kSplitTail && !kShareA, "g09: TMA, unsplit, B shared");
+    return &G09TallTileKernel<T, kBN, kCluster>;
+  } else if constexpr (kShareA) {
     static_assert(kTma && kCluster == 2 && !kSplitTail, "g08: TMA, clusters of two, unsplit");
     return &G08SharedAKernel<T, kBN>;
   } else if constexpr (kSplitTail) {
@@ -165,13 +173,13 @@ constexpr auto KernelOf() {
 }
 
 template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail = false,
-          bool kShareA = false>
+          bool kShareA = false, int kWG = 2>
 int ResidentClusters(cudaLaunchConfig_t cfg) {
   static const int n = [&] {
     if constexpr (kCluster == 1) return SmCount();
     int clusters = 0;
     if (cudaOccupancyMaxActiveClusters(&clusters,
-                                       KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA>(),
+                                       KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG>(),
                                        &cfg) != cudaSuccess ||
         clusters < 1) {
       cudaGetLastError();
@@ -184,19 +192,21 @@ int ResidentClusters(cudaLaunchConfig_t cfg) {
 
 // kSplitTail (g07): the last, partial wave of cluster tiles split along K (SplitTailPlan).
 // kShareA (g08): clusters of two along N sharing A (maps.a's boxes half a tile's rows).
+// kWG 3 (g09): 192-row tiles on three consumer warpgroups (maps.a's boxes 192 rows).
 template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail = false,
-          bool kShareA = false>
+          bool kShareA = false, int kWG = 2>
 cudaError_t LaunchTyped(const GemmProblem& p, const GemmArgs& a, const Maps& maps,
                         cudaStream_t stream, int group_m = kDefaultGroupM) {
-  using L = Layout<kBN>;
-  auto* const kernel = KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA>();
+  using L = Layout<kBN, kWG>;
+  using R = Roles<kWG>;
+  auto* const kernel = KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG>();
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmemBytes));
   if (attr != cudaSuccess) return attr;
   Shape s{int(p.m),
           int(p.n),
           int(p.k),
-          int(CeilDiv(p.m, kBM)),
+          int(CeilDiv(p.m, R::kBM)),
           int(CeilDiv(p.n, kBN)),
           int(CeilDiv(p.k, kBK)),
           group_m};
@@ -207,14 +217,14 @@ cudaError_t LaunchTyped(const GemmProblem& p, const GemmArgs& a, const Maps& map
   cluster.val.clusterDim.z = 1;
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(unsigned(SmCount() / kCluster * kCluster));
-  cfg.blockDim = dim3(kThreads);
+  cfg.blockDim = dim3(R::kThreads);
   cfg.dynamicSmemBytes = L::kSmemBytes;
   cfg.stream = stream;
   cfg.attrs = &cluster;
   cfg.numAttrs = 1;
   const int64_t cluster_tiles =
       kShareA ? s.tiles_m * CeilDiv(s.tiles_n, kCluster) : CeilDiv(s.tiles_m, kCluster) * s.tiles_n;
-  const int64_t resident = ResidentClusters<T, kBN, kTma, kCluster, kSplitTail, kShareA>(cfg);
+  const int64_t resident = ResidentClusters<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG>(cfg);
   int64_t units = cluster_tiles;
   if constexpr (kSplitTail) {
     // No split: every cluster tile is a whole unit.

@@ -16,19 +16,29 @@ namespace flashscope::kernels::g06 {
 
 using namespace hopper;  // NOLINT: the PTX wrappers read as instructions
 
-constexpr int kBM = 128, kBK = 64;                      // C rows per tile, K per pipeline stage
-constexpr int kConsumers = 2;                           // consumer warpgroups, 64 tile rows each
-constexpr int kThreads = 128 * (1 + kConsumers);        // warpgroup 0 produces
-constexpr int kProducerRegs = 40, kConsumerRegs = 232;  // 128·40 + 256·232 <= 64 Ki registers
+constexpr int kBK = 64;  // K per pipeline stage
+
+// The roles of a CTA with kWG consumer warpgroups of 64 tile rows each (g06-g08: 2, 128-row tiles;
+// g09: 3, 192-row tiles) beside warpgroup 0, which produces. setmaxnreg moves the producer's
+// registers to the consumers: 128·40 + 256·232 and 128·40 + 384·152 fit 64 Ki registers.
+template <int kWG>
+struct Roles {
+  static_assert(kWG == 2 || kWG == 3, "two or three consumer warpgroups");
+  static constexpr int kBM = 64 * kWG;  // C rows per tile
+  static constexpr int kThreads = 128 * (1 + kWG);
+  static constexpr int kProducerRegs = 40, kConsumerRegs = kWG == 2 ? 232 : 152;
+};
+// g06-g08's roles, which their host code names.
+constexpr int kBM = Roles<2>::kBM, kConsumers = 2, kThreads = Roles<2>::kThreads;
 // Shared memory for the stages (227 KiB per block max): 4, 5, 6, 8 stages for N = 256, 192, 128,
 // 64 (192 KiB gave 256, 128 and 64 the same counts; 200 KiB gives 192 a fifth stage).
 constexpr int kStageBudget = 200 * 1024;
 constexpr int kBoxBytes = 64 * 128;  // one 64-row box of 128-byte (64-element) rows: 8 KiB
 
-template <int kBN>
+template <int kBN, int kWG = 2>
 struct Layout {
-  static constexpr int kABytes = kBM * kBK * 2;  // 16 KiB: 128 rows of 64 k (128 bytes)
-  static constexpr int kBBytes = kBK * kBN * 2;  // kBN/64 boxes of 64 k-rows of 64 n
+  static constexpr int kABytes = Roles<kWG>::kBM * kBK * 2;  // 128 or 192 rows of 64 k (128 B)
+  static constexpr int kBBytes = kBK * kBN * 2;              // kBN/64 boxes of 64 k-rows of 64 n
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kStages = kStageBudget / kStageBytes;
   // Stages, then the 2·kStages mbarriers; 1 KiB of slack aligns the base to the swizzle atoms.
@@ -122,10 +132,11 @@ struct PipeState {
 // loads every other B box (of 128x192's three, rank 0 two) and multicasts them to both, so B
 // crosses L2 once per pair. With kShareA (g08) each CTA loads its own B boxes and one half of the
 // A tile (64 rows: map_a's box), multicast to both, so A crosses L2 once per pair.
-template <int kBN, int kCluster, bool kSplitTail = false, bool kShareA = false>
+template <int kBN, int kCluster, bool kSplitTail = false, bool kShareA = false, int kWG = 2>
 __device__ void ProduceTma(const CUtensorMap* map_a, const CUtensorMap* map_b, const Shape& s,
                            unsigned char* stages, uint64_t* full, uint64_t* empty) {
-  using L = Layout<kBN>;
+  using L = Layout<kBN, kWG>;
+  constexpr int kRows = Roles<kWG>::kBM;
   PrefetchTensorMap(map_a);
   PrefetchTensorMap(map_b);
   const Schedule<kCluster, kSplitTail, kShareA> sched(s);
@@ -140,11 +151,11 @@ __device__ void ProduceTma(const CUtensorMap* map_a, const CUtensorMap* map_b, c
       MbarArriveExpectTx(bar, L::kStageBytes);  // whole boxes count, zero-filled edges too
       if constexpr (kShareA) {
         // Rows 64·rank..64·rank+63 of the tile: 1 KiB swizzle atoms, so the half starts on one.
-        constexpr int kHalf = kBM / 2;
+        constexpr int kHalf = kRows / 2;
         TmaLoad2DMulticast(sa + sched.rank * kHalf * 128, map_a, bar, kt * kBK,
-                           tm * kBM + sched.rank * kHalf, uint16_t((1u << kCluster) - 1));
+                           tm * kRows + sched.rank * kHalf, uint16_t((1u << kCluster) - 1));
       } else {
-        TmaLoad2D(sa, map_a, bar, kt * kBK, tm * kBM);
+        TmaLoad2D(sa, map_a, bar, kt * kBK, tm * kRows);
       }
 #pragma unroll
       for (int j = 0; j < kBN / 64; ++j) {
@@ -243,10 +254,12 @@ __device__ __forceinline__ void StoreInSplitOrder(const float (&d)[kBN / 2], flo
 // stage's four k16 wgmmas are committed as one group; the group before it is then retired
 // (wait_group 1) and its stage handed back to every producer that writes it (this CTA's, and in
 // a cluster the peer's, whose multicast fills this stage too).
-template <typename T, int kBN, int kCluster, bool kSplitTail = false, bool kShareA = false>
+template <typename T, int kBN, int kCluster, bool kSplitTail = false, bool kShareA = false,
+          int kWG = 2>
 __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_t* full,
                         uint64_t* empty, int wg) {
-  using L = Layout<kBN>;
+  using L = Layout<kBN, kWG>;
+  constexpr int kRows = Roles<kWG>::kBM;
   const bool releaser = threadIdx.x % 32 == 0;  // one arrival per consumer warp and CTA
   const Schedule<kCluster, kSplitTail, kShareA> sched(s);
   auto release = [&](int stage) {
@@ -282,9 +295,9 @@ __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_
     }
     WgmmaWait<0>();
     release(previous);
-    const int row0 = tm * kBM + wg * 64 + (threadIdx.x / 32 % 4) * 16;
+    const int row0 = tm * kRows + wg * 64 + (threadIdx.x / 32 % 4) * 16;
     if (kSplitTail && w.split >= 0) {
-      int* const turn = s.chain + (w.slot * kCluster + sched.rank) * kConsumers + wg;
+      int* const turn = s.chain + (w.slot * kCluster + sched.rank) * kWG + wg;
       StoreInSplitOrder<kBN>(d, C, s, row0, tn * kBN, turn, w.split, wg);
     } else {
       StoreWgmmaAccumulators<kBN>(d, C, s.m, s.n, row0, tn * kBN);
@@ -293,13 +306,16 @@ __device__ void Consume(float* C, const Shape& s, unsigned char* stages, uint64_
 }
 
 // The kernel body. kTma false: the element-copy producer (kCluster must be 1, no split tail).
-template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false>
+template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false,
+          int kWG = 2>
 __device__ __forceinline__ void GemmTmaWsBody(const CUtensorMap& map_a, const CUtensorMap& map_b,
                                               const uint16_t* A, const uint16_t* B, float* C,
                                               const Shape& s) {
   static_assert(kCluster == 1 || (kTma && kCluster == 2), "clusters of two, TMA path only");
   static_assert(!kSplitTail || kTma, "the split tail is the TMA path's");
-  using L = Layout<kBN>;
+  static_assert(kWG == 2 || (kTma && !kShareA), "g09's three warpgroups: the TMA path, B shared");
+  using L = Layout<kBN, kWG>;
+  using R = Roles<kWG>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   // Swizzle atoms start on 1 KiB boundaries; the same offset in every CTA, as multicast needs.
   unsigned char* const stages = smem_raw + ((1024 - (SmemAddr(smem_raw) & 1023)) & 1023);
@@ -308,8 +324,8 @@ __device__ __forceinline__ void GemmTmaWsBody(const CUtensorMap& map_a, const CU
   const int warpgroup = threadIdx.x / 128;
   if (threadIdx.x == 0) {
     for (int i = 0; i < L::kStages; ++i) {
-      MbarInit(&full[i], kTma ? 1 : 128);              // TMA: the issuing thread's arrive.expect_tx
-      MbarInit(&empty[i], kConsumers * 4 * kCluster);  // every consumer warp of the cluster
+      MbarInit(&full[i], kTma ? 1 : 128);       // TMA: the issuing thread's arrive.expect_tx
+      MbarInit(&empty[i], kWG * 4 * kCluster);  // every consumer warp of the cluster
     }
     FenceMbarInit();
   }
@@ -320,17 +336,17 @@ __device__ __forceinline__ void GemmTmaWsBody(const CUtensorMap& map_a, const CU
     __syncthreads();
   }
   if (warpgroup == 0) {
-    SetMaxNRegDec<kProducerRegs>();
+    SetMaxNRegDec<R::kProducerRegs>();
     if constexpr (kTma) {
       if (threadIdx.x == 0) {
-        ProduceTma<kBN, kCluster, kSplitTail, kShareA>(&map_a, &map_b, s, stages, full, empty);
+        ProduceTma<kBN, kCluster, kSplitTail, kShareA, kWG>(&map_a, &map_b, s, stages, full, empty);
       }
     } else {
       ProduceCopy<kBN>(A, B, s, stages, full, empty);
     }
   } else {
-    SetMaxNRegInc<kConsumerRegs>();
-    Consume<T, kBN, kCluster, kSplitTail, kShareA>(C, s, stages, full, empty, warpgroup - 1);
+    SetMaxNRegInc<R::kConsumerRegs>();
+    Consume<T, kBN, kCluster, kSplitTail, kShareA, kWG>(C, s, stages, full, empty, warpgroup - 1);
   }
   // No CTA may leave while its peer can still arrive on its barriers.
   if constexpr (kCluster > 1) ClusterSync();
@@ -361,6 +377,15 @@ __global__ void __launch_bounds__(kThreads, 1)
                      const __grid_constant__ CUtensorMap map_b, const uint16_t* A,
                      const uint16_t* B, float* C, Shape s) {
   GemmTmaWsBody<T, kBN, true, 2, false, true>(map_a, map_b, A, B, C, s);
+}
+
+// g09: g06 with 192-row tiles, three consumer warpgroups (fewer operand bytes per FLOP).
+template <typename T, int kBN, int kCluster>
+__global__ void __launch_bounds__(Roles<3>::kThreads, 1)
+    G09TallTileKernel(const __grid_constant__ CUtensorMap map_a,
+                      const __grid_constant__ CUtensorMap map_b, const uint16_t* A,
+                      const uint16_t* B, float* C, Shape s) {
+  GemmTmaWsBody<T, kBN, true, kCluster, false, false, 3>(map_a, map_b, A, B, C, s);
 }
 
 }  // namespace flashscope::kernels::g06

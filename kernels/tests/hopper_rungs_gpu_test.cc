@@ -281,6 +281,38 @@ TEST_F(HopperRungsGpu, G08SharedAMatchesTheReference) {
   }
 }
 
+// g09's 192 x 192 tiles on three consumer warpgroups: a single CTA and clusters of two with an odd
+// tile-row count (the CTA past M still multicasts its B boxes), M and N off the tile (a 64-column
+// box of B 8 columns wide), K off the 64-k step; launched twice on the same buffers. Each must run
+// G09TallTileKernel, as must the 3000^3 and 5000^3, or the shapes no longer test it here.
+TEST_F(HopperRungsGpu, G09TallTilesMatchTheReference) {
+  const KernelEntry* e = FindKernel("gemm.g09_tall_tiles");
+  ASSERT_NE(e, nullptr);
+  struct Case {
+    GemmProblem g;
+    const char* kernel;  // a part of the described function's name
+  };
+  uint32_t seed = 3300;
+  for (const Case& c : {Case{{2312, 1544, 136, DType::kBF16}, "192x192, cluster 1"},
+                        Case{{5000, 2312, 72, DType::kF16}, "192x192, cluster 2"}}) {
+    ASSERT_EQ(e->Supports(Problem{c.g}, 90), "") << ProblemKey(c.g);
+    const auto fns = e->device_functions(Problem{c.g});
+    ASSERT_EQ(fns.size(), 1u) << ProblemKey(c.g);
+    ASSERT_NE(fns[0].name.find(std::string("G09TallTileKernel<") +
+                               (c.g.dtype == DType::kBF16 ? "bf16, " : "fp16, ") + c.kernel),
+              std::string::npos)
+        << ProblemKey(c.g) << " runs " << fns[0].name << ", not the " << c.kernel
+        << " this case tests";
+    ExpectTwoLaunchesMatchTheReference(*e, c.g, seed++);
+    if (HasFatalFailure()) return;
+  }
+  for (int64_t size : {3000, 5000}) {
+    const GemmProblem g{size, size, size, DType::kBF16};
+    EXPECT_NE(e->device_functions(Problem{g})[0].name.find("G09TallTileKernel"), std::string::npos)
+        << ProblemKey(g);
+  }
+}
+
 // a26 skips only key tiles that the mask zeroes whole for every row of a warpgroup, so its output
 // must be a20's (D = 64) and a24's (D = 128) bit for bit, on the paths it trims: the persistent
 // grid and split-KV, padded last query tiles (Sq off the 192- and 128-row grid), the causal
