@@ -212,6 +212,17 @@ void ExpectTwoLaunchesMatchTheReference(const KernelEntry& e, const GemmProblem&
   EXPECT_EQ(first, second) << e.info.id << " on " << ProblemKey(g) << ": the second launch differs";
 }
 
+// `e` must take `g` and run one device function whose name holds `part` (a tile width, a kernel),
+// or the shape no longer tests what its case means to on this GPU's SM count. Fails fatally.
+void AssertRunsTheFunctionItTests(const KernelEntry& e, const GemmProblem& g,
+                                  const std::string& part) {
+  ASSERT_EQ(e.Supports(Problem{g}, 90), "") << ProblemKey(g);
+  const auto fns = e.device_functions(Problem{g});
+  ASSERT_EQ(fns.size(), 1u) << ProblemKey(g);
+  ASSERT_NE(fns[0].name.find(part), std::string::npos)
+      << ProblemKey(g) << " runs " << fns[0].name << ", not the " << part << " its case tests";
+}
+
 // g07's split tail: shapes whose last wave of tiles is partial, so that its tiles are split along
 // K and their partial sums added in split order: single CTAs (1000^3: 64 tiles of 128x128, two
 // splits) and clusters of two with an odd tile-row count (2100 x 4000 x 520: 144 cluster tiles
@@ -247,17 +258,13 @@ TEST_F(HopperRungsGpu, G06TileWidthsMatchTheReference) {
                         Case{{520, 3336, 136, DType::kF16}, "192, tma, cluster 1"},
                         Case{{4104, 1352, 72, DType::kF16}, "128, tma, cluster 2"},
                         Case{{264, 2824, 40, DType::kBF16}, "128, tma, cluster 1"}}) {
-    ASSERT_EQ(e->Supports(Problem{c.g}, 90), "") << ProblemKey(c.g);
-    const auto fns = e->device_functions(Problem{c.g});
-    ASSERT_EQ(fns.size(), 1u) << ProblemKey(c.g);
-    ASSERT_NE(fns[0].name.find(c.width), std::string::npos)
-        << ProblemKey(c.g) << " runs " << fns[0].name << ", not the " << c.width
-        << " this case tests";
+    AssertRunsTheFunctionItTests(*e, c.g, c.width);
+    if (HasFatalFailure()) return;
     const GemmCase gc = MakeGemmCase(c.g, seed++);
     std::vector<float> out;
     RunGemm(*e, c.g, gc.ab, gc.bb, &out);
     if (HasFatalFailure()) return;
-    EXPECT_TRUE(CompareGemm(out, gc.ref, gc.abs_sum)) << ProblemKey(c.g) << " on " << fns[0].name;
+    EXPECT_TRUE(CompareGemm(out, gc.ref, gc.abs_sum)) << ProblemKey(c.g) << " with " << c.width;
   }
 }
 
@@ -271,11 +278,8 @@ TEST_F(HopperRungsGpu, G08SharedAMatchesTheReference) {
   uint32_t seed = 3200;
   for (const GemmProblem& g :
        {GemmProblem{4104, 1800, 200, DType::kBF16}, GemmProblem{4104, 1352, 72, DType::kF16}}) {
-    ASSERT_EQ(e->Supports(Problem{g}, 90), "") << ProblemKey(g);
-    const auto fns = e->device_functions(Problem{g});
-    ASSERT_EQ(fns.size(), 1u) << ProblemKey(g);
-    ASSERT_NE(fns[0].name.find("G08SharedAKernel"), std::string::npos)
-        << ProblemKey(g) << " runs " << fns[0].name << ", not the shared-A kernel this case tests";
+    AssertRunsTheFunctionItTests(*e, g, "G08SharedAKernel");
+    if (HasFatalFailure()) return;
     ExpectTwoLaunchesMatchTheReference(*e, g, seed++);
     if (HasFatalFailure()) return;
   }
@@ -295,21 +299,17 @@ TEST_F(HopperRungsGpu, G09TallTilesMatchTheReference) {
   uint32_t seed = 3300;
   for (const Case& c : {Case{{2312, 1544, 136, DType::kBF16}, "192x192, cluster 1"},
                         Case{{5000, 2312, 72, DType::kF16}, "192x192, cluster 2"}}) {
-    ASSERT_EQ(e->Supports(Problem{c.g}, 90), "") << ProblemKey(c.g);
-    const auto fns = e->device_functions(Problem{c.g});
-    ASSERT_EQ(fns.size(), 1u) << ProblemKey(c.g);
-    ASSERT_NE(fns[0].name.find(std::string("G09TallTileKernel<") +
-                               (c.g.dtype == DType::kBF16 ? "bf16, " : "fp16, ") + c.kernel),
-              std::string::npos)
-        << ProblemKey(c.g) << " runs " << fns[0].name << ", not the " << c.kernel
-        << " this case tests";
+    AssertRunsTheFunctionItTests(*e, c.g,
+                                 std::string("G09TallTileKernel<") +
+                                     (c.g.dtype == DType::kBF16 ? "bf16, " : "fp16, ") + c.kernel);
+    if (HasFatalFailure()) return;
     ExpectTwoLaunchesMatchTheReference(*e, c.g, seed++);
     if (HasFatalFailure()) return;
   }
   for (int64_t size : {3000, 5000}) {
-    const GemmProblem g{size, size, size, DType::kBF16};
-    EXPECT_NE(e->device_functions(Problem{g})[0].name.find("G09TallTileKernel"), std::string::npos)
-        << ProblemKey(g);
+    AssertRunsTheFunctionItTests(*e, GemmProblem{size, size, size, DType::kBF16},
+                                 "G09TallTileKernel");
+    if (HasFatalFailure()) return;
   }
 }
 
