@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "common/problem.h"
@@ -108,17 +109,21 @@ struct Maps {
 // half of them, each CTA of a cluster loading one half) and B (K rows of N, `ldb` apart; boxes of
 // 64 k-rows x 64 n). Empty on success, else why not. The runner's operands are packed (lda = K,
 // ldb = N, MapsFor); kernels/perf/gemm_sweep.cu's pitch study pads them.
+// `promotion`: both maps' L2 promotion (the --promotion study); unset, each map's
+// hopper::PromotionForRows (128 bytes for rows off the 32-byte grid, 256 otherwise).
 inline std::string EncodeMaps(const GemmProblem& p, const void* a, const void* b, int64_t lda,
-                              int64_t ldb, bool share_a, Maps* out, int bm = kBM) {
+                              int64_t ldb, bool share_a, Maps* out, int bm = kBM,
+                              std::optional<CUtensorMapL2promotion> promotion = std::nullopt) {
   const CUtensorMapDataType type =
       p.dtype == DType::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  std::string why = EncodeTensorMap(MatrixTensor(a, type, uint64_t(p.m), uint64_t(p.k),
-                                                 uint64_t(lda) * 2, share_a ? bm / 2 : bm, kBK),
-                                    &out->a);
-  if (why.empty()) {
-    why = EncodeTensorMap(
-        MatrixTensor(b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(ldb) * 2, kBK, 64), &out->b);
-  }
+  hopper::TmaTensor ta = MatrixTensor(a, type, uint64_t(p.m), uint64_t(p.k), uint64_t(lda) * 2,
+                                      share_a ? bm / 2 : bm, kBK);
+  hopper::TmaTensor tb =
+      MatrixTensor(b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(ldb) * 2, kBK, 64);
+  ta.l2_promotion = promotion.value_or(hopper::PromotionForRows(uint64_t(lda) * 2));
+  tb.l2_promotion = promotion.value_or(hopper::PromotionForRows(uint64_t(ldb) * 2));
+  std::string why = EncodeTensorMap(ta, &out->a);
+  if (why.empty()) why = EncodeTensorMap(tb, &out->b);
   return why;
 }
 

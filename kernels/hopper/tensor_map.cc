@@ -66,6 +66,11 @@ std::string CheckLimits(const TmaTensor& t) {
 
 }  // namespace
 
+CUtensorMapL2promotion PromotionForRows(uint64_t row_bytes) {
+  return row_bytes % 32 != 0 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                             : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+}
+
 TmaTensor MatrixTensor(const void* base, CUtensorMapDataType type, uint64_t rows, uint64_t cols,
                        uint64_t row_stride_bytes, uint32_t box_rows, uint32_t box_cols) {
   TmaTensor t;
@@ -101,7 +106,7 @@ std::string EncodeTensorMap(const TmaTensor& t, CUtensorMap* out) {
   const CUresult r =
       encode(out, t.type, static_cast<cuuint32_t>(t.rank), const_cast<void*>(t.base), t.dims,
              t.strides_bytes, t.box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, t.swizzle,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+             t.l2_promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) {
     return "cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r)) +
            " (" + Shape(t) + ")";

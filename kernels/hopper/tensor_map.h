@@ -25,7 +25,18 @@ struct TmaTensor {
   uint64_t strides_bytes[2] = {0, 0};
   uint32_t box[3] = {0, 0, 1};
   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+  // How much L2 fetches around each request of the copy engine: 256 bytes, but 128 for the GEMM
+  // rungs' operands whose rows are off the 32-byte grid (PromotionForRows).
+  CUtensorMapL2promotion l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
 };
+
+// L2 promotion for a tensor whose rows are `row_bytes` apart: 128 bytes when the rows are off the
+// 32-byte sector grid, 256 otherwise. Session 10's promotion study (kernels/perf/gemm_sweep.cu
+// --promotion, results/device/20261128-h200-session10/call7-promotion.txt): with 256 bytes g06 ran
+// 3000^3 at 0.80x cuBLAS and 5000^3 at 0.80x, with 128 at 0.91-0.92x and 0.86x (a 128-byte box row
+// that straddles two 256-byte blocks made L2 fetch both); on rows on the grid (4000^3, 6000^3)
+// every promotion was level within 0.5 %.
+CUtensorMapL2promotion PromotionForRows(uint64_t row_bytes);
 
 // A row-major matrix of `rows` x `cols` elements, `row_stride_bytes` apart, read in boxes of
 // `box_rows` x `box_cols` elements, 128-byte swizzled.

@@ -6,7 +6,8 @@
 //   nvcc -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -o gemm_sweep \
 //        kernels/perf/gemm_sweep.cu kernels/hopper/tensor_map.cc -lcublas
 // and run on the device (`gemm_sweep [SAMPLES]`; `gemm_sweep --pitch [SAMPLES]` the pitch study,
-// `--pitch-once` its 5000^3 bf16 launches once each, for ncu). The flashscope binary's own runs
+// `--pitch-once` its 5000^3 bf16 launches once each, for ncu; `--promotion [SAMPLES]` g06 with each
+// L2 promotion of its tensor maps). The flashscope binary's own runs
 // are the numbers that count.
 #include <cublas_v2.h>
 
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -198,14 +200,16 @@ struct Pitch {
 };
 
 // g06's plan with tensor maps over rows `pitch` apart (the runner's maps assume K and N);
-// `share_a`: its clusters along N sharing A (g08's kernel) wherever g06 would cluster.
+// `share_a`: its clusters along N sharing A (g08's kernel) wherever g06 would cluster;
+// `promotion`: L2's fetch granularity in both maps (the --promotion study); unset, g06's own.
 cudaError_t LaunchPitched(const GemmProblem& p, const GemmArgs& args, const Pitch& pitch,
-                          bool share_a) {
+                          bool share_a,
+                          std::optional<CUtensorMapL2promotion> promotion = std::nullopt) {
   g06::Plan plan = g06::ShapePlan<g06::PredictedBestWidth>(p);
   plan.share_a = share_a && plan.tma && plan.cluster == 2;
   g06::Maps maps;
-  const std::string why =
-      g06::EncodeMaps(p, args.a, args.b, pitch.lda, pitch.ldb, plan.share_a, &maps);
+  const std::string why = g06::EncodeMaps(p, args.a, args.b, pitch.lda, pitch.ldb, plan.share_a,
+                                          &maps, g06::kBM, promotion);
   if (!why.empty()) {
     std::fprintf(stderr, "pitch %s: %s\n", pitch.name, why.c_str());
     return cudaErrorInvalidValue;
@@ -277,11 +281,61 @@ void RunPitchShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int 
   }
 }
 
+// The promotion study: g06's plan on packed rows as registered (g06::PromotionFor) and with each L2
+// promotion of its tensor maps (none, 64, 128, 256 bytes), against cuBLAS, each checked against
+// cuBLAS's result.
+void RunPromotionShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int samples,
+                       bool* ok) {
+  const bool bf16 = p.dtype == DType::kBF16;
+  const cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
+  const float one = 1.f, zero = 0.f;
+  const Pitch packed{"rows as packed", p.k, p.n};
+  auto cublas = [&](float* c) {
+    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k), &one, buf.b, t,
+                        int(p.n), buf.a, t, int(p.k), &zero, c, CUDA_R_32F, int(p.n),
+                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
+               ? cudaSuccess
+               : cudaErrorUnknown;
+  };
+  const std::pair<const char*, std::optional<CUtensorMapL2promotion>> kinds[] = {
+      {"g06, as registered", std::nullopt},
+      {"g06, L2 promotion none", CU_TENSOR_MAP_L2_PROMOTION_NONE},
+      {"g06, L2 promotion 64 B", CU_TENSOR_MAP_L2_PROMOTION_L2_64B},
+      {"g06, L2 promotion 128 B", CU_TENSOR_MAP_L2_PROMOTION_L2_128B},
+      {"g06, L2 promotion 256 B", CU_TENSOR_MAP_L2_PROMOTION_L2_256B}};
+  const GemmArgs args{buf.a, buf.b, buf.c};
+  std::vector<Launch> launches{[&] { return cublas(buf.c); }};
+  std::vector<std::string> names{"cuBLAS"};
+  for (const auto& [name, promotion] : kinds) {
+    const std::optional<CUtensorMapL2promotion> pr = promotion;
+    launches.push_back([&, pr, args] { return LaunchPitched(p, args, packed, false, pr); });
+    names.push_back(name);
+  }
+  CHECK_CUDA(cublas(buf.ref));
+  std::vector<double> errs(launches.size(), 0.0);
+  for (size_t i = 1; i < launches.size(); ++i) {
+    CHECK_CUDA(cudaMemset(buf.c, 0xFF, size_t(p.m) * p.n * 4));  // NaN until written
+    CHECK_CUDA(launches[i]());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    errs[i] = RelErr(buf, size_t(p.m) * p.n);
+    *ok = *ok && errs[i] < 1e-4;
+  }
+  const std::vector<double> ms = MedianMs(launches, buf, samples);
+  const double flop = 2.0 * p.m * p.n * p.k;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    std::printf("%-32s %-26s %8.4f ms %7.1f TFLOPS %5.3fx of cuBLAS", ProblemKey(p).c_str(),
+                names[i].c_str(), ms[i], flop / ms[i] / 1e9, ms[0] / ms[i]);
+    if (i > 0) std::printf("  err %.1e %s", errs[i], errs[i] < 1e-4 ? "ok" : "WRONG");
+    std::printf("\n");
+  }
+}
+
 int Main(int argc, char** argv) {
   const bool pitch = argc > 1 && std::strcmp(argv[1], "--pitch") == 0;
   const bool pitch_once = argc > 1 && std::strcmp(argv[1], "--pitch-once") == 0;
-  const int samples =
-      std::atoi(argc > 1 + (pitch || pitch_once) ? argv[1 + (pitch || pitch_once)] : "20");
+  const bool promotion = argc > 1 && std::strcmp(argv[1], "--promotion") == 0;
+  const int mode = pitch || pitch_once || promotion ? 1 : 0;
+  const int samples = std::atoi(argc > 1 + mode ? argv[1 + mode] : "20");
   cudaDeviceProp prop{};
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("%s, %d SMs, L2 %d MB\n", prop.name, prop.multiProcessorCount,
@@ -319,6 +373,12 @@ int Main(int argc, char** argv) {
     if (pitch) {
       for (int64_t e : pitch_shapes) {
         RunPitchShape(h, GemmProblem{e, e, e, t}, buf, samples, false, &ok);
+      }
+      continue;
+    }
+    if (promotion) {
+      for (int64_t e : pitch_shapes) {
+        RunPromotionShape(h, GemmProblem{e, e, e, t}, buf, samples, &ok);
       }
       continue;
     }

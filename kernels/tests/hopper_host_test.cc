@@ -1,12 +1,14 @@
 // The Hopper rungs' host-side schedule arithmetic, in CI: split-KV's share count (a19,
 // attn_sm90::SplitCount), the dynamic schedule's head groups (a20, attn_sm90::SchedGroup), a21's
-// tile height (attn_sm90::PreferShortTiles) and g07's split tail (g06::SplitTailPlan).
+// tile height (attn_sm90::PreferShortTiles), g07's split tail (g06::SplitTailPlan) and the GEMM
+// rungs' L2 promotion by row alignment (hopper::PromotionForRows).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
 #include "kernels/hopper/attn_sm90_host.h"
 #include "kernels/hopper/gemm_split_tail.h"
+#include "kernels/hopper/tensor_map.h"
 
 namespace flashscope::kernels::attn_sm90 {
 namespace {
@@ -103,3 +105,20 @@ TEST(SplitTailPlan, WholeWavesLargeTailsAndShortKAreNotSplit) {
 
 }  // namespace
 }  // namespace flashscope::kernels::attn_sm90
+
+namespace flashscope::kernels::hopper {
+namespace {
+
+// Rows off the 32-byte grid (3000 and 5000 2-byte elements) get 128-byte promotion; rows on it
+// (4000, 4096, 6000 elements; a 16-byte row) keep 256, the maps of every other shape unchanged.
+TEST(PromotionForRows, RowsOffTheSectorGridTake128Bytes) {
+  EXPECT_EQ(PromotionForRows(3000 * 2), CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  EXPECT_EQ(PromotionForRows(5000 * 2), CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  EXPECT_EQ(PromotionForRows(8 * 2), CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  EXPECT_EQ(PromotionForRows(4000 * 2), CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  EXPECT_EQ(PromotionForRows(4096 * 2), CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  EXPECT_EQ(PromotionForRows(6000 * 2), CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+}
+
+}  // namespace
+}  // namespace flashscope::kernels::hopper
