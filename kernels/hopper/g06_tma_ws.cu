@@ -32,8 +32,8 @@
 // from cuBLAS. Measured (H200, gemm_ladder, same run as cuBLAS): 704 / 741 TFLOPS fp16 and 722 /
 // 770 bf16 at 4096^3 / 8192^3, 0.96-1.0x cuBLAS, tensor pipe 87-95 %: above the prediction.
 // v5 (session 10): an operand whose rows are off the 32-byte grid gets 128-byte L2 promotion in its
-// tensor map (256 elsewhere; g06::PromotionFor): 3000^3 0.78 -> 0.89x cuBLAS, 5000^3 -> 0.88x.
-// History and later versions: docs/perf-notes.md ("gemm.g06_tma_ws").
+// tensor map (256 elsewhere; hopper::PromotionForRows, set by MatrixTensor): 3000^3 0.78 -> 0.89x
+// cuBLAS, 5000^3 -> 0.88x. History and later versions: docs/perf-notes.md ("gemm.g06_tma_ws").
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -109,8 +109,8 @@ struct Maps {
 // half of them, each CTA of a cluster loading one half) and B (K rows of N, `ldb` apart; boxes of
 // 64 k-rows x 64 n). Empty on success, else why not. The runner's operands are packed (lda = K,
 // ldb = N, MapsFor); kernels/perf/gemm_sweep.cu's pitch study pads them.
-// `promotion`: both maps' L2 promotion (the --promotion study); unset, each map's
-// hopper::PromotionForRows (128 bytes for rows off the 32-byte grid, 256 otherwise).
+// `promotion`: both maps' L2 promotion (the --promotion study); unset, MatrixTensor's by each
+// operand's rows (128 bytes for rows off the 32-byte grid, 256 otherwise).
 inline std::string EncodeMaps(const GemmProblem& p, const void* a, const void* b, int64_t lda,
                               int64_t ldb, bool share_a, Maps* out, int bm = kBM,
                               std::optional<CUtensorMapL2promotion> promotion = std::nullopt) {
@@ -120,8 +120,7 @@ inline std::string EncodeMaps(const GemmProblem& p, const void* a, const void* b
                                       share_a ? bm / 2 : bm, kBK);
   hopper::TmaTensor tb =
       MatrixTensor(b, type, uint64_t(p.k), uint64_t(p.n), uint64_t(ldb) * 2, kBK, 64);
-  ta.l2_promotion = promotion.value_or(hopper::PromotionForRows(uint64_t(lda) * 2));
-  tb.l2_promotion = promotion.value_or(hopper::PromotionForRows(uint64_t(ldb) * 2));
+  if (promotion) ta.l2_promotion = tb.l2_promotion = *promotion;
   std::string why = EncodeTensorMap(ta, &out->a);
   if (why.empty()) why = EncodeTensorMap(tb, &out->b);
   return why;

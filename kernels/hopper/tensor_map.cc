@@ -82,6 +82,7 @@ TmaTensor MatrixTensor(const void* base, CUtensorMapDataType type, uint64_t rows
   t.strides_bytes[0] = row_stride_bytes;
   t.box[0] = box_cols;
   t.box[1] = box_rows;
+  t.l2_promotion = PromotionForRows(row_stride_bytes);
   return t;
 }
 

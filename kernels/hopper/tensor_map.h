@@ -25,8 +25,8 @@ struct TmaTensor {
   uint64_t strides_bytes[2] = {0, 0};
   uint32_t box[3] = {0, 0, 1};
   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-  // How much L2 fetches around each request of the copy engine: 256 bytes, but 128 for the GEMM
-  // rungs' operands whose rows are off the 32-byte grid (PromotionForRows).
+  // How much L2 fetches around each request of the copy engine: 256 bytes, but 128 for a matrix
+  // whose rows are off the 32-byte grid (MatrixTensor sets it by PromotionForRows).
   CUtensorMapL2promotion l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
 };
 
@@ -39,7 +39,8 @@ struct TmaTensor {
 CUtensorMapL2promotion PromotionForRows(uint64_t row_bytes);
 
 // A row-major matrix of `rows` x `cols` elements, `row_stride_bytes` apart, read in boxes of
-// `box_rows` x `box_cols` elements, 128-byte swizzled.
+// `box_rows` x `box_cols` elements, 128-byte swizzled, with the rows' L2 promotion
+// (PromotionForRows).
 TmaTensor MatrixTensor(const void* base, CUtensorMapDataType type, uint64_t rows, uint64_t cols,
                        uint64_t row_stride_bytes, uint32_t box_rows, uint32_t box_cols);
 

@@ -120,5 +120,14 @@ TEST(PromotionForRows, RowsOffTheSectorGridTake128Bytes) {
   EXPECT_EQ(PromotionForRows(6000 * 2), CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
+// A matrix's map takes its rows' promotion (g06's A and B maps are MatrixTensors).
+TEST(PromotionForRows, MatrixTensorAppliesIt) {
+  const CUtensorMapDataType bf16 = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  EXPECT_EQ(MatrixTensor(nullptr, bf16, 3000, 3000, 3000 * 2, 128, 64).l2_promotion,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+  EXPECT_EQ(MatrixTensor(nullptr, bf16, 4096, 4096, 4096 * 2, 128, 64).l2_promotion,
+            CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+}
+
 }  // namespace
 }  // namespace flashscope::kernels::hopper
