@@ -135,15 +135,12 @@ struct Consumer {
   // they all lie past seq_q (the last query tile's padding), fewer than the CTA's when the causal
   // diagonal crosses the tile (the tile's first warpgroup stops a key tile or more earlier).
   // Skipping the rest changes no result: they are masked whole for every row of the warpgroup.
+  // (RunSequential calls it only with kTrim; without, every warpgroup walks all n_tiles.)
   __device__ __forceinline__ int OwnKeyTiles() const {
-    if constexpr (!C::kTrim) {
-      return n_tiles;
-    } else {
-      const int first_row = m0 + cw * 64;
-      if (first_row >= p.seq_q) return 0;
-      const int seen = KeyTiles<BN>(p, min(first_row + 64, p.seq_q)) - (C::kSplit ? kt0 : 0);
-      return max(0, min(n_tiles, seen));
-    }
+    const int first_row = m0 + cw * 64;
+    if (first_row >= p.seq_q) return 0;
+    const int seen = KeyTiles<BN>(p, min(first_row + 64, p.seq_q)) - (C::kSplit ? kt0 : 0);
+    return max(0, min(n_tiles, seen));
   }
 
   // a26: a key tile this warpgroup's rows do not see: it still waits for the tile to land before
