@@ -134,6 +134,42 @@ double RelErr(const Bufs& buf, size_t n) {
   return h[2] != 0 ? INFINITY : double(err) / double(mag);
 }
 
+// cuBLAS's C = A·B into `c` (fp32, packed), A's rows `lda` and B's `ldb` elements apart: the
+// reference and the peer of every mode.
+cudaError_t Cublas(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int64_t lda,
+                   int64_t ldb, float* c) {
+  const cudaDataType t = p.dtype == DType::kBF16 ? CUDA_R_16BF : CUDA_R_16F;
+  const float one = 1.f, zero = 0.f;
+  return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k), &one, buf.b, t,
+                      int(ldb), buf.a, t, int(lda), &zero, c, CUDA_R_32F, int(p.n),
+                      CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
+             ? cudaSuccess
+             : cudaErrorUnknown;
+}
+
+// launches[0] is cuBLAS, whose result is in buf.ref: every other launch is checked against it on a
+// NaN-poisoned C (*ok false on a mismatch), then all are timed and printed beside cuBLAS.
+void CheckTimeAndPrint(const GemmProblem& p, const Bufs& buf, const std::vector<Launch>& launches,
+                       const std::vector<std::string>& names, int samples, bool* ok) {
+  const size_t elems = size_t(p.m) * p.n;
+  std::vector<double> errs(launches.size(), 0.0);
+  for (size_t i = 1; i < launches.size(); ++i) {
+    CHECK_CUDA(cudaMemset(buf.c, 0xFF, elems * 4));  // NaN until written
+    CHECK_CUDA(launches[i]());
+    CHECK_CUDA(cudaDeviceSynchronize());
+    errs[i] = RelErr(buf, elems);
+    *ok = *ok && errs[i] < 1e-4;
+  }
+  const std::vector<double> ms = MedianMs(launches, buf, samples);
+  const double flop = 2.0 * p.m * p.n * p.k;
+  for (size_t i = 0; i < launches.size(); ++i) {
+    std::printf("%-32s %-26s %8.4f ms %7.1f TFLOPS %5.3fx of cuBLAS", ProblemKey(p).c_str(),
+                names[i].c_str(), ms[i], flop / ms[i] / 1e9, ms[0] / ms[i]);
+    if (i > 0) std::printf("  err %.1e %s", errs[i], errs[i] < 1e-4 ? "ok" : "WRONG");
+    std::printf("\n");
+  }
+}
+
 // What gemm.g06_tma_ws launches for `p` (its registered plan, maps over packed rows).
 cudaError_t LaunchRegisteredG06(const GemmProblem& p, const GemmArgs& args) {
   return g06::LaunchPlan<false>(p, args, g06::ShapePlan<g06::PredictedBestWidth>(p), nullptr,
@@ -142,21 +178,10 @@ cudaError_t LaunchRegisteredG06(const GemmProblem& p, const GemmArgs& args) {
 
 void RunShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int samples, bool* ok) {
   const bool bf16 = p.dtype == DType::kBF16;
-  const int m = int(p.m), n = int(p.n), k = int(p.k);
-  const double flop = 2.0 * p.m * p.n * p.k;
-  const cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
-  const float one = 1.f, zero = 0.f;
-  auto cublas = [&](float* c) {
-    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, buf.b, t, n, buf.a, t, k, &zero,
-                        c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
-                        CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
-               ? cudaSuccess
-               : cudaErrorUnknown;
-  };
-  CHECK_CUDA(cublas(buf.ref));
+  CHECK_CUDA(Cublas(h, p, buf, p.k, p.n, buf.ref));
   GemmArgs args{buf.a, buf.b, buf.c};
   std::vector<std::string> names = {"cuBLAS", "registered plan"};
-  std::vector<Launch> launches = {[&] { return cublas(buf.c); },
+  std::vector<Launch> launches = {[&] { return Cublas(h, p, buf, p.k, p.n, buf.c); },
                                   [&, args] { return LaunchRegisteredG06(p, args); }};
   std::vector<Maps> maps(std::size(kVariants));
   for (size_t i = 0; i < std::size(kVariants); ++i) {
@@ -174,21 +199,7 @@ void RunShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int sampl
       return (bf16 ? vp->bf16 : vp->fp16)(p, args, *mp, nullptr, vp->group);
     });
   }
-  std::vector<double> errs;
-  for (size_t i = 1; i < launches.size(); ++i) {
-    CHECK_CUDA(cudaMemset(buf.c, 0xFF, size_t(m) * n * 4));  // NaN until written
-    CHECK_CUDA(launches[i]());
-    CHECK_CUDA(cudaDeviceSynchronize());
-    errs.push_back(RelErr(buf, size_t(m) * n));
-    *ok = *ok && errs.back() < 1e-4;
-  }
-  const std::vector<double> ms = MedianMs(launches, buf, samples);
-  for (size_t i = 0; i < launches.size(); ++i) {
-    std::printf("%-32s %-16s %8.3f ms %7.1f TFLOPS %5.3fx", ProblemKey(p).c_str(), names[i].c_str(),
-                ms[i], flop / ms[i] / 1e9, ms[0] / ms[i]);
-    if (i > 0) std::printf("  err %.1e %s", errs[i - 1], errs[i - 1] < 1e-4 ? "ok" : "WRONG");
-    std::printf("\n");
-  }
+  CheckTimeAndPrint(p, buf, launches, names, samples, ok);
 }
 
 // The pitch study (docs/perf-notes.md, "The GEMM pitch study and g08_shared_a"): the same M x N x K
@@ -224,22 +235,13 @@ int64_t RoundUp(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 // `once`: each launch once, untimed (for ncu); else checked against cuBLAS and timed.
 void RunPitchShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int samples, bool once,
                    bool* ok) {
-  const bool bf16 = p.dtype == DType::kBF16;
-  const cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
   const int64_t n = p.n, k = p.k;
   const std::vector<Pitch> pitches = {{"rows as packed", k, n},
                                       {"A rows to 32 B", RoundUp(k, 16), n},
                                       {"B rows to 32 B", k, RoundUp(n, 16)},
                                       {"both to 32 B", RoundUp(k, 16), RoundUp(n, 16)},
                                       {"both to 128 B", RoundUp(k, 64), RoundUp(n, 64)}};
-  const float one = 1.f, zero = 0.f;
-  auto cublas = [&](const Pitch& pt, float* c) {
-    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(p.m), int(k), &one, buf.b, t,
-                        int(pt.ldb), buf.a, t, int(pt.lda), &zero, c, CUDA_R_32F, int(n),
-                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
-               ? cudaSuccess
-               : cudaErrorUnknown;
-  };
+  auto cublas = [&](const Pitch& pt, float* c) { return Cublas(h, p, buf, pt.lda, pt.ldb, c); };
   const GemmArgs args{buf.a, buf.b, buf.c};
   std::vector<Launch> launches;
   std::vector<std::string> names;
@@ -281,22 +283,12 @@ void RunPitchShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int 
   }
 }
 
-// The promotion study: g06's plan on packed rows as registered (g06::PromotionFor) and with each L2
-// promotion of its tensor maps (none, 64, 128, 256 bytes), against cuBLAS, each checked against
-// cuBLAS's result.
+// The promotion study: g06's plan on packed rows as registered (each map's promotion by its rows,
+// hopper::PromotionForRows) and with each L2 promotion forced on both maps (none, 64, 128, 256
+// bytes), against cuBLAS, each checked against cuBLAS's result.
 void RunPromotionShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, int samples,
                        bool* ok) {
-  const bool bf16 = p.dtype == DType::kBF16;
-  const cudaDataType t = bf16 ? CUDA_R_16BF : CUDA_R_16F;
-  const float one = 1.f, zero = 0.f;
   const Pitch packed{"rows as packed", p.k, p.n};
-  auto cublas = [&](float* c) {
-    return cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k), &one, buf.b, t,
-                        int(p.n), buf.a, t, int(p.k), &zero, c, CUDA_R_32F, int(p.n),
-                        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS
-               ? cudaSuccess
-               : cudaErrorUnknown;
-  };
   const std::pair<const char*, std::optional<CUtensorMapL2promotion>> kinds[] = {
       {"g06, as registered", std::nullopt},
       {"g06, L2 promotion none", CU_TENSOR_MAP_L2_PROMOTION_NONE},
@@ -304,30 +296,15 @@ void RunPromotionShape(cublasHandle_t h, const GemmProblem& p, const Bufs& buf, 
       {"g06, L2 promotion 128 B", CU_TENSOR_MAP_L2_PROMOTION_L2_128B},
       {"g06, L2 promotion 256 B", CU_TENSOR_MAP_L2_PROMOTION_L2_256B}};
   const GemmArgs args{buf.a, buf.b, buf.c};
-  std::vector<Launch> launches{[&] { return cublas(buf.c); }};
+  std::vector<Launch> launches{[&] { return Cublas(h, p, buf, p.k, p.n, buf.c); }};
   std::vector<std::string> names{"cuBLAS"};
   for (const auto& [name, promotion] : kinds) {
     const std::optional<CUtensorMapL2promotion> pr = promotion;
     launches.push_back([&, pr, args] { return LaunchPitched(p, args, packed, false, pr); });
     names.push_back(name);
   }
-  CHECK_CUDA(cublas(buf.ref));
-  std::vector<double> errs(launches.size(), 0.0);
-  for (size_t i = 1; i < launches.size(); ++i) {
-    CHECK_CUDA(cudaMemset(buf.c, 0xFF, size_t(p.m) * p.n * 4));  // NaN until written
-    CHECK_CUDA(launches[i]());
-    CHECK_CUDA(cudaDeviceSynchronize());
-    errs[i] = RelErr(buf, size_t(p.m) * p.n);
-    *ok = *ok && errs[i] < 1e-4;
-  }
-  const std::vector<double> ms = MedianMs(launches, buf, samples);
-  const double flop = 2.0 * p.m * p.n * p.k;
-  for (size_t i = 0; i < launches.size(); ++i) {
-    std::printf("%-32s %-26s %8.4f ms %7.1f TFLOPS %5.3fx of cuBLAS", ProblemKey(p).c_str(),
-                names[i].c_str(), ms[i], flop / ms[i] / 1e9, ms[0] / ms[i]);
-    if (i > 0) std::printf("  err %.1e %s", errs[i], errs[i] < 1e-4 ? "ok" : "WRONG");
-    std::printf("\n");
-  }
+  CHECK_CUDA(Cublas(h, p, buf, p.k, p.n, buf.ref));
+  CheckTimeAndPrint(p, buf, launches, names, samples, ok);
 }
 
 int Main(int argc, char** argv) {
