@@ -51,6 +51,8 @@ KernelEntry MakeG06TmaWs();
 KernelEntry MakeG07SplitTail();
 KernelEntry MakeG08SharedA();
 KernelEntry MakeG09TallTiles();
+KernelEntry MakeG10RowBands();
+KernelEntry MakeG11PaddedOperands();
 #endif
 // --- peers ---
 KernelEntry MakeCublasGemm();
@@ -102,6 +104,8 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeG07SplitTail,
     &MakeG08SharedA,
     &MakeG09TallTiles,
+    &MakeG10RowBands,
+    &MakeG11PaddedOperands,
 #endif
     // peers
     &MakeCublasGemm,

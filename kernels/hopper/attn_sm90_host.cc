@@ -8,6 +8,7 @@
 #include <limits>
 #include <mutex>
 
+#include "kernels/device_scratch.h"
 #include "kernels/hopper/tensor_map.h"
 
 namespace flashscope::kernels::attn_sm90 {
@@ -107,43 +108,11 @@ int SplitCount(int64_t tiles, int64_t key_tiles, int sms) {
 }
 
 cudaError_t SplitWorkspace(size_t bytes, void** out) {
-  struct Block {
-    int device = -1;
-    void* ptr = nullptr;
-    size_t bytes = 0;
-  };
-  static std::mutex mu;
-  static Block block;
-  std::lock_guard<std::mutex> lock(mu);
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) return err;
-  if (block.device != device) block = Block{device};  // another device's block is not usable
-  if (block.bytes < bytes) {
-    if (block.ptr != nullptr) {
-      err = cudaFree(block.ptr);  // synchronises: earlier launches using it have finished
-      block.ptr = nullptr;
-      block.bytes = 0;
-      if (err != cudaSuccess) return err;
-    }
-    // At least 48 MiB on the first allocation: split-KV runs at most ~2 waves of CTAs, whose
-    // partials take <= 2 x 132 x 128 rows x 257 floats = 35 MB (D = 256), so the block never
-    // grows again and no later launch synchronises to free the old one.
-    const size_t want = std::max(bytes, size_t{48} << 20);
-    err = cudaMalloc(&block.ptr, want);
-    bytes = want;
-    if (err != cudaSuccess) {
-      std::fprintf(stderr,
-                   "flashscope split-KV: cannot allocate the %zu-byte workspace of partial "
-                   "results (%s); free device memory or run smaller problems\n",
-                   bytes, cudaGetErrorString(err));
-      block.ptr = nullptr;
-      return err;
-    }
-    block.bytes = bytes;
-  }
-  *out = block.ptr;
-  return cudaSuccess;
+  // At least 48 MiB on the first allocation: split-KV runs at most ~2 waves of CTAs, whose
+  // partials take <= 2 x 132 x 128 rows x 257 floats = 35 MB (D = 256), so the block never grows
+  // again and no later launch synchronises to free the old one.
+  static DeviceScratch scratch("split-KV's partial results", size_t{48} << 20);
+  return scratch.Get(bytes, out);
 }
 
 bool PreferShortTiles(int64_t seq_q) {

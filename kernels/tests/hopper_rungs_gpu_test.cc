@@ -313,6 +313,39 @@ TEST_F(HopperRungsGpu, G09TallTilesMatchTheReference) {
   }
 }
 
+// g10's two row bands: the bottom band reads A and writes C from the split row on. Shapes the
+// model splits (two launches, two widths each), M off the 128-row tile, N off both widths;
+// launched twice on the same buffers.
+TEST_F(HopperRungsGpu, G10RowBandsMatchTheReference) {
+  const KernelEntry* e = FindKernel("gemm.g10_row_bands");
+  ASSERT_NE(e, nullptr);
+  uint32_t seed = 3300;
+  for (const GemmProblem& g :
+       {GemmProblem{3900, 3088, 1024, DType::kBF16}, GemmProblem{1800, 3296, 2048, DType::kF16}}) {
+    ASSERT_EQ(e->device_functions(Problem{g}).size(), 2u)
+        << ProblemKey(g) << " no longer splits: the test would not test the bands";
+    ExpectTwoLaunchesMatchTheReference(*e, g, seed++);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// g11's padded operands: N off the grid (C cropped from a padded result), K off it (C in place),
+// both, against the CPU reference, launched twice on the same buffers (the scratch is reused).
+TEST_F(HopperRungsGpu, G11PaddedOperandsMatchTheReference) {
+  const KernelEntry* e = FindKernel("gemm.g11_padded_operands");
+  ASSERT_NE(e, nullptr);
+  uint32_t seed = 3400;
+  for (const GemmProblem& g :
+       {GemmProblem{1000, 17, 1000, DType::kBF16}, GemmProblem{640, 1024, 999, DType::kF16},
+        GemmProblem{517, 301, 1001, DType::kBF16}}) {
+    const auto fns = e->device_functions(Problem{g});
+    ASSERT_FALSE(fns.empty());
+    ASSERT_EQ(fns[0].name, "G11PadKernel") << ProblemKey(g) << " no longer takes the padded path";
+    ExpectTwoLaunchesMatchTheReference(*e, g, seed++);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // a26 skips only key tiles that the mask zeroes whole for every row of a warpgroup, so its output
 // must be a20's (D = 64) and a24's (D = 128) bit for bit, on the paths it trims: the persistent
 // grid and split-KV, padded last query tiles (Sq off the 192- and 128-row grid), the causal

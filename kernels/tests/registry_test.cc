@@ -303,6 +303,63 @@ TEST(Registry, G08SharesAOnlyWhereARowsAreOffTheSectorGrid) {
   const std::string fp32 = g08.Supports(Problem{GemmProblem{64, 64, 64, DType::kF32}}, 90);
   EXPECT_NE(fp32.find("g08 issues wgmma"), std::string::npos) << fp32;
 }
+
+// g10 launches two row bands, each with its own tile width, only where g06's wave-time model
+// prices them 3 % below one launch after the second launch's cost; elsewhere it is g06's kernel.
+TEST(Registry, G10SplitsRowsOnlyWhereTheModelPricesTwoBandsLower) {
+  const KernelEntry& g10 = Get("gemm.g10_row_bands");
+  const KernelEntry& g06 = Get("gemm.g06_tma_ws");
+  auto names = [&](const GemmProblem& g) {
+    std::vector<std::string> out;
+    for (const DeviceFunction& f : g10.device_functions(Problem{g})) out.push_back(f.name);
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(names({5000, 5000, 5000, DType::kBF16}),
+            (Names{"G06TmaWsKernel<bf16, 192, tma, cluster 2>",
+                   "G06TmaWsKernel<bf16, 256, tma, cluster 2>"}));
+  EXPECT_EQ(names({1800, 3296, 2048, DType::kF16}),
+            (Names{"G06TmaWsKernel<fp16, 128, tma, cluster 1>",
+                   "G06TmaWsKernel<fp16, 256, tma, cluster 1>"}));
+  // The same rows with a shorter K: the second launch costs more than the last round saves.
+  EXPECT_EQ(names({1800, 3296, 1024, DType::kF16}).size(), 1u);
+  // Not with 128 x 64 tiles: one band of a few such CTAs measured 8 % slower than g06.
+  EXPECT_EQ(names({2200, 1840, 2048, DType::kBF16}).size(), 1u);
+  // kernels_hopper_rungs_gpu_test's shape: two widths, so that both launches are tested.
+  EXPECT_EQ(names({3900, 3088, 1024, DType::kBF16}).size(), 2u);
+  for (const GemmProblem& g :
+       {GemmProblem{4096, 4096, 4096, DType::kBF16}, GemmProblem{6000, 6000, 6000, DType::kF16},
+        GemmProblem{3000, 3000, 3000, DType::kBF16}, GemmProblem{1000, 17, 1000, DType::kBF16}}) {
+    const auto fns = g10.device_functions(Problem{g});
+    ASSERT_EQ(fns.size(), 1u) << ProblemKey(g);
+    EXPECT_EQ(fns[0].name, g06.device_functions(Problem{g})[0].name) << ProblemKey(g);
+  }
+}
+
+// g11 pads K and N to the 8-element grid where g06-g10 would copy elements: the padding copies,
+// g10's kernels on the padded problem, and the copy of C's columns when N was padded; g10's
+// kernels on the grid.
+TEST(Registry, G11PadsOnlyShapesOffTheGrid) {
+  const KernelEntry& g11 = Get("gemm.g11_padded_operands");
+  const KernelEntry& g10 = Get("gemm.g10_row_bands");
+  auto names = [](const KernelEntry& e, const GemmProblem& g) {
+    std::vector<std::string> out;
+    for (const DeviceFunction& f : e.device_functions(Problem{g})) out.push_back(f.name);
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(
+      names(g11, {4500, 4500, 4500, DType::kBF16}),
+      (Names{"G11PadKernel", "G06TmaWsKernel<bf16, 256, tma, cluster 2>", "G11CropColumnsKernel"}));
+  // K off the grid, N on it: C is written in place.
+  EXPECT_EQ(names(g11, {1000, 1024, 999, DType::kF16}),
+            (Names{"G11PadKernel", "G06TmaWsKernel<fp16, 64, tma, cluster 1>"}));
+  for (const GemmProblem& g :
+       {GemmProblem{5000, 5000, 5000, DType::kBF16}, GemmProblem{4096, 4096, 4096, DType::kF16}}) {
+    EXPECT_EQ(names(g11, g), names(g10, g)) << ProblemKey(g);
+  }
+  EXPECT_TRUE(g11.device_functions(Problem{GemmProblem{64, 64, 64, DType::kF32}}).empty());
+}
 #endif
 
 TEST(Registry, OurRungsDescribeTheirDeviceFunctions) {
