@@ -19,6 +19,11 @@
 // model units (3 us a launch) against g06's 1,792: +6..+9 % (0.87-0.88 -> 0.93-0.96x cuBLAS); the
 // other target shapes (4096^3, 8192^3, 3000^3, 6000^3, 16384x1024x4096, 8192x8192x1024) do not
 // split (the model finds < 3 %) and run g06's launch (within noise).
+// Measured (one H200, session 11, results/device/20261129-h200-session11/): 5000^3 +7..+8 % over
+// g06 (0.86-0.87 -> 0.93x cuBLAS, call 6, the README's table), unsplit shapes within 0.7 %;
+// held out (call 5) 1800 x 3296 x 2048 +8 %, 3600 x 3400 x 1024 +10 %, 3900 x 3088 x 1024 +7.5 %.
+// The first rule (64-wide bands, a 3 us launch) split 2200 x 1840 x 2048 with a 128 x 64 band:
+// -8 % (call 4), hence kBandWidths and the 5 us launch.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

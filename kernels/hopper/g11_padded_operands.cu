@@ -11,6 +11,9 @@
 // Prediction (written before its first device run; H200, bf16 and fp16): 4500^3 and 5500^3 from
 // 35 TFLOPS to 450-550 (the copies ~0.33 GB at ~3 TB/s, ~0.11 ms, beside a 0.26 ms GEMM), i.e.
 // 2-2.5x cuBLAS; shapes with a small N (1000 x 17 x 1000) level with g06's copy path or better.
+// Measured (one H200, session 11 call 5, results/device/20261129-h200-session11/): 4500^3 409-417
+// TFLOPS (1.9x cuBLAS), 5500^3 459-470 (2.1x), 3001 x 2999 x 1001 2.1x, 8192 x 8190 x 4100 1.8x,
+// 16384 x 1000 x 4097 2.7x; 1000 x 17 x 1000 0.54x (g06 0.11x; four short launches).
 #include <cuda_runtime.h>
 
 #include <cstdint>
