@@ -57,12 +57,13 @@ __global__ void CropColumnsKernel(const float* __restrict__ src, int64_t rows, i
   }
 }
 
+// Grid-stride copies: at most 16 blocks of kCopyThreads per SM.
 unsigned CopyBlocks(int64_t elements) {
-  const int64_t blocks = (elements + kCopyThreads - 1) / kCopyThreads;
-  return static_cast<unsigned>(std::min<int64_t>(blocks, 132 * 16));
+  return static_cast<unsigned>(
+      std::min<int64_t>(g06::CeilDiv(elements, kCopyThreads), int64_t{16} * g06::SmCount()));
 }
 
-int64_t RoundUp8(int64_t x) { return (x + 7) / 8 * 8; }
+int64_t RoundUp8(int64_t x) { return g06::CeilDiv(x, 8) * 8; }
 
 // The problem g10 runs: K and N rounded up to multiples of 8.
 GemmProblem Padded(const GemmProblem& p) {
