@@ -10,31 +10,26 @@ cudaError_t DeviceScratch::Get(size_t bytes, void** out) {
   int device = 0;
   cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess) return err;
-  if (device_ != device) {  // another device's block is not usable here
-    device_ = device;
-    ptr_ = nullptr;
-    bytes_ = 0;
-  }
-  if (bytes_ < bytes) {
-    if (ptr_ != nullptr) {
-      err = cudaFree(ptr_);  // synchronises: earlier launches using it have finished
-      ptr_ = nullptr;
-      bytes_ = 0;
+  Block& block = blocks_[device];  // the current device's own: freeing it needs no switch
+  if (block.bytes < bytes) {
+    if (block.ptr != nullptr) {
+      err = cudaFree(block.ptr);  // synchronises: earlier launches using it have finished
+      block = Block{};
       if (err != cudaSuccess) return err;
     }
     const size_t want = std::max(bytes, floor_bytes_);
-    err = cudaMalloc(&ptr_, want);
+    err = cudaMalloc(&block.ptr, want);
     if (err != cudaSuccess) {
       std::fprintf(stderr,
-                   "flashscope: cannot allocate the %zu-byte device scratch of %s (%s); free "
-                   "device memory or run smaller problems\n",
-                   want, what_, cudaGetErrorString(err));
-      ptr_ = nullptr;
+                   "flashscope: cannot allocate the %zu-byte device scratch of %s on device %d "
+                   "(%s); free device memory or run smaller problems\n",
+                   want, what_, device, cudaGetErrorString(err));
+      block = Block{};
       return err;
     }
-    bytes_ = want;
+    block.bytes = want;
   }
-  *out = ptr_;
+  *out = block.ptr;
   return cudaSuccess;
 }
 

@@ -9,6 +9,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "kernels/hopper/g06_tma_ws_entry.cuh"
@@ -82,6 +85,22 @@ inline Bands PlanBands(const GemmProblem& p) {
   return best;
 }
 
+// PlanBands remembered per shape (it depends on M, N, K and the process's SM count only): the
+// launch and device_functions ask for the same plan on every launch, and pricing it takes
+// M/128 x 9 model evaluations. A sweep of very many shapes starts the memory over at 4,096.
+inline Bands CachedPlanBands(const GemmProblem& p) {
+  static std::mutex mu;
+  static std::map<std::tuple<int64_t, int64_t, int64_t>, Bands> plans;
+  const auto key = std::make_tuple(p.m, p.n, p.k);
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = plans.find(key);
+  if (it == plans.end()) {
+    if (plans.size() >= 4096) plans.clear();
+    it = plans.emplace(key, PlanBands(p)).first;
+  }
+  return it->second;
+}
+
 // The bottom band's operands: A and C from row `rows` on (B whole).
 inline GemmArgs FromRow(const GemmProblem& p, const GemmArgs& a, int64_t rows) {
   GemmArgs band = a;
@@ -92,7 +111,7 @@ inline GemmArgs FromRow(const GemmProblem& p, const GemmArgs& a, int64_t rows) {
 
 inline cudaError_t LaunchBands(const GemmProblem& p, const GemmArgs& a, cudaStream_t stream,
                                const char* id) {
-  const Bands bands = PlanBands(p);
+  const Bands bands = CachedPlanBands(p);
   const Plan single = g06::ForOperands(bands.top, p, a.a, a.b);
   if (bands.top_rows == p.m || !single.tma) {
     return g06::LaunchPlan</*kSplitTail=*/false>(p, a, single, stream, id);
@@ -111,7 +130,7 @@ inline DeviceFunction Describe(const GemmProblem& p, const Plan& plan) {
 
 // The device functions LaunchBands runs for `p` (TMA path: one or two, in launch order).
 inline std::vector<DeviceFunction> DescribeBands(const GemmProblem& p) {
-  const Bands bands = PlanBands(p);
+  const Bands bands = CachedPlanBands(p);
   std::vector<DeviceFunction> out{Describe(p, bands.top)};
   if (bands.top_rows == p.m) return out;
   const DeviceFunction bottom = Describe(p, bands.bottom);

@@ -20,11 +20,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "common/element_convert.cuh"
+#include "kernels/device_scratch.h"
 #include "kernels/registry.h"
 
 namespace flashscope::kernels {
@@ -127,14 +129,15 @@ __global__ void __launch_bounds__(kSoftmaxThreads)
   }
 }
 
-// Process-wide state: one cuBLAS handle and one growing S workspace per device (the runner uses one
-// device; a device switch recreates both).
+// Process-wide state: a cuBLAS handle per device, created once and kept (as cudnn_sdpa keeps its
+// handles), and the S workspace, which DeviceScratch keeps per device.
 struct PeerState {
   std::mutex mu;
-  int device = -1;
+  int device = -1;  // the device of `handle` and `scores`, set by Prepare
+  std::map<int, cublasHandle_t> handles;
   cublasHandle_t handle = nullptr;
-  void* workspace = nullptr;
-  size_t workspace_bytes = 0;
+  DeviceScratch workspace{"peer.cublas_unfused's score workspace", 0};
+  void* scores = nullptr;                  // this launch's S: at least the problem's bytes
   size_t softmax_smem_set[3] = {0, 0, 0};  // opt-in dynamic smem already granted, per dtype
 };
 
@@ -148,40 +151,21 @@ cudaError_t Prepare(PeerState& st, size_t need_bytes) {
   cudaError_t err = cudaGetDevice(&dev);
   if (err != cudaSuccess) return err;
   if (st.device != dev) {
-    // Resources of another device cannot be used here; they are dropped, not freed (freeing needs
-    // that device current, and a device switch does not happen inside a run).
-    st.handle = nullptr;
-    st.workspace = nullptr;
-    st.workspace_bytes = 0;
-    for (auto& b : st.softmax_smem_set) b = 0;
+    for (auto& b : st.softmax_smem_set) b = 0;  // the attribute is granted per device
     st.device = dev;
+    st.handle = nullptr;
   }
   if (st.handle == nullptr) {
-    err = FromCublas(cublasCreate(&st.handle), "cublasCreate");
-    if (err != cudaSuccess) {
-      st.handle = nullptr;
-      return err;
-    }
-  }
-  if (st.workspace_bytes < need_bytes) {
-    if (st.workspace != nullptr) {
-      err = cudaFree(st.workspace);  // synchronises: earlier launches using it have finished
-      st.workspace = nullptr;
-      st.workspace_bytes = 0;
+    auto it = st.handles.find(dev);
+    if (it == st.handles.end()) {
+      cublasHandle_t h = nullptr;
+      err = FromCublas(cublasCreate(&h), "cublasCreate");
       if (err != cudaSuccess) return err;
+      it = st.handles.emplace(dev, h).first;
     }
-    err = cudaMalloc(&st.workspace, need_bytes);
-    if (err != cudaSuccess) {
-      std::fprintf(stderr,
-                   "flashscope peer.cublas_unfused: cannot allocate the %zu-byte score workspace "
-                   "(%s); free device memory or run smaller problems\n",
-                   need_bytes, cudaGetErrorString(err));
-      st.workspace = nullptr;
-      return err;
-    }
-    st.workspace_bytes = need_bytes;
+    st.handle = it->second;
   }
-  return cudaSuccess;
+  return st.workspace.Get(need_bytes, &st.scores);
 }
 
 template <typename T>
@@ -251,7 +235,7 @@ cudaError_t LaunchUnfused(const AttentionProblem& p, const AttentionArgs& a, cud
   const int d = static_cast<int>(p.head_dim);
   const float scale = a.softmax_scale != 0.f ? a.softmax_scale : 1.f / std::sqrt(float(p.head_dim));
   const float one = 1.f, zero = 0.f;
-  float* s = static_cast<float*>(st.workspace);
+  float* s = static_cast<float*>(st.scores);
 
   // Step 1 in cuBLAS's column-major view: Sᵀ (Sk×Sq, ld Sk) = Kᵀ' · Q' where K' (row-major [Sk,D]
   // read as column-major D×Sk, ld D) is transposed, and Q' is Q read as column-major D×Sq (ld D).

@@ -26,6 +26,7 @@
 #include <tuple>
 #include <vector>
 
+#include "kernels/device_scratch.h"
 #include "kernels/peers/cudnn_graph.h"
 #include "kernels/registry.h"
 
@@ -62,9 +63,8 @@ struct CudnnState {
   std::mutex mu;
   std::map<int, cudnnHandle_t> handles;  // per device, created once, never destroyed
   std::map<PlanKey, std::shared_ptr<SdpaPlan>> plans;
-  int workspace_device = -1;
-  void* workspace = nullptr;
-  size_t workspace_bytes = 0;
+  // The plan's workspace and the statistics' scratch, per device.
+  DeviceScratch workspace{"peer.cudnn_sdpa's workspace", 0};
 };
 
 CudnnState& State() {
@@ -248,32 +248,12 @@ cudaError_t LaunchSdpa(const AttentionProblem& p, const AttentionArgs& a, cudaSt
     std::fprintf(stderr, "flashscope peer.cudnn_sdpa: %s\n", e.c_str());
     return cudaErrorNotSupported;
   }
-  int device = 0;
-  cudaError_t ce = cudaGetDevice(&device);
-  if (ce != cudaSuccess) return ce;
   // The plan's workspace, then (when the LSE is not asked for) scratch for the stats output.
   const size_t plan_ws = (static_cast<size_t>(plan->graph->workspace_bytes()) + 255) / 256 * 256;
   const size_t need = plan_ws + (p.want_lse ? 0 : static_cast<size_t>(p.LseElements()) * 4);
-  if (st.workspace_device != device || st.workspace_bytes < need) {
-    if (st.workspace != nullptr && st.workspace_device == device) {
-      ce = cudaFree(st.workspace);  // synchronises: launches that used it have finished
-      if (ce != cudaSuccess) return ce;
-    }
-    st.workspace = nullptr;
-    st.workspace_bytes = 0;
-    if (need > 0) {
-      ce = cudaMalloc(&st.workspace, need);
-      if (ce != cudaSuccess) {
-        std::fprintf(stderr,
-                     "flashscope peer.cudnn_sdpa: cannot allocate the %zu-byte workspace the "
-                     "plan asks for: %s\n",
-                     need, cudaGetErrorString(ce));
-        return ce;
-      }
-    }
-    st.workspace_bytes = need;
-    st.workspace_device = device;
-  }
+  void* ws = nullptr;
+  const cudaError_t ce = st.workspace.Get(need, &ws);
+  if (ce != cudaSuccess) return ce;
   e = cudnn::StatusText(cudnnSetStream(handle, stream), "cudnnSetStream");
 
   // By-value scalars are read from host memory when the plan executes.
@@ -289,7 +269,7 @@ cudaError_t LaunchSdpa(const AttentionProblem& p, const AttentionArgs& a, cudaSt
   }
   uids.push_back(kStats);
   ptrs.push_back(p.want_lse ? static_cast<void*>(a.lse)
-                            : static_cast<void*>(static_cast<char*>(st.workspace) + plan_ws));
+                            : static_cast<void*>(static_cast<char*>(ws) + plan_ws));
   cudnn::Descriptor pack;
   const std::string what = "variant pack";
   if (e.empty()) e = pack.Create(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR, what);
@@ -301,7 +281,6 @@ cudaError_t LaunchSdpa(const AttentionProblem& p, const AttentionArgs& a, cudaSt
     e = cudnn::SetAttr(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR,
                        static_cast<int64_t>(ptrs.size()), ptrs.data(), what);
   }
-  void* ws = st.workspace;
   if (e.empty())
     e = cudnn::SetAttr(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws, what);
   if (e.empty()) e = cudnn::Finalize(pack, what);

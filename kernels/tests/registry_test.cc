@@ -323,6 +323,8 @@ TEST(Registry, G10SplitsRowsOnlyWhereTheModelPricesTwoBandsLower) {
                    "G06TmaWsKernel<fp16, 256, tma, cluster 1>"}));
   // The same rows with a shorter K: the second launch costs more than the last round saves.
   EXPECT_EQ(names({1800, 3296, 1024, DType::kF16}).size(), 1u);
+  // The plans are remembered per shape (CachedPlanBands): asked again, K = 2048 is still split.
+  EXPECT_EQ(names({1800, 3296, 2048, DType::kF16}).size(), 2u);
   // Not with 128 x 64 tiles: one band of a few such CTAs measured 8 % slower than g06.
   EXPECT_EQ(names({2200, 1840, 2048, DType::kBF16}).size(), 1u);
   // kernels_hopper_rungs_gpu_test's shape: two widths, so that both launches are tested.
