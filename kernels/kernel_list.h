@@ -53,6 +53,7 @@ KernelEntry MakeG08SharedA();
 KernelEntry MakeG09TallTiles();
 KernelEntry MakeG10RowBands();
 KernelEntry MakeG11PaddedOperands();
+KernelEntry MakeG12StagedC();
 #endif
 // --- peers ---
 KernelEntry MakeCublasGemm();
@@ -106,6 +107,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeG09TallTiles,
     &MakeG10RowBands,
     &MakeG11PaddedOperands,
+    &MakeG12StagedC,
 #endif
     // peers
     &MakeCublasGemm,

@@ -29,11 +29,12 @@
 // trust check): with the skip test inside the computing loop (call 1) -9..-12 % at S >= 2048, where
 // nothing is skipped: the count, computed from the warpgroup index, was not provably warp-uniform,
 // and the loop's stage and phase left the uniform registers; a loop of its own for the skipped
-// tiles and a __shfl_sync from lane 0 gave the loop a20's SASS back. Call 3 (the whole shapes suite,
-// results/runs/20261128-223714-shapes.json.xz), against a20: S = 512 +5 %, S = 1024 +5-6 %,
+// tiles and a __shfl_sync from lane 0 gave the loop a20's SASS back. Call 3 (the whole shapes
+// suite, results/runs/20261128-223714-shapes.json.xz), against a20: S = 512 +5 %, S = 1024 +5-6 %,
 // S >= 2048 +1-2 %; causal S = 512 and 1024 +18 % (0.98-0.99x cuDNN, 0.84 before), causal S = 2048
-// +7.5 % (1.07x); 128-query chunks +16-29 %, 256- and 512-query chunks -2..+4 % (a21's 128-row tiles
-// stay 10-25 % ahead there); D = 128 as a24 within 1 %. D = 64's geometric mean 0.961 -> 0.989x.
+// +7.5 % (1.07x); 128-query chunks +16-29 %, 256- and 512-query chunks -2..+4 % (a21's 128-row
+// tiles stay 10-25 % ahead there); D = 128 as a24 within 1 %. D = 64's geometric mean 0.961 ->
+// 0.989x.
 #include "kernels/hopper/attn_sm90_entry.cuh"
 
 namespace flashscope::kernels {

@@ -58,9 +58,19 @@ inline Plan ForOperands(const Plan& shape_plan, const GemmProblem& p, const void
   return shape_plan;
 }
 
-template <typename T, bool kSplitTail, int kBN, bool kTall>
+// kStagedC (g12): the plan's tiles with C staged through shared memory (G12StagedCKernel) in parts
+// of kStagedPartCols columns; only a rung that stages instantiates those kernels.
+
+template <typename T, bool kSplitTail, int kBN, bool kTall, bool kStagedC = false>
 cudaError_t LaunchTmaPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
                           const Maps& maps, cudaStream_t stream) {
+  if constexpr (kStagedC) {
+    static_assert(!kSplitTail && !kTall, "g12 stages g06's tiles");
+    constexpr int kPart = kStagedPartCols;
+    return plan.cluster == 2
+               ? LaunchTyped<T, kBN, true, 2, false, false, 2, kPart>(p, a, maps, stream)
+               : LaunchTyped<T, kBN, true, 1, false, false, 2, kPart>(p, a, maps, stream);
+  }
   if constexpr (!kSplitTail) {
     if (plan.share_a) return LaunchTyped<T, kBN, true, 2, false, true>(p, a, maps, stream);
     if constexpr (kTall && kBN == 192) {  // g09's tiles: 192 x 192 only
@@ -77,23 +87,29 @@ cudaError_t LaunchTmaPlan(const GemmProblem& p, const GemmArgs& a, const Plan& p
 
 // The instantiation `plan` names. The element-copy path is g06's kernel, unsplit, for both rungs;
 // g07 has no 128x192 or 128x64 tiles.
-template <typename T, bool kSplitTail, bool kTall = false>
+template <typename T, bool kSplitTail, bool kTall = false, bool kStagedC = false>
 cudaError_t LaunchPlanTyped(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
                             const Maps& maps, cudaStream_t stream) {
   if (!plan.tma) return LaunchTyped<T, 128, false, 1>(p, a, maps, stream);
-  if (plan.bn == 256) return LaunchTmaPlan<T, kSplitTail, 256, kTall>(p, a, plan, maps, stream);
+  if (plan.bn == 256) {
+    return LaunchTmaPlan<T, kSplitTail, 256, kTall, kStagedC>(p, a, plan, maps, stream);
+  }
   if constexpr (kSplitTail) {
     return LaunchTmaPlan<T, kSplitTail, 128, kTall>(p, a, plan, maps, stream);
   } else {
-    if (plan.bn == 192) return LaunchTmaPlan<T, kSplitTail, 192, kTall>(p, a, plan, maps, stream);
-    if (plan.bn == 128) return LaunchTmaPlan<T, kSplitTail, 128, kTall>(p, a, plan, maps, stream);
-    return LaunchTmaPlan<T, kSplitTail, 64, kTall>(p, a, plan, maps, stream);
+    if (plan.bn == 192) {
+      return LaunchTmaPlan<T, kSplitTail, 192, kTall, kStagedC>(p, a, plan, maps, stream);
+    }
+    if (plan.bn == 128) {
+      return LaunchTmaPlan<T, kSplitTail, 128, kTall, kStagedC>(p, a, plan, maps, stream);
+    }
+    return LaunchTmaPlan<T, kSplitTail, 64, kTall, kStagedC>(p, a, plan, maps, stream);
   }
 }
 
 // Launches `plan`, encoding the tensor maps first on the TMA path; `id` (the kernel's) starts the
 // message of maps that cannot be encoded.
-template <bool kSplitTail, bool kTall = false>
+template <bool kSplitTail, bool kTall = false, bool kStagedC = false>
 cudaError_t LaunchPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
                        cudaStream_t stream, const char* id) {
   Maps maps;
@@ -105,34 +121,41 @@ cudaError_t LaunchPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan
     }
   }
   return p.dtype == DType::kBF16
-             ? LaunchPlanTyped<__nv_bfloat16, kSplitTail, kTall>(p, a, plan, maps, stream)
-             : LaunchPlanTyped<__half, kSplitTail, kTall>(p, a, plan, maps, stream);
+             ? LaunchPlanTyped<__nv_bfloat16, kSplitTail, kTall, kStagedC>(p, a, plan, maps, stream)
+             : LaunchPlanTyped<__half, kSplitTail, kTall, kStagedC>(p, a, plan, maps, stream);
 }
 
 // The profiler's name of one instantiation: "G06TmaWsKernel<bf16, 256, tma, cluster 2>",
 // "G07SplitTailKernel<fp16, 128, cluster 1>", "G08SharedAKernel<bf16, 192, cluster 2>" or
 // "G09TallTileKernel<bf16, 192x192, cluster 2>".
 template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false,
-          int kWG = 2>
+          int kWG = 2, int kCPart = 0>
 DeviceFunction DescribeKernel() {
   const std::string type = std::is_same_v<T, __half> ? "fp16" : "bf16";
   const std::string width =
       kWG == 3 ? std::to_string(Roles<kWG>::kBM) + "x" + std::to_string(kBN) : std::to_string(kBN);
-  const std::string shape = width + ", " +
-                            (kSplitTail || kShareA || kWG == 3 ? "" : (kTma ? "tma, " : "copy, ")) +
-                            "cluster " + std::to_string(kCluster);
-  const char* const kernel = kWG == 3     ? "G09TallTileKernel<"
+  const std::string shape =
+      width + ", " +
+      (kSplitTail || kShareA || kWG == 3 || kCPart ? "" : (kTma ? "tma, " : "copy, ")) +
+      "cluster " + std::to_string(kCluster);
+  const char* const kernel = kCPart       ? "G12StagedCKernel<"
+                             : kWG == 3   ? "G09TallTileKernel<"
                              : kShareA    ? "G08SharedAKernel<"
                              : kSplitTail ? "G07SplitTailKernel<"
                                           : "G06TmaWsKernel<";
-  return {
-      reinterpret_cast<const void*>(KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG>()),
-      std::string(kernel) + type + ", " + shape + ">", Roles<kWG>::kThreads,
-      Layout<kBN, kWG>::kSmemBytes};
+  return {reinterpret_cast<const void*>(
+              KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG, kCPart>()),
+          std::string(kernel) + type + ", " + shape + ">", Roles<kWG>::kThreads,
+          Layout<kBN, kWG, kCPart>::kSmemBytes};
 }
 
-template <typename T, bool kSplitTail, int kBN, bool kTall>
+template <typename T, bool kSplitTail, int kBN, bool kTall, bool kStagedC = false>
 DeviceFunction DescribeTmaPlan(const Plan& plan) {
+  if constexpr (kStagedC) {
+    constexpr int kPart = kStagedPartCols;
+    return plan.cluster == 2 ? DescribeKernel<T, kBN, true, 2, false, false, 2, kPart>()
+                             : DescribeKernel<T, kBN, true, 1, false, false, 2, kPart>();
+  }
   if constexpr (!kSplitTail) {
     if (plan.share_a) return DescribeKernel<T, kBN, true, 2, false, true>();
     if constexpr (kTall && kBN == 192) {
@@ -147,16 +170,16 @@ DeviceFunction DescribeTmaPlan(const Plan& plan) {
 }
 
 // The device function LaunchPlanTyped launches for `plan`.
-template <typename T, bool kSplitTail, bool kTall = false>
+template <typename T, bool kSplitTail, bool kTall = false, bool kStagedC = false>
 DeviceFunction DescribePlan(const Plan& plan) {
   if (!plan.tma) return DescribeKernel<T, 128, false, 1, false>();
-  if (plan.bn == 256) return DescribeTmaPlan<T, kSplitTail, 256, kTall>(plan);
+  if (plan.bn == 256) return DescribeTmaPlan<T, kSplitTail, 256, kTall, kStagedC>(plan);
   if constexpr (kSplitTail) {
     return DescribeTmaPlan<T, kSplitTail, 128, kTall>(plan);
   } else {
-    if (plan.bn == 192) return DescribeTmaPlan<T, kSplitTail, 192, kTall>(plan);
-    if (plan.bn == 128) return DescribeTmaPlan<T, kSplitTail, 128, kTall>(plan);
-    return DescribeTmaPlan<T, kSplitTail, 64, kTall>(plan);
+    if (plan.bn == 192) return DescribeTmaPlan<T, kSplitTail, 192, kTall, kStagedC>(plan);
+    if (plan.bn == 128) return DescribeTmaPlan<T, kSplitTail, 128, kTall, kStagedC>(plan);
+    return DescribeTmaPlan<T, kSplitTail, 64, kTall, kStagedC>(plan);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -161,9 +162,12 @@ inline std::string MapsFor(const GemmProblem& p, const GemmArgs& args, int bn, M
 
 // How many clusters of the kernel fit on the GPU at once: the persistent grid's size.
 template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail, bool kShareA = false,
-          int kWG = 2>
+          int kWG = 2, int kCPart = 0>
 constexpr auto KernelOf() {
-  if constexpr (kWG == 3) {
+  if constexpr (kCPart) {
+    static_assert(kTma && !kSplitTail && !kShareA && kWG == 2, "g12: g06's TMA tiles, unsplit");
+    return &G12StagedCKernel<T, kBN, kCluster, kCPart>;
+  } else if constexpr (kWG == 3) {
     static_assert(kTma && !kSplitTail && !kShareA, "g09: TMA, unsplit, B shared");
     return &G09TallTileKernel<T, kBN, kCluster>;
   } else if constexpr (kShareA) {
@@ -177,14 +181,14 @@ constexpr auto KernelOf() {
 }
 
 template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail = false,
-          bool kShareA = false, int kWG = 2>
+          bool kShareA = false, int kWG = 2, int kCPart = 0>
 int ResidentClusters(cudaLaunchConfig_t cfg) {
   static const int n = [&] {
     if constexpr (kCluster == 1) return SmCount();
     int clusters = 0;
-    if (cudaOccupancyMaxActiveClusters(&clusters,
-                                       KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG>(),
-                                       &cfg) != cudaSuccess ||
+    if (cudaOccupancyMaxActiveClusters(
+            &clusters, KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG, kCPart>(),
+            &cfg) != cudaSuccess ||
         clusters < 1) {
       cudaGetLastError();
       return SmCount() / kCluster;
@@ -194,16 +198,41 @@ int ResidentClusters(cudaLaunchConfig_t cfg) {
   return n;
 }
 
+// g12's tensor map of C (fp32, M rows of N, packed): boxes of 64 rows x 32 columns, 128-byte
+// swizzled, the layout StageAccumulatorPart writes. Kept for the last few C buffers, as MapsFor
+// keeps A's and B's. Empty on success, else why not (TmaAddressable's reasons).
+inline std::string StagedCMapFor(const GemmProblem& p, float* c, CUtensorMap* out) {
+  struct Key {
+    const float* c = nullptr;
+    int64_t m = 0, n = 0;
+    bool operator==(const Key& o) const { return c == o.c && m == o.m && n == o.n; }
+  };
+  static std::mutex mu;
+  static hopper::RecentMaps<Key, CUtensorMap> kept;
+  const Key key{c, p.m, p.n};
+  std::lock_guard<std::mutex> lock(mu);
+  if (const CUtensorMap* found = kept.Find(key)) {
+    *out = *found;
+    return "";
+  }
+  const hopper::TmaTensor t = MatrixTensor(c, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, uint64_t(p.m),
+                                           uint64_t(p.n), uint64_t(p.n) * 4, 64, kStagedBoxCols);
+  if (std::string why = EncodeTensorMap(t, out); !why.empty()) return why;
+  kept.Keep(key, *out);
+  return "";
+}
+
 // kSplitTail (g07): the last, partial wave of cluster tiles split along K (SplitTailPlan).
 // kShareA (g08): clusters of two along N sharing A (maps.a's boxes half a tile's rows).
 // kWG 3 (g09): 192-row tiles on three consumer warpgroups (maps.a's boxes 192 rows).
+// kCPart (g12): C through shared memory and TMA stores (StagedCMapFor).
 template <typename T, int kBN, bool kTma, int kCluster, bool kSplitTail = false,
-          bool kShareA = false, int kWG = 2>
+          bool kShareA = false, int kWG = 2, int kCPart = 0>
 cudaError_t LaunchTyped(const GemmProblem& p, const GemmArgs& a, const Maps& maps,
                         cudaStream_t stream, int group_m = kDefaultGroupM) {
-  using L = Layout<kBN, kWG>;
+  using L = Layout<kBN, kWG, kCPart>;
   using R = Roles<kWG>;
-  auto* const kernel = KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG>();
+  auto* const kernel = KernelOf<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG, kCPart>();
   static const cudaError_t attr =
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(L::kSmemBytes));
   if (attr != cudaSuccess) return attr;
@@ -228,7 +257,8 @@ cudaError_t LaunchTyped(const GemmProblem& p, const GemmArgs& a, const Maps& map
   cfg.numAttrs = 1;
   const int64_t cluster_tiles =
       kShareA ? s.tiles_m * CeilDiv(s.tiles_n, kCluster) : CeilDiv(s.tiles_m, kCluster) * s.tiles_n;
-  const int64_t resident = ResidentClusters<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG>(cfg);
+  const int64_t resident =
+      ResidentClusters<T, kBN, kTma, kCluster, kSplitTail, kShareA, kWG, kCPart>(cfg);
   int64_t units = cluster_tiles;
   if constexpr (kSplitTail) {
     // No split: every cluster tile is a whole unit.
@@ -244,9 +274,18 @@ cudaError_t LaunchTyped(const GemmProblem& p, const GemmArgs& a, const Maps& map
     }
   }
   cfg.gridDim = dim3(unsigned((units < resident ? units : resident) * kCluster));
-  const cudaError_t e =
-      cudaLaunchKernelEx(&cfg, kernel, maps.a, maps.b, static_cast<const uint16_t*>(a.a),
-                         static_cast<const uint16_t*>(a.b), a.c, s);
+  cudaError_t e;
+  if constexpr (kCPart) {
+    CUtensorMap map_c;
+    if (const std::string why = StagedCMapFor(p, a.c, &map_c); !why.empty()) {
+      std::fprintf(stderr, "G12StagedCKernel: C's tensor map: %s\n", why.c_str());
+      return cudaErrorInvalidValue;
+    }
+    e = cudaLaunchKernelEx(&cfg, kernel, maps.a, maps.b, map_c, a.c, s);
+  } else {
+    e = cudaLaunchKernelEx(&cfg, kernel, maps.a, maps.b, static_cast<const uint16_t*>(a.a),
+                           static_cast<const uint16_t*>(a.b), a.c, s);
+  }
   return e != cudaSuccess ? e : cudaGetLastError();
 }
 

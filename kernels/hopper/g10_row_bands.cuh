@@ -109,31 +109,35 @@ inline GemmArgs FromRow(const GemmProblem& p, const GemmArgs& a, int64_t rows) {
   return band;
 }
 
-inline cudaError_t LaunchBands(const GemmProblem& p, const GemmArgs& a, cudaStream_t stream,
-                               const char* id) {
+// kStagedC (g12): the bands' kernels stage C through shared memory for TMA stores.
+template <bool kStagedC = false>
+cudaError_t LaunchBands(const GemmProblem& p, const GemmArgs& a, cudaStream_t stream,
+                        const char* id) {
   const Bands bands = CachedPlanBands(p);
   const Plan single = g06::ForOperands(bands.top, p, a.a, a.b);
   if (bands.top_rows == p.m || !single.tma) {
-    return g06::LaunchPlan</*kSplitTail=*/false>(p, a, single, stream, id);
+    return g06::LaunchPlan</*kSplitTail=*/false, false, kStagedC>(p, a, single, stream, id);
   }
   const cudaError_t top =
-      g06::LaunchPlan<false>(RowsOf(p, bands.top_rows), a, bands.top, stream, id);
+      g06::LaunchPlan<false, false, kStagedC>(RowsOf(p, bands.top_rows), a, bands.top, stream, id);
   if (top != cudaSuccess) return top;
-  return g06::LaunchPlan<false>(RowsOf(p, p.m - bands.top_rows), FromRow(p, a, bands.top_rows),
-                                bands.bottom, stream, id);
+  return g06::LaunchPlan<false, false, kStagedC>(
+      RowsOf(p, p.m - bands.top_rows), FromRow(p, a, bands.top_rows), bands.bottom, stream, id);
 }
 
-inline DeviceFunction Describe(const GemmProblem& p, const Plan& plan) {
-  return p.dtype == DType::kBF16 ? g06::DescribePlan<__nv_bfloat16, false>(plan)
-                                 : g06::DescribePlan<__half, false>(plan);
+template <bool kStagedC = false>
+DeviceFunction Describe(const GemmProblem& p, const Plan& plan) {
+  return p.dtype == DType::kBF16 ? g06::DescribePlan<__nv_bfloat16, false, false, kStagedC>(plan)
+                                 : g06::DescribePlan<__half, false, false, kStagedC>(plan);
 }
 
 // The device functions LaunchBands runs for `p` (TMA path: one or two, in launch order).
-inline std::vector<DeviceFunction> DescribeBands(const GemmProblem& p) {
+template <bool kStagedC = false>
+std::vector<DeviceFunction> DescribeBands(const GemmProblem& p) {
   const Bands bands = CachedPlanBands(p);
-  std::vector<DeviceFunction> out{Describe(p, bands.top)};
+  std::vector<DeviceFunction> out{Describe<kStagedC>(p, bands.top)};
   if (bands.top_rows == p.m) return out;
-  const DeviceFunction bottom = Describe(p, bands.bottom);
+  const DeviceFunction bottom = Describe<kStagedC>(p, bands.bottom);
   if (bottom.func != out[0].func) out.push_back(bottom);
   return out;
 }

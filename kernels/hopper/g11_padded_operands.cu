@@ -27,6 +27,7 @@
 #include "kernels/hopper/g06_tma_ws_entry.cuh"
 #include "kernels/hopper/g06_tma_ws_host.cuh"
 #include "kernels/hopper/g10_row_bands.cuh"
+#include "kernels/hopper/g11_padded_operands.h"
 #include "kernels/kernel_list.h"
 
 namespace flashscope::kernels {
@@ -80,7 +81,7 @@ bool NeedsPadding(const GemmProblem& p, const GemmArgs& a) {
 }
 
 cudaError_t LaunchPadded(const GemmProblem& p, const GemmArgs& a, cudaStream_t stream,
-                         const char* id) {
+                         const char* id, g11::BandsLaunch bands) {
   static DeviceScratch scratch("g11's padded operands", 0);
   const GemmProblem q = Padded(p);
   const size_t a_bytes = size_t(q.m * q.k) * 2, b_bytes = size_t(q.k * q.n) * 2;
@@ -100,7 +101,7 @@ cudaError_t LaunchPadded(const GemmProblem& p, const GemmArgs& a, cudaStream_t s
       static_cast<const uint16_t*>(a.b), p.k, p.n,
       static_cast<uint16_t*>(const_cast<void*>(padded.b)), q.k, q.n);
   if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
-  if (const cudaError_t err = g10::LaunchBands(q, padded, stream, id); err != cudaSuccess) {
+  if (const cudaError_t err = bands(q, padded, stream, id); err != cudaSuccess) {
     return err;
   }
   if (!crop) return cudaSuccess;
@@ -115,6 +116,27 @@ DeviceFunction Copy(const void* fn, const char* name) {
 
 }  // namespace
 
+namespace g11 {
+
+cudaError_t Launch(const GemmProblem& p, const GemmArgs& a, cudaStream_t stream, const char* id,
+                   BandsLaunch bands) {
+  return NeedsPadding(p, a) ? LaunchPadded(p, a, stream, id, bands) : bands(p, a, stream, id);
+}
+
+std::vector<DeviceFunction> Describe(const GemmProblem& p, BandsDescribe bands) {
+  // The runner's buffers are TMA-addressable: only the shape decides.
+  if (g06::ShapePlan<g06::PredictedBestWidth>(p).tma) return bands(p);
+  const GemmProblem q = Padded(p);
+  std::vector<DeviceFunction> out{Copy(reinterpret_cast<const void*>(&PadKernel), "G11PadKernel")};
+  for (const DeviceFunction& f : bands(q)) out.push_back(f);
+  if (q.n != p.n) {
+    out.push_back(Copy(reinterpret_cast<const void*>(&CropColumnsKernel), "G11CropColumnsKernel"));
+  }
+  return out;
+}
+
+}  // namespace g11
+
 KernelEntry MakeG11PaddedOperands() {
   KernelEntry e;
   e.info.id = "gemm.g11_padded_operands";
@@ -128,24 +150,13 @@ KernelEntry MakeG11PaddedOperands() {
   e = g06::TmaWsEntry</*kSplitTail=*/false, g06::ShapePlan<g06::PredictedBestWidth>>(std::move(e),
                                                                                      "g11");
   e.gemm_launch = [id = e.info.id](const GemmProblem& p, const GemmArgs& a, cudaStream_t stream) {
-    return NeedsPadding(p, a) ? LaunchPadded(p, a, stream, id.c_str())
-                              : g10::LaunchBands(p, a, stream, id.c_str());
+    return g11::Launch(p, a, stream, id.c_str(), &g10::LaunchBands<false>);
   };
   const auto supports = e.gemm_supports;
   e.device_functions = [supports](const Problem& pr) {
-    std::vector<DeviceFunction> out;
     const auto* p = std::get_if<GemmProblem>(&pr);
-    if (p == nullptr || !supports(*p).empty()) return out;
-    // The runner's buffers are TMA-addressable: only the shape decides.
-    if (g06::ShapePlan<g06::PredictedBestWidth>(*p).tma) return g10::DescribeBands(*p);
-    const GemmProblem q = Padded(*p);
-    out.push_back(Copy(reinterpret_cast<const void*>(&PadKernel), "G11PadKernel"));
-    for (const DeviceFunction& f : g10::DescribeBands(q)) out.push_back(f);
-    if (q.n != p->n) {
-      out.push_back(
-          Copy(reinterpret_cast<const void*>(&CropColumnsKernel), "G11CropColumnsKernel"));
-    }
-    return out;
+    if (p == nullptr || !supports(*p).empty()) return std::vector<DeviceFunction>{};
+    return g11::Describe(*p, &g10::DescribeBands<false>);
   };
   return e;
 }

@@ -192,6 +192,35 @@ __device__ __forceinline__ void TmaLoad2DMulticast(SmemAddress dst, const CUtens
       : "memory");
 }
 
+// The box of `map` at element coordinates (c0 innermost, c1) from shared memory at `src` to global
+// memory, in the layout the map's swizzle names (g12's staged C). Elements past the tensor's
+// extent are not written. Tracked in the issuing thread's bulk async-group (BulkCommitGroup).
+// The writes that made `src` must be ordered before it by FenceProxyAsyncShared.
+__device__ __forceinline__ void TmaStore2D(const CUtensorMap* map, SmemAddress src, int c0,
+                                           int c1) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+          reinterpret_cast<uint64_t>(map)),
+      "r"(src.value), "r"(c0), "r"(c1)
+      : "memory");
+}
+
+// Closes this thread's bulk async-group of the stores issued since the last commit.
+__device__ __forceinline__ void BulkCommitGroup() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most kPending of this thread's committed bulk groups still read their shared
+// memory (their sources may be written again), or, BulkWaitGroup, are still incomplete.
+template <int kPending>
+__device__ __forceinline__ void BulkWaitGroupRead() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(kPending) : "memory");
+}
+template <int kPending>
+__device__ __forceinline__ void BulkWaitGroup() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
 // Orders this thread's earlier ordinary (generic-proxy) shared-memory accesses before later
 // async-proxy ones (wgmma operand reads, TMA writes) of the same memory.
 __device__ __forceinline__ void FenceProxyAsyncShared() {

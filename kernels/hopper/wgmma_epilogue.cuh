@@ -1,6 +1,6 @@
-// The epilogue of the Hopper GEMM rungs (g05-g07): one warpgroup's fp32 wgmma accumulators
-// straight from registers to a row-major fp32 C (g07's split tail: added to it). Device-only,
-// header-only.
+// The epilogue of the Hopper GEMM rungs (g05-g12): one warpgroup's fp32 wgmma accumulators
+// straight from registers to a row-major fp32 C (g07's split tail: added to it), or staged in
+// shared memory for TMA stores (g12). Device-only, header-only.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +37,40 @@ __device__ __forceinline__ void StoreWgmmaAccumulators(const float (&d)[kN / 2],
         if (col < N) dst[0] = x;
         if (col + 1 < N) dst[1] = y;
       }
+    }
+  }
+}
+
+// g12's staged C: the staging area of one warpgroup's part of its tile, kPartCols columns of its 64
+// rows as kPartCols / 32 boxes of 64 rows x 32 fp32 (128-byte rows, 8 KiB), 128-byte swizzled as
+// the C tensor map's TMA stores read them (16-byte chunk c of row r at c ^ (r % 8)).
+constexpr int kStagedBoxCols = 32, kStagedBoxBytes = 64 * 128;
+template <int kPartCols>
+__host__ __device__ constexpr int StagedPartBytes() {
+  static_assert(kPartCols % kStagedBoxCols == 0, "whole boxes of 32 columns");
+  return kPartCols / kStagedBoxCols * kStagedBoxBytes;
+}
+
+// Writes columns [kPart·kPartCols, (kPart + 1)·kPartCols) of this warpgroup's accumulators (layout
+// as in StoreWgmmaAccumulators) into `stage` (StagedPartBytes). A warp's float2 stores of one n8
+// block cover 8 rows x 32 bytes whose swizzled chunks fall in distinct banks but for one pair: two
+// wavefronts, the least for 256 bytes. kPart is a template argument so that the accumulators are
+// indexed by constants (a run-time index would put them in local memory).
+template <int kN, int kPartCols, int kPart>
+__device__ __forceinline__ void StageAccumulatorPart(const float (&d)[kN / 2],
+                                                     unsigned char* stage) {
+  const int lane = threadIdx.x % 32;
+  const int r0 = (threadIdx.x / 32 % 4) * 16 + lane / 4;  // row within the warpgroup's 64
+#pragma unroll
+  for (int jj = 0; jj < kPartCols / 8; ++jj) {
+    const int j = kPart * (kPartCols / 8) + jj;  // the n8 block
+    const int c = jj * 8 + 2 * (lane % 4);       // column within the part
+    const int box = c / kStagedBoxCols, cb = c % kStagedBoxCols;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int r = r0 + 8 * h;
+      const int off = box * kStagedBoxBytes + r * 128 + (((cb / 4) ^ (r & 7)) << 4) + (cb % 4) * 4;
+      *reinterpret_cast<float2*>(stage + off) = make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
     }
   }
 }

@@ -346,6 +346,27 @@ TEST_F(HopperRungsGpu, G11PaddedOperandsMatchTheReference) {
   }
 }
 
+// g12's staged C: every tile's C through shared memory and TMA stores, on shapes whose tiles cross
+// M and N (the stores clip), every width (256, 192, 128, 64 and both bands of a split), clusters
+// of one and two, and the padded path (N off the grid: C is g11's padded scratch); launched twice
+// on the same buffers (the staging area and the bulk groups carry nothing over).
+TEST_F(HopperRungsGpu, G12StagedCMatchesTheReference) {
+  const KernelEntry* e = FindKernel("gemm.g12_staged_c");
+  ASSERT_NE(e, nullptr);
+  uint32_t seed = 3500;
+  for (const GemmProblem& g :
+       {GemmProblem{3900, 3088, 1024, DType::kBF16}, GemmProblem{1800, 3296, 2048, DType::kF16},
+        GemmProblem{1000, 1000, 1000, DType::kBF16}, GemmProblem{2200, 1840, 520, DType::kF16},
+        GemmProblem{517, 301, 1001, DType::kBF16}, GemmProblem{70, 4104, 64, DType::kF16}}) {
+    const auto fns = e->device_functions(Problem{g});
+    bool staged = false;
+    for (const DeviceFunction& f : fns) staged |= f.name.rfind("G12StagedCKernel<", 0) == 0;
+    ASSERT_TRUE(staged) << ProblemKey(g) << " runs no staged kernel: the test would not test it";
+    ExpectTwoLaunchesMatchTheReference(*e, g, seed++);
+    if (HasFatalFailure()) return;
+  }
+}
+
 // a26 skips only key tiles that the mask zeroes whole for every row of a warpgroup, so its output
 // must be a20's (D = 64) and a24's (D = 128) bit for bit, on the paths it trims: the persistent
 // grid and split-KV, padded last query tiles (Sq off the 192- and 128-row grid), the causal

@@ -362,6 +362,42 @@ TEST(Registry, G11PadsOnlyShapesOffTheGrid) {
   }
   EXPECT_TRUE(g11.device_functions(Problem{GemmProblem{64, 64, 64, DType::kF32}}).empty());
 }
+
+// g12 runs g11's plans (padding, bands, widths, clusters) with C staged for TMA stores: the same
+// kernels' tiles, in G12StagedCKernel, with the shared memory of one stage fewer at 128 x 256.
+TEST(Registry, G12StagesTheKernelsG11WouldRun) {
+  const KernelEntry& g12 = Get("gemm.g12_staged_c");
+  const KernelEntry& g11 = Get("gemm.g11_padded_operands");
+  EXPECT_NE(std::find(g12.info.required_sass.begin(), g12.info.required_sass.end(), "UTMASTG"),
+            g12.info.required_sass.end());
+  auto names = [](const KernelEntry& e, const GemmProblem& g) {
+    std::vector<std::string> out;
+    for (const DeviceFunction& f : e.device_functions(Problem{g})) out.push_back(f.name);
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(names(g12, {4096, 4096, 4096, DType::kBF16}),
+            (Names{"G12StagedCKernel<bf16, 256, cluster 2>"}));
+  EXPECT_EQ(
+      names(g12, {5000, 5000, 5000, DType::kF16}),
+      (Names{"G12StagedCKernel<fp16, 192, cluster 2>", "G12StagedCKernel<fp16, 256, cluster 2>"}));
+  for (const GemmProblem& g :
+       {GemmProblem{4500, 4500, 4500, DType::kBF16}, GemmProblem{1000, 1024, 999, DType::kF16},
+        GemmProblem{3000, 3000, 3000, DType::kBF16}, GemmProblem{70, 4104, 64, DType::kF16}}) {
+    Names want = names(g11, g);
+    for (std::string& n : want) {  // "G06TmaWsKernel<bf16, 256, tma, cluster 2>" -> G12's name
+      const std::string g06 = "G06TmaWsKernel<";
+      if (n.rfind(g06, 0) != 0) continue;
+      n = "G12StagedCKernel<" + n.substr(g06.size());
+      n.erase(n.find("tma, "), 5);
+    }
+    EXPECT_EQ(names(g12, g), want) << ProblemKey(g);
+  }
+  const auto fns = g12.device_functions(Problem{GemmProblem{4096, 4096, 4096, DType::kBF16}});
+  ASSERT_EQ(fns.size(), 1u);
+  EXPECT_LT(fns[0].dynamic_smem_bytes, 227u * 1024u);
+  EXPECT_TRUE(g12.device_functions(Problem{GemmProblem{64, 64, 64, DType::kF32}}).empty());
+}
 #endif
 
 TEST(Registry, OurRungsDescribeTheirDeviceFunctions) {
