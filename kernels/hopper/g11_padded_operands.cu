@@ -135,6 +135,23 @@ std::vector<DeviceFunction> Describe(const GemmProblem& p, BandsDescribe bands) 
   return out;
 }
 
+KernelEntry PaddedEntry(KernelEntry e, const char* rung, BandsLaunch bands,
+                        BandsDescribe describe) {
+  e = g06::TmaWsEntry</*kSplitTail=*/false, g06::ShapePlan<g06::PredictedBestWidth>>(std::move(e),
+                                                                                     rung);
+  e.gemm_launch = [id = e.info.id, bands](const GemmProblem& p, const GemmArgs& a,
+                                          cudaStream_t stream) {
+    return Launch(p, a, stream, id.c_str(), bands);
+  };
+  const auto supports = e.gemm_supports;
+  e.device_functions = [supports, describe](const Problem& pr) {
+    const auto* p = std::get_if<GemmProblem>(&pr);
+    if (p == nullptr || !supports(*p).empty()) return std::vector<DeviceFunction>{};
+    return Describe(*p, describe);
+  };
+  return e;
+}
+
 }  // namespace g11
 
 KernelEntry MakeG11PaddedOperands() {
@@ -147,18 +164,8 @@ KernelEntry MakeG11PaddedOperands() {
   e.info.changed =
       "padded copies of the operands instead of the element-copying producer, so every shape "
       "runs on the tensor-map path";
-  e = g06::TmaWsEntry</*kSplitTail=*/false, g06::ShapePlan<g06::PredictedBestWidth>>(std::move(e),
-                                                                                     "g11");
-  e.gemm_launch = [id = e.info.id](const GemmProblem& p, const GemmArgs& a, cudaStream_t stream) {
-    return g11::Launch(p, a, stream, id.c_str(), &g10::LaunchBands<false>);
-  };
-  const auto supports = e.gemm_supports;
-  e.device_functions = [supports](const Problem& pr) {
-    const auto* p = std::get_if<GemmProblem>(&pr);
-    if (p == nullptr || !supports(*p).empty()) return std::vector<DeviceFunction>{};
-    return g11::Describe(*p, &g10::DescribeBands<false>);
-  };
-  return e;
+  return g11::PaddedEntry(std::move(e), "g11", &g10::LaunchBands<false>,
+                          &g10::DescribeBands<false>);
 }
 
 }  // namespace flashscope::kernels

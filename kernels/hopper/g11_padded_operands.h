@@ -23,4 +23,8 @@ cudaError_t Launch(const GemmProblem& p, const GemmArgs& a, cudaStream_t stream,
 // The device functions Launch runs for `p` on the runner's (TMA-addressable) buffers.
 std::vector<DeviceFunction> Describe(const GemmProblem& p, BandsDescribe bands);
 
+// A rung's entry from `e` with its facts: g06's TMA entry for `rung` ("g11", a literal) with
+// Launch and Describe over `bands` and `describe`.
+KernelEntry PaddedEntry(KernelEntry e, const char* rung, BandsLaunch bands, BandsDescribe describe);
+
 }  // namespace flashscope::kernels::g11

@@ -61,20 +61,10 @@ KernelEntry MakeG12StagedC() {
       "g11 + C staged in shared memory and stored by TMA, so that the next tile's main loop runs "
       "while it drains";
   e.info.changed =
-      "the epilogue: accumulators to a swizzled shared-memory staging area (half a tile per "
-      "warpgroup), TMA bulk-tensor stores, no wait before the next tile";
-  e = g06::TmaWsEntry</*kSplitTail=*/false, g06::ShapePlan<g06::PredictedBestWidth>>(std::move(e),
-                                                                                     "g12");
+      "the epilogue: accumulators to a swizzled shared-memory staging area (64-column parts of a "
+      "warpgroup's rows), TMA bulk-tensor stores, no wait before the next tile";
+  e = g11::PaddedEntry(std::move(e), "g12", &StagedBands, &g10::DescribeBands<true>);
   e.info.required_sass.push_back("UTMASTG");
-  e.gemm_launch = [id = e.info.id](const GemmProblem& p, const GemmArgs& a, cudaStream_t stream) {
-    return g11::Launch(p, a, stream, id.c_str(), &StagedBands);
-  };
-  const auto supports = e.gemm_supports;
-  e.device_functions = [supports](const Problem& pr) {
-    const auto* p = std::get_if<GemmProblem>(&pr);
-    if (p == nullptr || !supports(*p).empty()) return std::vector<DeviceFunction>{};
-    return g11::Describe(*p, &g10::DescribeBands<true>);
-  };
   return e;
 }
 
