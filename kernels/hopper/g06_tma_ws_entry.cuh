@@ -60,16 +60,14 @@ inline Plan ForOperands(const Plan& shape_plan, const GemmProblem& p, const void
 
 // kStagedC (g12): the plan's tiles with C staged through shared memory (G12StagedCKernel) in parts
 // of kStagedPartCols columns; only a rung that stages instantiates those kernels.
-
 template <typename T, bool kSplitTail, int kBN, bool kTall, bool kStagedC = false>
 cudaError_t LaunchTmaPlan(const GemmProblem& p, const GemmArgs& a, const Plan& plan,
                           const Maps& maps, cudaStream_t stream) {
   if constexpr (kStagedC) {
     static_assert(!kSplitTail && !kTall, "g12 stages g06's tiles");
-    constexpr int kPart = kStagedPartCols;
     return plan.cluster == 2
-               ? LaunchTyped<T, kBN, true, 2, false, false, 2, kPart>(p, a, maps, stream)
-               : LaunchTyped<T, kBN, true, 1, false, false, 2, kPart>(p, a, maps, stream);
+               ? LaunchTyped<T, kBN, true, 2, false, false, 2, kStagedPartCols>(p, a, maps, stream)
+               : LaunchTyped<T, kBN, true, 1, false, false, 2, kStagedPartCols>(p, a, maps, stream);
   }
   if constexpr (!kSplitTail) {
     if (plan.share_a) return LaunchTyped<T, kBN, true, 2, false, true>(p, a, maps, stream);
@@ -152,9 +150,8 @@ DeviceFunction DescribeKernel() {
 template <typename T, bool kSplitTail, int kBN, bool kTall, bool kStagedC = false>
 DeviceFunction DescribeTmaPlan(const Plan& plan) {
   if constexpr (kStagedC) {
-    constexpr int kPart = kStagedPartCols;
-    return plan.cluster == 2 ? DescribeKernel<T, kBN, true, 2, false, false, 2, kPart>()
-                             : DescribeKernel<T, kBN, true, 1, false, false, 2, kPart>();
+    return plan.cluster == 2 ? DescribeKernel<T, kBN, true, 2, false, false, 2, kStagedPartCols>()
+                             : DescribeKernel<T, kBN, true, 1, false, false, 2, kStagedPartCols>();
   }
   if constexpr (!kSplitTail) {
     if (plan.share_a) return DescribeKernel<T, kBN, true, 2, false, true>();

@@ -48,8 +48,7 @@ struct Layout {
   static constexpr int kABytes = Roles<kWG>::kBM * kBK * 2;  // 128 or 192 rows of 64 k (128 B)
   static constexpr int kBBytes = kBK * kBN * 2;              // kBN/64 boxes of 64 k-rows of 64 n
   static constexpr int kStageBytes = kABytes + kBBytes;
-  static constexpr int kCStageBytes = kCPart ? kWG * StagedPartBytes < kCPart ? kCPart : 32 > ()
-                                             : 0;
+  static constexpr int kCStageBytes = kWG * StagedPartBytes<kCPart>();  // 0 without staging
   static constexpr int kStages =
       kCPart ? (kStagedBudget - kCStageBytes) / kStageBytes : kStageBudget / kStageBytes;
   // Stages, C's staging (g12), then the 2·kStages mbarriers; 1 KiB of slack aligns the base to the
@@ -185,12 +184,6 @@ __device__ void ProduceTma(const CUtensorMap* map_a, const CUtensorMap* map_b, c
       p.Advance();
     }
   }
-}
-
-// Byte offset of the 16-byte chunk (row, c) in a box of 128-byte rows, 128-byte swizzled: what
-// TMA writes and wgmma reads (chunk c of row r stored at c ^ (r % 8)).
-__device__ __forceinline__ int SwizzledChunk(int row, int c) {
-  return row * 128 + ((c ^ (row & 7)) << 4);
 }
 
 // 8 consecutive 2-byte elements from `src` (`valid` of them inside the matrix), zeros beyond.

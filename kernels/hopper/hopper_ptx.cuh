@@ -221,6 +221,12 @@ __device__ __forceinline__ void BulkWaitGroup() {
   asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
+// Byte offset of the 16-byte chunk (row, c) in a box of 128-byte rows, 128-byte swizzled: what
+// TMA writes and wgmma reads, and what TMA stores read (chunk c of row r stored at c ^ (r % 8)).
+__device__ __forceinline__ int SwizzledChunk(int row, int c) {
+  return row * 128 + ((c ^ (row & 7)) << 4);
+}
+
 // Orders this thread's earlier ordinary (generic-proxy) shared-memory accesses before later
 // async-proxy ones (wgmma operand reads, TMA writes) of the same memory.
 __device__ __forceinline__ void FenceProxyAsyncShared() {

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "kernels/hopper/hopper_ptx.cuh"
+
 namespace flashscope::kernels::hopper {
 
 // Accumulator layout of wgmma.m64nNk16 (PTX ISA, "wgmma ... register fragment D"): warp w of the
@@ -69,7 +71,7 @@ __device__ __forceinline__ void StageAccumulatorPart(const float (&d)[kN / 2],
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int r = r0 + 8 * h;
-      const int off = box * kStagedBoxBytes + r * 128 + (((cb / 4) ^ (r & 7)) << 4) + (cb % 4) * 4;
+      const int off = box * kStagedBoxBytes + SwizzledChunk(r, cb / 4) + (cb % 4) * 4;
       *reinterpret_cast<float2*>(stage + off) = make_float2(d[4 * j + 2 * h], d[4 * j + 2 * h + 1]);
     }
   }
