@@ -32,6 +32,8 @@ inline int32_t ToAbi(DType t) {
       return FS_DTYPE_F16;
     case DType::kBF16:
       return FS_DTYPE_BF16;
+    case DType::kE4M3:
+      return FS_DTYPE_E4M3;
   }
   return 0;
 }
@@ -40,6 +42,7 @@ inline std::optional<DType> DTypeFromAbi(int32_t t) {
   if (t == FS_DTYPE_F32) return DType::kF32;
   if (t == FS_DTYPE_F16) return DType::kF16;
   if (t == FS_DTYPE_BF16) return DType::kBF16;
+  if (t == FS_DTYPE_E4M3) return DType::kE4M3;
   return std::nullopt;
 }
 

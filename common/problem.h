@@ -13,11 +13,13 @@
 
 namespace flashscope {
 
-enum class DType : uint8_t { kF32, kF16, kBF16 };
+// kE4M3: OCP FP8 E4M3 (FN: no infinities, max 448), one byte, unscaled (FS_DTYPE_E4M3). An E4M3
+// attention problem writes its output in BF16 (AttentionOutputDType); a gemm's C is fp32 always.
+enum class DType : uint8_t { kF32, kF16, kBF16, kE4M3 };
 
 // Every element type the kernel ABI has (FS_DTYPE_*), for code that must try each one (what
 // `flashscope list` asks a kernel's supports() about); the tensor-core types first.
-inline constexpr DType kAllDTypes[] = {DType::kF16, DType::kBF16, DType::kF32};
+inline constexpr DType kAllDTypes[] = {DType::kF16, DType::kBF16, DType::kE4M3, DType::kF32};
 
 inline std::string_view DTypeName(DType t) {
   switch (t) {
@@ -27,6 +29,8 @@ inline std::string_view DTypeName(DType t) {
       return "fp16";
     case DType::kBF16:
       return "bf16";
+    case DType::kE4M3:
+      return "e4m3";
   }
   return "?";
 }
@@ -35,10 +39,19 @@ inline std::optional<DType> ParseDType(std::string_view s) {
   if (s == "fp32" || s == "float32" || s == "f32") return DType::kF32;
   if (s == "fp16" || s == "float16" || s == "f16" || s == "half") return DType::kF16;
   if (s == "bf16" || s == "bfloat16") return DType::kBF16;
+  if (s == "e4m3" || s == "fp8" || s == "fp8_e4m3" || s == "float8_e4m3fn") return DType::kE4M3;
   return std::nullopt;
 }
 
-inline size_t DTypeBytes(DType t) { return t == DType::kF32 ? 4 : 2; }
+inline size_t DTypeBytes(DType t) {
+  return t == DType::kF32 ? 4 : (t == DType::kE4M3 ? 1 : 2);
+}
+
+// The element type of an attention problem's output O: the input type, except E4M3, whose O is
+// BF16 (FP8 attention accumulates in fp32 and an E4M3 output would lose what it kept).
+inline DType AttentionOutputDType(DType input) {
+  return input == DType::kE4M3 ? DType::kBF16 : input;
+}
 
 enum class Family : uint8_t { kAttentionFwd, kGemm };
 

@@ -45,11 +45,22 @@ extern "C" {
 
 typedef enum fs_family { FS_FAMILY_ATTENTION_FWD = 1, FS_FAMILY_GEMM = 2 } fs_family;
 
-typedef enum fs_dtype { FS_DTYPE_F32 = 1, FS_DTYPE_F16 = 2, FS_DTYPE_BF16 = 3 } fs_dtype;
+/* FS_DTYPE_E4M3 (appended after ABI 1 shipped; the version did not change): OCP FP8 E4M3 ("FN":
+ * no infinities, max 448, torch.float8_e4m3fn), one byte an element, unscaled (a tensor's values
+ * are the stored FP8 numbers; a plugin that wants per-tensor scales folds them in itself). An
+ * E4M3 attention problem has Q, K, V in E4M3 and O in BF16; an E4M3 gemm has A and B in E4M3 and
+ * C in fp32 as always. flashscope offers E4M3 problems only to kernels that set
+ * FS_KERNEL_ACCEPTS_FP8, so a plugin built before the value existed is never asked about one. */
+typedef enum fs_dtype {
+  FS_DTYPE_F32 = 1,
+  FS_DTYPE_F16 = 2,
+  FS_DTYPE_BF16 = 3,
+  FS_DTYPE_E4M3 = 4
+} fs_dtype;
 
 /* O = softmax(Q·Kᵀ·scale [+ causal mask]) · V.
  * Q, O: [batch, heads, seq_q, head_dim]; K, V: [batch, heads, seq_k, head_dim]; contiguous,
- * row-major, elements of `dtype`. The optional log-sum-exp output is fp32 [batch, heads, seq_q],
+ * row-major, elements of `dtype` (O in BF16 when `dtype` is FS_DTYPE_E4M3). The optional log-sum-exp output is fp32 [batch, heads, seq_q],
  * natural log. Causal masking is bottom-right aligned: query i sees keys j <= i + (seq_k - seq_q)
  * (FlashAttention 2.1+); a query row that sees no key outputs zeros and a log-sum-exp of -inf. */
 typedef struct fs_attention_problem {
@@ -129,7 +140,11 @@ enum {
   FS_KERNEL_NOT_IDEMPOTENT = 1u << 1,
   /* Deliberately broken or cheating kernels that exist to test flashscope itself. They take part
    * in a run only when asked for by a pattern that starts with "test.". */
-  FS_KERNEL_TEST_ONLY = 1u << 2
+  FS_KERNEL_TEST_ONLY = 1u << 2,
+  /* The kernel may be asked about FS_DTYPE_E4M3 problems (its supports() still decides which).
+   * Without the flag flashscope never offers it one: FP8 came after ABI 1, and a plugin written
+   * before it could read an unknown dtype as one of its own. */
+  FS_KERNEL_ACCEPTS_FP8 = 1u << 3
 };
 
 /* One __global__ function a kernel launches for a problem, for resource usage (registers,
