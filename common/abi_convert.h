@@ -103,11 +103,12 @@ inline TileShape TileFromAbi(const fs_tile& t) {
 
 inline uint32_t FlagsOf(const KernelInfo& info) {
   return (info.is_peer ? FS_KERNEL_PEER : 0u) | (info.idempotent ? 0u : FS_KERNEL_NOT_IDEMPOTENT) |
-         (info.test_only ? FS_KERNEL_TEST_ONLY : 0u);
+         (info.test_only ? FS_KERNEL_TEST_ONLY : 0u) |
+         (info.accepts_fp8 ? FS_KERNEL_ACCEPTS_FP8 : 0u);
 }
 
 inline constexpr uint32_t kKnownKernelFlags =
-    FS_KERNEL_PEER | FS_KERNEL_NOT_IDEMPOTENT | FS_KERNEL_TEST_ONLY;
+    FS_KERNEL_PEER | FS_KERNEL_NOT_IDEMPOTENT | FS_KERNEL_TEST_ONLY | FS_KERNEL_ACCEPTS_FP8;
 
 // The facts of a validated fs_kernel (plugins/ validates before calling this).
 inline KernelInfo InfoFromAbi(const fs_kernel& k) {
@@ -123,6 +124,7 @@ inline KernelInfo InfoFromAbi(const fs_kernel& k) {
   info.is_peer = (k.flags & FS_KERNEL_PEER) != 0;
   info.idempotent = (k.flags & FS_KERNEL_NOT_IDEMPOTENT) == 0;
   info.test_only = (k.flags & FS_KERNEL_TEST_ONLY) != 0;
+  info.accepts_fp8 = (k.flags & FS_KERNEL_ACCEPTS_FP8) != 0;
   return info;
 }
 

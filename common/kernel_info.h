@@ -32,6 +32,8 @@ struct KernelInfo {
   bool is_peer = false;    // a library implementation (cuBLAS, cuDNN), not one of our rungs
   bool idempotent = true;  // relaunching gives the same output and touches only its outputs
   bool test_only = false;  // deliberately faulty kernels for the runner's own tests
+  // FS_KERNEL_ACCEPTS_FP8: the kernel may be asked about E4M3 problems at all (DTypeMismatch).
+  bool accepts_fp8 = false;
   // SASS opcodes (base mnemonics, e.g. "UTMALDG") that the rung's technique must compile to; the
   // static audit (audit/audit_policy.h) fails the rung when one is missing from its functions, so
   // a rung cannot claim TMA or setmaxnreg that the compiler dropped or never emitted. Not part of
@@ -44,6 +46,15 @@ inline std::string FamilyMismatch(const KernelInfo& info, Family problem_family)
   if (problem_family == info.family) return "";
   return "kernel is for " + std::string(FamilyName(info.family)) + " problems, not " +
          std::string(FamilyName(problem_family));
+}
+
+// Empty when the kernel may be asked about a problem of `dtype`; else the reason. E4M3 came after
+// ABI 1: a kernel is asked about it only when it says it accepts FP8, so that a plugin written
+// before the value existed never reads it as one of its own dtypes.
+inline std::string DTypeMismatch(const KernelInfo& info, DType dtype) {
+  if (dtype != DType::kE4M3 || info.accepts_fp8) return "";
+  return "dtype e4m3 not offered: the kernel does not set FS_KERNEL_ACCEPTS_FP8 (a plugin "
+         "declares it in fs_kernel.flags when its supports() and launch() handle FP8)";
 }
 
 // Empty when a GPU of compute capability `device_sm` (× 10) can run the kernel; else the reason.

@@ -43,9 +43,7 @@ inline std::optional<DType> ParseDType(std::string_view s) {
   return std::nullopt;
 }
 
-inline size_t DTypeBytes(DType t) {
-  return t == DType::kF32 ? 4 : (t == DType::kE4M3 ? 1 : 2);
-}
+inline size_t DTypeBytes(DType t) { return t == DType::kF32 ? 4 : (t == DType::kE4M3 ? 1 : 2); }
 
 // The element type of an attention problem's output O: the input type, except E4M3, whose O is
 // BF16 (FP8 attention accumulates in fp32 and an E4M3 output would lose what it kept).
