@@ -39,6 +39,7 @@ KernelEntry MakeA21ShortTiles();
 KernelEntry MakeA22PolyExp64();
 KernelEntry MakeA24Prefetch128();
 KernelEntry MakeA26TrimWarpgroups();
+KernelEntry MakeA27Fp8();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -93,6 +94,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA22PolyExp64,
     &MakeA24Prefetch128,
     &MakeA26TrimWarpgroups,
+    &MakeA27Fp8,
 #endif
     // gemm ladder
     &MakeG01Naive,

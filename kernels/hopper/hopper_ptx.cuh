@@ -413,6 +413,43 @@ FLASHSCOPE_DEFINE_WGMMA(192, 96, "%96", "%97", "%98", "{%96, %97, %98, %99}", "%
 FLASHSCOPE_DEFINE_WGMMA(256, 128, "%128", "%129", "%130", "{%128, %129, %130, %131}", "%132",
                         "%133")
 
+// FP8 (E4M3) wgmma, m64nNk32 with fp32 accumulators (a27_fp8), in the same accumulator layout as
+// Wgmma<N>. FP8 wgmma has no transpose immediates: both operands must be K-major in shared memory.
+// SS: A and B from shared memory through descriptors; RS: A from four registers of four E4M3
+// bytes each (a0..a15: a0-a3 and a8-a11 row 16w + lane/4, a4-a7 and a12-a15 that row + 8; byte i
+// of a0-a7 at k = 4(lane%4) + i%4, of a8-a15 at k = 16 + 4(lane%4) + i%4), B from shared memory.
+template <int N>
+struct WgmmaE4M3;
+
+#define FLASHSCOPE_WGMMA_E4M3_SS_ASM(N, ACC, A, B, S) \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, " S               \
+  ", 0;\n"                                            \
+  "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32.e4m3.e4m3 " ACC ", " A ", " B ", p, 1, 1;\n}\n"
+
+#define FLASHSCOPE_DEFINE_WGMMA_E4M3(N, R, SS_A, SS_B, SS_S, RS_A, RS_B, RS_S)                 \
+  template <>                                                                                  \
+  struct WgmmaE4M3<N> {                                                                        \
+    __device__ __forceinline__ static void SS(float (&d)[R], uint64_t desc_a, uint64_t desc_b, \
+                                              uint32_t scale_d) {                              \
+      asm volatile(FLASHSCOPE_WGMMA_E4M3_SS_ASM(N, FLASHSCOPE_WGMMA_ACC_##R, SS_A, SS_B, SS_S) \
+                   : FLASHSCOPE_WGMMA_ACC_OUT_##R(d)                                           \
+                   : "l"(desc_a), "l"(desc_b), "r"(scale_d));                                  \
+    }                                                                                          \
+    __device__ __forceinline__ static void RS(float (&d)[R], const uint32_t (&a)[4],           \
+                                              uint64_t desc_b, uint32_t scale_d) {             \
+      asm volatile(FLASHSCOPE_WGMMA_E4M3_SS_ASM(N, FLASHSCOPE_WGMMA_ACC_##R, RS_A, RS_B, RS_S) \
+                   : FLASHSCOPE_WGMMA_ACC_OUT_##R(d)                                           \
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));   \
+    }                                                                                          \
+  };
+
+FLASHSCOPE_DEFINE_WGMMA_E4M3(64, 32, "%32", "%33", "%34", "{%32, %33, %34, %35}", "%36", "%37")
+FLASHSCOPE_DEFINE_WGMMA_E4M3(128, 64, "%64", "%65", "%66", "{%64, %65, %66, %67}", "%68", "%69")
+FLASHSCOPE_DEFINE_WGMMA_E4M3(256, 128, "%128", "%129", "%130", "{%128, %129, %130, %131}", "%132",
+                             "%133")
+
+#undef FLASHSCOPE_DEFINE_WGMMA_E4M3
+#undef FLASHSCOPE_WGMMA_E4M3_SS_ASM
 #undef FLASHSCOPE_DEFINE_WGMMA
 #undef FLASHSCOPE_WGMMA_RS_DISPATCH
 #undef FLASHSCOPE_WGMMA_SS_DISPATCH
