@@ -2,7 +2,9 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -11,9 +13,9 @@ namespace flashscope::kernels::testing {
 
 void ReferenceAttention(const AttentionProblem& p, const std::vector<float>& q,
                         const std::vector<float>& k, const std::vector<float>& v,
-                        std::vector<double>* o, std::vector<double>* lse) {
+                        std::vector<double>* o, std::vector<double>* lse, double scale) {
   const int64_t d_head = p.head_dim;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(d_head));
+  if (scale == 0.0) scale = 1.0 / std::sqrt(static_cast<double>(d_head));
   o->assign(p.QElements(), 0.0);
   lse->assign(p.LseElements(), -std::numeric_limits<double>::infinity());
   std::vector<double> s(p.seq_k);
@@ -47,6 +49,54 @@ void ReferenceAttention(const AttentionProblem& p, const std::vector<float>& q,
   }
 }
 
+void ReferenceE4M3ErrorBound(const AttentionProblem& p, const std::vector<float>& q,
+                             const std::vector<float>& k, const std::vector<float>& v, double scale,
+                             double p_unit, std::vector<double>* bound) {
+  const int64_t d_head = p.head_dim;
+  if (scale == 0.0) scale = 1.0 / std::sqrt(static_cast<double>(d_head));
+  const double sub = p_unit > 0 ? std::ldexp(1.0, -10) : 0.0;  // half the subnormal step
+  bound->assign(p.QElements(), 1e-6);
+  std::vector<double> s(p.seq_k), ref(d_head), rnd(d_head), acc(d_head);
+  for (int64_t bh = 0; bh < p.batch * p.heads; ++bh) {
+    const float* kh = k.data() + bh * p.seq_k * d_head;
+    const float* vh = v.data() + bh * p.seq_k * d_head;
+    for (int64_t i = 0; i < p.seq_q; ++i) {
+      const int64_t row = bh * p.seq_q + i;
+      const float* qr = q.data() + row * d_head;
+      const int64_t end = p.CausalKeyEnd(i);
+      if (end == 0) continue;  // zeros, exact
+      double mx = -std::numeric_limits<double>::infinity();
+      for (int64_t j = 0; j < end; ++j) {
+        double dot = 0.0;
+        for (int64_t d = 0; d < d_head; ++d) dot += double(qr[d]) * double(kh[j * d_head + d]);
+        s[j] = dot * scale;
+        mx = std::max(mx, s[j]);
+      }
+      double l = 0.0;
+      for (int64_t j = 0; j < end; ++j) {
+        s[j] = std::exp(s[j] - mx);
+        l += s[j];
+      }
+      std::fill(ref.begin(), ref.end(), 0.0);
+      std::fill(rnd.begin(), rnd.end(), 0.0);
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t j = 0; j < end; ++j) {
+        const double e = std::max(p_unit * s[j], sub);
+        for (int64_t d = 0; d < d_head; ++d) {
+          const double av = std::fabs(double(vh[j * d_head + d]));
+          ref[d] += s[j] * double(vh[j * d_head + d]);
+          rnd[d] += av * e;
+          acc[d] += av * s[j];
+        }
+      }
+      double* b = bound->data() + row * d_head;
+      for (int64_t d = 0; d < d_head; ++d) {
+        b[d] += rnd[d] / l + std::ldexp(acc[d] / l, -10) + std::ldexp(std::fabs(ref[d] / l), -8);
+      }
+    }
+  }
+}
+
 void ReferenceGemm(const GemmProblem& g, const std::vector<float>& a, const std::vector<float>& b,
                    std::vector<double>* c, std::vector<double>* abs_sum) {
   c->assign(g.m * g.n, 0.0);
@@ -72,7 +122,10 @@ void RandomTensor(DType dtype, int64_t n, std::mt19937* rng, std::vector<float>*
   for (int64_t i = 0; i < n; ++i) {
     const float x = dist(*rng);
     unsigned char* dst = bytes->data() + i * eb;
-    if (dtype == DType::kF16) {
+    if (dtype == DType::kE4M3) {
+      *dst = EncodeE4M3(x);
+      (*values)[i] = DecodeE4M3(*dst);
+    } else if (dtype == DType::kF16) {
       const __half h = __float2half_rn(x);
       (*values)[i] = __half2float(h);
       std::memcpy(dst, &h, 2);
@@ -87,8 +140,18 @@ void RandomTensor(DType dtype, int64_t n, std::mt19937* rng, std::vector<float>*
   }
 }
 
+unsigned char EncodeE4M3(float x) {
+  return static_cast<unsigned char>(__nv_cvt_float_to_fp8(x, __NV_SATFINITE, __NV_E4M3));
+}
+
+float DecodeE4M3(unsigned char b) {
+  const __half h(__nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(b), __NV_E4M3));
+  return __half2float(h);
+}
+
 float DecodeElement(DType dtype, const std::vector<unsigned char>& bytes, int64_t i) {
   const unsigned char* src = bytes.data() + i * DTypeBytes(dtype);
+  if (dtype == DType::kE4M3) return DecodeE4M3(*src);
   if (dtype == DType::kF16) {
     __half h;
     std::memcpy(&h, src, 2);

@@ -24,26 +24,30 @@ void RunAttention(const KernelEntry& e, const AttentionCase& c, AttentionOutput*
                   int offset_elems) {
   const size_t eb = DTypeBytes(c.p.dtype);
   const size_t off = offset_elems * eb;
-  DeviceBuffer q(c.qb.size() + off), k(c.kb.size() + off), v(c.vb.size() + off),
-      o(c.qb.size() + off), lse(c.p.LseElements() * sizeof(float));
+  // O is BF16 for E4M3 inputs (AttentionOutputDType), the input type otherwise.
+  const size_t o_eb = DTypeBytes(AttentionOutputDType(c.p.dtype));
+  const size_t o_bytes = c.p.QElements() * o_eb, o_off = offset_elems * o_eb;
+  DeviceBuffer q(c.qb.size() + off), k(c.kb.size() + off), v(c.vb.size() + off), o(o_bytes + o_off),
+      lse(c.p.LseElements() * sizeof(float));
   for (const DeviceBuffer* b : {&q, &k, &v, &o, &lse}) ASSERT_CUDA(b->status());
   ASSERT_CUDA(cudaMemcpy(q.get() + off, c.qb.data(), c.qb.size(), cudaMemcpyHostToDevice));
   ASSERT_CUDA(cudaMemcpy(k.get() + off, c.kb.data(), c.kb.size(), cudaMemcpyHostToDevice));
   ASSERT_CUDA(cudaMemcpy(v.get() + off, c.vb.data(), c.vb.size(), cudaMemcpyHostToDevice));
-  ASSERT_CUDA(cudaMemset(o.get(), 0xFF, c.qb.size() + off));
+  ASSERT_CUDA(cudaMemset(o.get(), 0xFF, o_bytes + o_off));
   ASSERT_CUDA(cudaMemset(lse.get(), 0xFF, c.p.LseElements() * sizeof(float)));
   AttentionArgs args;
   args.q = q.get() + off;
   args.k = k.get() + off;
   args.v = v.get() + off;
-  args.o = o.get() + off;
+  args.o = o.get() + o_off;
   args.lse = c.p.want_lse ? reinterpret_cast<float*>(lse.get()) : nullptr;
-  args.softmax_scale = 1.0f / std::sqrt(static_cast<float>(c.p.head_dim));
+  args.softmax_scale =
+      c.softmax_scale != 0.f ? c.softmax_scale : 1.0f / std::sqrt(static_cast<float>(c.p.head_dim));
   ASSERT_CUDA(e.attention_launch(c.p, args, nullptr));
   ASSERT_CUDA(cudaDeviceSynchronize());
-  out->o.resize(c.qb.size());
+  out->o.resize(o_bytes);
   out->lse.resize(c.p.LseElements());
-  ASSERT_CUDA(cudaMemcpy(out->o.data(), o.get() + off, c.qb.size(), cudaMemcpyDeviceToHost));
+  ASSERT_CUDA(cudaMemcpy(out->o.data(), o.get() + o_off, o_bytes, cudaMemcpyDeviceToHost));
   ASSERT_CUDA(cudaMemcpy(out->lse.data(), lse.get(), out->lse.size() * sizeof(float),
                          cudaMemcpyDeviceToHost));
 }
@@ -52,10 +56,11 @@ void RunAttention(const KernelEntry& e, const AttentionCase& c, AttentionOutput*
                                             int64_t rows) {
   const int64_t d_head = c.p.head_dim;
   const int64_t n_rows = rows < 0 ? c.p.LseElements() : rows;
+  const DType o_type = AttentionOutputDType(c.p.dtype);
   int64_t bad = 0, first_bad = -1;
   double max_err = 0.0;
   for (int64_t i = 0; i < n_rows * d_head; ++i) {
-    const double got = DecodeElement(c.p.dtype, out.o, i);
+    const double got = DecodeElement(o_type, out.o, i);
     const double err = std::fabs(got - c.ref_o[i]);
     if (!(err <= 1e-2 + 2e-2 * std::fabs(c.ref_o[i]))) {
       if (first_bad < 0) first_bad = i;
@@ -67,7 +72,7 @@ void RunAttention(const KernelEntry& e, const AttentionCase& c, AttentionOutput*
   if (bad > 0) {
     msg << bad << " bad O elements, max |err| " << max_err << "; first at flat index " << first_bad
         << " (row " << first_bad / d_head << ", d " << first_bad % d_head << "): got "
-        << DecodeElement(c.p.dtype, out.o, first_bad) << ", want " << c.ref_o[first_bad];
+        << DecodeElement(o_type, out.o, first_bad) << ", want " << c.ref_o[first_bad];
     return ::testing::AssertionFailure() << msg.str();
   }
   if (c.p.want_lse) {

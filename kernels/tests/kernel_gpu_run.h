@@ -36,13 +36,14 @@ struct AttentionCase {
   std::vector<float> q, k, v;  // values as rounded to the dtype
   std::vector<unsigned char> qb, kb, vb;
   std::vector<double> ref_o, ref_lse;
+  float softmax_scale = 0.f;  // what the launch passes (0: 1/sqrt(D)); the reference used it too
 };
 
 // Random inputs (seeded) and their CPU double reference.
 AttentionCase MakeAttentionCase(const AttentionProblem& p, uint32_t seed);
 
 struct AttentionOutput {
-  std::vector<unsigned char> o;
+  std::vector<unsigned char> o;  // AttentionOutputDType(p.dtype): BF16 for E4M3 inputs
   std::vector<float> lse;
 };
 
