@@ -106,7 +106,11 @@ bool ExpectsTensorCores(const KernelDescriptor& k) {
 
 std::vector<std::string> RequiredOpcodes(const KernelDescriptor& k) {
   std::vector<std::string> out;
-  if (IsLadder(k) && k.exact_sm == 90) out.push_back("HGMMA");
+  // A Hopper rung issues wgmma: HGMMA (fp16/bf16), or QGMMA when it declares FP8 wgmma itself
+  // (a27_fp8, whose E4M3 operands run no HGMMA at all).
+  const bool fp8 =
+      std::find(k.required_sass.begin(), k.required_sass.end(), "QGMMA") != k.required_sass.end();
+  if (IsLadder(k) && k.exact_sm == 90 && !fp8) out.push_back("HGMMA");
   for (const std::string& op : k.required_sass) {
     if (std::find(out.begin(), out.end(), op) == out.end()) out.push_back(op);
   }

@@ -223,6 +223,15 @@ TEST(RequiredOpcodes, HopperRungsNeedWgmmaPlusWhatTheyDeclare) {
             (std::vector<std::string>{"HGMMA", "UTMALDG", "SYNCS", "USETMAXREG"}));
   EXPECT_EQ(RequiredOpcodes({"gemm.g05_wgmma", "gemm", 5, false, false, 90, {}}),
             (std::vector<std::string>{"HGMMA"}));
+  // An FP8 rung declares QGMMA (E4M3 wgmma) and is not asked for HGMMA as well.
+  EXPECT_EQ(RequiredOpcodes({"attn.a27_fp8",
+                             "attention_fwd",
+                             27,
+                             false,
+                             false,
+                             90,
+                             {"QGMMA", "UTMALDG", "SYNCS", "USETMAXREG"}}),
+            (std::vector<std::string>{"QGMMA", "UTMALDG", "SYNCS", "USETMAXREG"}));
   EXPECT_TRUE(RequiredOpcodes({"gemm.g04_mma", "gemm", 4, false, false}).empty());
   EXPECT_TRUE(RequiredOpcodes({"peer.cublas_gemm", "gemm", 1000, true, false, 90, {}}).empty());
 }
