@@ -20,7 +20,8 @@ BufferSizes BufferSizesOf(const Problem& p) {
     s.input_bytes[0] = a->QElements() * e;
     s.input_bytes[1] = s.input_bytes[2] = a->KElements() * e;
     s.output_elements = a->QElements();
-    s.output_bytes = a->QElements() * e;
+    s.output_bytes =
+        a->QElements() * static_cast<int64_t>(DTypeBytes(AttentionOutputDType(a->dtype)));
     s.lse_elements = a->want_lse ? a->LseElements() : 0;
   } else {
     const auto& g = std::get<GemmProblem>(p);

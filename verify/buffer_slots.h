@@ -16,7 +16,7 @@ namespace flashscope::verify {
 struct BufferSizes {
   int64_t input_bytes[3] = {0, 0, 0};  // q, k, v (attention) or a, b (gemm)
   int64_t output_elements = 0;
-  int64_t output_bytes = 0;  // O in the problem's dtype (attention), C in fp32 (gemm)
+  int64_t output_bytes = 0;  // O in AttentionOutputDType (attention), C in fp32 (gemm)
   int64_t lse_elements = 0;  // 0 unless the problem asks for the lse
   // Device bytes of one slot: its inputs, output and lse.
   int64_t SlotBytes() const {

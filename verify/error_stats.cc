@@ -57,6 +57,9 @@ struct Elements {
 using F32Elements = Elements<uint32_t, FloatFromBits>;
 using F16Elements = Elements<uint16_t, HalfBitsToFloat>;
 using Bf16Elements = Elements<uint16_t, Bf16BitsToFloat>;
+// No kernel writes E4M3 outputs (an E4M3 attention's O is BF16), but the statistics of any array
+// of the four types read the same way.
+using E4M3Elements = Elements<uint8_t, E4M3BitsToFloat>;
 
 // std::fmax's result, inline: GCC calls libm's fmax for it, twice an element, which cost the pass
 // a third of its time. Equal to fmax for every pair but the sign of a zero when both are zero,
@@ -138,6 +141,9 @@ PartialStats StatsOfRange(const void* out_raw, DType out_dtype, const float* ref
                           heatmaps);
     case DType::kBF16:
       return StatsOfRange(Bf16Elements{static_cast<const uint16_t*>(out_raw)}, ref, begin, end, tol,
+                          heatmaps);
+    case DType::kE4M3:
+      return StatsOfRange(E4M3Elements{static_cast<const uint8_t*>(out_raw)}, ref, begin, end, tol,
                           heatmaps);
   }
   return {};

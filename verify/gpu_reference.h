@@ -29,7 +29,8 @@ inline const char* ReferencePrecisionName(ReferencePrecision p) {
 // The largest head dimension the references support.
 inline constexpr int kReferenceMaxHeadDim = 256;
 
-// q, k, v in p.dtype (layouts of AttentionProblem); out: QElements() floats; lse (nullable):
+// q, k, v in p.dtype (layouts of AttentionProblem; E4M3 values decoded exactly, as every input
+// type is); out: QElements() floats; lse (nullable):
 // LseElements() floats, natural log, -inf for rows that see no key (whose out is zero).
 // cudaErrorInvalidValue for head_dim outside [1, 256] or a non-positive size.
 cudaError_t AttentionReferenceGpu(const AttentionProblem& p, const void* q, const void* k,
@@ -47,6 +48,10 @@ cudaError_t AttentionReferenceGpu(const AttentionProblem& p, const void* q, cons
 // and any order of Sk positive terms is within (Sk - 1)·2⁻²⁴ relative of another, far below the
 // 2⁻⁸ (bf16) or 2⁻¹¹ (fp16) relative spacing of the P it divides: it can move a P across a
 // rounding boundary only where P sits within that distance of the boundary.
+// E4M3 problems get the naive FP8 implementation instead (what an FP8 flash kernel computes,
+// verify/baseline_rules.cuh): S kept in fp32 (not rounded), P = exp(S - max) rounded to E4M3
+// (nearest, satfinite) before P·V, the row sum from the unrounded exp(S - max), and
+// O = (Σ round(P)·V) / sum in fp32 rounded to BF16, E4M3's output type.
 cudaError_t AttentionSamePrecisionBaselineGpu(const AttentionProblem& p, const void* q,
                                               const void* k, const void* v, float* out,
                                               cudaStream_t stream);
@@ -57,15 +62,17 @@ cudaError_t AttentionSamePrecisionBaselineGpu(const AttentionProblem& p, const v
 cudaError_t GemmReferenceGpu(const GemmProblem& p, const void* a, const void* b,
                              ReferencePrecision precision, float* c, cudaStream_t stream);
 
-// The gemm baseline for fp16/bf16 inputs: a naive implementation with a tensor core's fp32
-// accumulation. Products are exact; each chunk of 16 consecutive k (one k-step of
-// mma.m16n8k16, from k = 0) is summed exactly (in fp64) and added to the fp32 accumulator with
-// truncation (round toward zero), the rounding NVIDIA tensor cores use (Fasi, Higham, Mikaitis
-// and Pranesh, "Numerical behavior of NVIDIA tensor cores", 2021). Truncation biases the sum, so
-// its error grows with K faster than a round-to-nearest in-order sum's: at M = N = K = 4096 fp16
-// cuBLAS itself is 2.2e-3 from the fp64 reference where the in-order fp32 sum is 1.1e-3, and the
-// FlashAttention rule (≤ 2 × baseline) failed the library; this model gives 2.2e-3 on a 256×256
-// sample of such a product. C fp32. cudaErrorInvalidValue for fp32 inputs or a non-positive size.
+// The gemm baseline for fp16/bf16/e4m3 inputs: a naive implementation with a tensor core's
+// accumulation (for E4M3, Hopper FP8 wgmma's: 32-term chunks into an accumulator of 13 mantissa
+// bits, truncating; verify/baseline_rules.cuh says why). For fp16/bf16: Products are exact; each
+// chunk of 16 consecutive k (one k-step of mma.m16n8k16, from k = 0) is summed exactly (in fp64)
+// and added to the fp32 accumulator with truncation (round toward zero), the rounding NVIDIA tensor
+// cores use (Fasi, Higham, Mikaitis and Pranesh, "Numerical behavior of NVIDIA tensor cores",
+// 2021). Truncation biases the sum, so its error grows with K faster than a round-to-nearest
+// in-order sum's: at M = N = K = 4096 fp16 cuBLAS itself is 2.2e-3 from the fp64 reference where
+// the in-order fp32 sum is 1.1e-3, and the FlashAttention rule (≤ 2 × baseline) failed the library;
+// this model gives 2.2e-3 on a 256×256 sample of such a product. C fp32. cudaErrorInvalidValue for
+// fp32 inputs or a non-positive size.
 cudaError_t GemmTensorCoreBaselineGpu(const GemmProblem& p, const void* a, const void* b, float* c,
                                       cudaStream_t stream);
 

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "common/element_convert.cuh"
+#include "verify/baseline_rules.cuh"
 #include "verify/element_dispatch.cuh"
 #include "verify/gpu_reference.h"
 #include "verify/gpu_reference_attention_tiles.cuh"
@@ -148,8 +149,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// The baseline's scores as the naive implementation stores them: S = Q·Kᵀ·scale in fp32 rounded
-// to T; -inf for keys the row does not see.
+// The baseline's scores as the naive implementation stores them: S = Q·Kᵀ·scale in fp32, rounded
+// to T except for E4M3 (BaselineRules); -inf for keys the row does not see.
 template <typename T>
 struct BaselineTile {
   static constexpr int kRm = TileShape<float>::kRm, kRn = TileShape<float>::kRn;
@@ -163,14 +164,16 @@ struct BaselineTile {
     for (int i = 0; i < kRm; ++i) {
 #pragma unroll
       for (int j = 0; j < kRn; ++j) {
-        score[i][j] = rows.Sees(i, start, j) ? RoundTo<T>(dots[i][j] * scale) : -INFINITY;
+        score[i][j] =
+            rows.Sees(i, start, j) ? BaselineRules<T>::Score(dots[i][j] * scale) : -INFINITY;
       }
     }
   }
 };
 
 // One pass of the baseline over the keys of a row block: pass 0 the rows' max of S, pass 1 the
-// fp32 sum of exp(S - max), pass 2 P = exp(S - max) / sum rounded to T, and O += P·V in fp32.
+// fp32 sum of exp(S - max), pass 2 P as BaselineRules stores it (exp(S - max) / sum rounded to T;
+// E4M3: exp(S - max) rounded to E4M3), and O += P·V in fp32.
 template <typename T, int kChunks>
 __device__ void BaselinePass(const TileSmem<float>& sm, const AttnShape& s, const RowBlock& b,
                              const ThreadRows<float>& rows, int pass, const T* k, const T* v,
@@ -194,7 +197,7 @@ __device__ void BaselinePass(const TileSmem<float>& sm, const AttnShape& s, cons
           x += in ? expf(tile.score[i][j] - st.m[i]) : 0.f;
         } else {
           sm.p[(ty + kSide * i) * TileSmem<float>::kPLd + tx + kSide * j] =
-              in ? RoundTo<T>(expf(tile.score[i][j] - st.m[i]) / st.l[i]) : 0.f;
+              in ? BaselineRules<T>::P(expf(tile.score[i][j] - st.m[i]), st.l[i]) : 0.f;
         }
       }
       if (pass == 0) st.m[i] = fmaxf(st.m[i], attn_tiles::RowMax(x));
@@ -209,7 +212,7 @@ __device__ void BaselinePass(const TileSmem<float>& sm, const AttnShape& s, cons
 }
 
 // Three passes over the keys, each score recomputed as the naive implementation stores it; O
-// rounded to T at the end (zero for rows that see no key).
+// rounded to the output type at the end (BaselineRules::Output; zero for rows that see no key).
 template <typename T, int kChunks>
 __global__ void __launch_bounds__(kThreads)
     AttentionBaselineKernel(AttnShape s, const T* q, const T* k, const T* v, float* out) {
@@ -223,7 +226,7 @@ __global__ void __launch_bounds__(kThreads)
     attn_tiles::StageRows<TileSmem<float>::kRows>(sm.q, s, q, b.bh, s.seq_q, b.row0);
     for (int pass = 0; pass < 3; ++pass) BaselinePass<T, kChunks>(sm, s, b, rows, pass, k, v, st);
     attn_tiles::StoreRows<float, kChunks>(s, b, out, [&](int i, int e) {
-      return rows.key_end[i] > 0 ? RoundTo<T>(st.acc[i][e]) : 0.f;
+      return rows.key_end[i] > 0 ? BaselineRules<T>::Output(st.acc[i][e], st.l[i]) : 0.f;
     });
   }
 }

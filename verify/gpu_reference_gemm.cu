@@ -1,5 +1,5 @@
 // The gemm reference (fp64 accumulation), the baselines (in-order fp32 for fp32 inputs, a tensor
-// core's chunked truncating sum for fp16/bf16), and the output poisoning.
+// core's chunked truncating sum for fp16/bf16/e4m3: baseline_rules.cuh), and the output poisoning.
 //
 // One 16×16 shared-memory tiled product serves all of them: each thread owns one C element and
 // walks k in order; the accumulation policy (InOrderSum, TensorCoreChunks) is the only difference,
@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/element_convert.cuh"
+#include "verify/baseline_rules.cuh"
 #include "verify/element_dispatch.cuh"
 #include "verify/error_stats.h"
 #include "verify/gpu_reference.h"
@@ -19,33 +20,48 @@ namespace {
 constexpr int kTile = 16;
 
 // How a 16-wide k step of the tile is added to a thread's accumulator. `Operand` is what the
-// shared tiles hold, `Acc` the accumulator.
+// shared tiles hold, `Acc` the accumulator; `chunk_end` says that the step closes one of the
+// policy's chunks (or is the last step).
 template <typename A>
 struct InOrderSum {  // the plain in-order sum in fp32 (baseline) or fp64 (reference)
   using Operand = A;
   using Acc = A;
+  static constexpr int kChunk = kTile;
   __device__ static Acc AddTile(Acc acc, const A (&as)[kTile][kTile], const A (&bs)[kTile][kTile],
-                                int ty, int tx, int steps) {
+                                int ty, int tx, int steps, bool /*chunk_end*/) {
     for (int kk = 0; kk < steps; ++kk) acc += as[ty][kk] * bs[kk][tx];
     return acc;
   }
+  __device__ static float Value(Acc acc) { return static_cast<float>(acc); }
 };
 
-// A tensor core's accumulation: the 16 products of the step (one k-step of mma.m16n8k16, from
-// k = 0) summed exactly in fp64 (products of fp16/bf16 values are exact in fp64, and so is a sum
-// of 16 of them unless their exponents differ by more than ~30), then added to the fp32
-// accumulator and truncated to fp32.
+// A tensor core's accumulation (BaselineRules<T>): the products of each chunk of kChunk
+// consecutive k (16 for fp16/bf16: one k-step of mma.m16n8k16; 32 for e4m3: one k-step of
+// wgmma.m64nNk32; from k = 0) summed exactly in fp64 (products of 16-bit or 8-bit floats are
+// exact in fp64, and so is a sum of 32 of them unless their exponents differ by more than ~30),
+// then added to the accumulator with the rules' truncation.
+template <typename T>
 struct TensorCoreChunks {
   using Operand = float;
-  using Acc = float;
+  struct Acc {
+    float sum = 0;
+    double chunk = 0;  // the open chunk's exact partial sum
+  };
+  static constexpr int kChunk = BaselineRules<T>::kChunk;
+  static_assert(kChunk % kTile == 0, "a chunk is whole tile steps");
   __device__ static Acc AddTile(Acc acc, const float (&as)[kTile][kTile],
-                                const float (&bs)[kTile][kTile], int ty, int tx, int steps) {
-    double chunk = 0;
+                                const float (&bs)[kTile][kTile], int ty, int tx, int steps,
+                                bool chunk_end) {
     for (int kk = 0; kk < steps; ++kk) {
-      chunk = __dadd_rn(chunk, __dmul_rn(as[ty][kk], bs[kk][tx]));
+      acc.chunk = __dadd_rn(acc.chunk, __dmul_rn(as[ty][kk], bs[kk][tx]));
     }
-    return __double2float_rz(__dadd_rn(static_cast<double>(acc), chunk));
+    if (chunk_end) {
+      acc.sum = BaselineRules<T>::Accumulate(acc.sum, acc.chunk);
+      acc.chunk = 0;
+    }
+    return acc;
   }
+  __device__ static float Value(const Acc& acc) { return acc.sum; }
 };
 
 template <typename T, typename Sum>
@@ -57,17 +73,18 @@ __global__ void __launch_bounds__(kTile* kTile)
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t row = static_cast<int64_t>(blockIdx.y) * kTile + ty;
   const int64_t col = static_cast<int64_t>(blockIdx.x) * kTile + tx;
-  typename Sum::Acc acc = 0;
+  typename Sum::Acc acc{};
   for (int64_t k0 = 0; k0 < kdim; k0 += kTile) {
     const int64_t ka = k0 + tx, kb = k0 + ty;
     as[ty][tx] = row < m && ka < kdim ? static_cast<S>(ToFloat<T>(a[row * kdim + ka])) : S(0);
     bs[ty][tx] = kb < kdim && col < n ? static_cast<S>(ToFloat<T>(b[kb * n + col])) : S(0);
     __syncthreads();
     const int steps = static_cast<int>(kdim - k0 < kTile ? kdim - k0 : kTile);
-    acc = Sum::AddTile(acc, as, bs, ty, tx, steps);
+    const bool chunk_end = k0 + kTile >= kdim || (k0 + kTile) % Sum::kChunk == 0;
+    acc = Sum::AddTile(acc, as, bs, ty, tx, steps, chunk_end);
     __syncthreads();
   }
-  if (row < m && col < n) c[row * n + col] = static_cast<float>(acc);
+  if (row < m && col < n) c[row * n + col] = Sum::Value(acc);
 }
 
 template <typename T, typename Sum>
@@ -88,9 +105,11 @@ cudaError_t GemmTensorCoreBaselineGpu(const GemmProblem& p, const void* a, const
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return cudaErrorInvalidValue;
   switch (p.dtype) {
     case DType::kF16:
-      return LaunchGemm<__half, TensorCoreChunks>(p, a, b, c, stream);
+      return LaunchGemm<__half, TensorCoreChunks<__half>>(p, a, b, c, stream);
     case DType::kBF16:
-      return LaunchGemm<__nv_bfloat16, TensorCoreChunks>(p, a, b, c, stream);
+      return LaunchGemm<__nv_bfloat16, TensorCoreChunks<__nv_bfloat16>>(p, a, b, c, stream);
+    case DType::kE4M3:
+      return LaunchGemm<__nv_fp8_e4m3, TensorCoreChunks<__nv_fp8_e4m3>>(p, a, b, c, stream);
     case DType::kF32:
       break;
   }

@@ -54,6 +54,29 @@ uint16_t FloatToBf16Bits(float f) {
   return static_cast<uint16_t>((x + 0x7FFFu + lsb) >> 16);
 }
 
+uint8_t FloatToE4M3Bits(float f) {
+  const uint32_t x = FloatBits(f);
+  const uint8_t sign = static_cast<uint8_t>((x >> 24) & 0x80u);
+  const uint32_t abs = x & 0x7FFFFFFFu;
+  if (abs > 0x7F800000u) return 0x7F;  // NaN (the one NaN encoding with its sign clear)
+  // 464 is halfway between 448 and 480 (which E4M3FN lacks): at and above it round-to-nearest
+  // would leave the format; satfinite clamps to 448, and so does everything below it that rounds
+  // up past 448 (nothing does: 448 is the nearest).
+  if (abs >= 0x43E80000u) return static_cast<uint8_t>(sign | 0x7Eu);  // >= 464 and inf
+  const int exp = static_cast<int>(abs >> 23);                        // biased fp32 exponent
+  const uint32_t mant = (abs & 0x7FFFFFu) | 0x800000u;
+  if (exp < 121) {  // below 2^-6: an E4M3 subnormal (unit 2^-9) or zero
+    // abs = mant · 2^(exp - 150); in units of 2^-9: mant · 2^(exp - 141).
+    const int shift = 141 - exp;
+    if (shift > 24) return sign;  // below half the smallest subnormal (2^-10): zero
+    return static_cast<uint8_t>(sign | ShiftRoundEven(mant, shift));  // 8 carries into exp 1
+  }
+  // Normal: keep 3 of the 23 mantissa bits; a carry into the exponent is the right result.
+  const uint32_t e4 = static_cast<uint32_t>(exp - 120);  // E4M3's biased exponent, 1..15
+  const uint32_t rounded = (e4 << 3) + ShiftRoundEven(mant, 20) - 8u;
+  return static_cast<uint8_t>(sign | (rounded > 0x7Eu ? 0x7Eu : rounded));
+}
+
 float RoundToDType(float f, DType t) {
   switch (t) {
     case DType::kF32:
@@ -62,6 +85,8 @@ float RoundToDType(float f, DType t) {
       return HalfBitsToFloat(FloatToHalfBits(f));
     case DType::kBF16:
       return Bf16BitsToFloat(FloatToBf16Bits(f));
+    case DType::kE4M3:
+      return E4M3BitsToFloat(FloatToE4M3Bits(f));
   }
   return f;
 }
@@ -74,6 +99,8 @@ float LoadAsFloat(const void* data, DType t, int64_t i) {
       return HalfBitsToFloat(static_cast<const uint16_t*>(data)[i]);
     case DType::kBF16:
       return Bf16BitsToFloat(static_cast<const uint16_t*>(data)[i]);
+    case DType::kE4M3:
+      return E4M3BitsToFloat(static_cast<const uint8_t*>(data)[i]);
   }
   return 0.f;
 }
@@ -84,6 +111,7 @@ uint32_t LoadBits(const void* data, DType t, int64_t i) {
     std::memcpy(&x, static_cast<const char*>(data) + 4 * i, 4);
     return x;
   }
+  if (t == DType::kE4M3) return static_cast<const uint8_t*>(data)[i];
   return static_cast<const uint16_t*>(data)[i];
 }
 
@@ -102,6 +130,9 @@ void ConvertFromFloat(const float* src, int64_t n, DType t, void* dst) {
         break;
       case DType::kBF16:
         static_cast<uint16_t*>(dst)[i] = FloatToBf16Bits(src[i]);
+        break;
+      case DType::kE4M3:
+        static_cast<uint8_t*>(dst)[i] = FloatToE4M3Bits(src[i]);
         break;
     }
   }

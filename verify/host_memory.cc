@@ -24,7 +24,7 @@ HostBytes HostBytesNeeded(const Problem& p, bool heatmaps, bool dump) {
   if (const auto* a = std::get_if<AttentionProblem>(&p)) {
     const int64_t e = static_cast<int64_t>(DTypeBytes(a->dtype));
     out_elems = a->QElements();
-    out_bytes = out_elems * e;
+    out_bytes = out_elems * static_cast<int64_t>(DTypeBytes(AttentionOutputDType(a->dtype)));
     lse_elems = a->want_lse ? a->LseElements() : 0;
     largest_input = std::max(a->QElements(), a->KElements());
     input_bytes = e;

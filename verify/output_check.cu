@@ -88,6 +88,8 @@ cudaError_t LaunchOutputCheck(const void* out, DType dtype, const float* ref, in
       OutputCheckKernel<__nv_bfloat16><<<blocks, kThreads, 0, stream>>>(
           static_cast<const unsigned short*>(out), ref, n, bound, counts);
       break;
+    case DType::kE4M3:  // never an output type: an E4M3 attention writes BF16
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }

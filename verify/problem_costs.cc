@@ -16,8 +16,9 @@ double Flops(const Problem& p) {
 }
 
 double MinimalBytes(const AttentionProblem& p) {
-  double e = DTypeBytes(p.dtype);
-  double bytes = e * (2.0 * p.QElements() + 2.0 * p.KElements());
+  const double e = DTypeBytes(p.dtype);
+  const double out = DTypeBytes(AttentionOutputDType(p.dtype));  // E4M3 in, BF16 out
+  double bytes = e * (p.QElements() + 2.0 * p.KElements()) + out * p.QElements();
   if (p.want_lse) bytes += 4.0 * p.LseElements();
   return bytes;
 }

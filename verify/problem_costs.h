@@ -14,8 +14,9 @@ double Flops(const AttentionProblem& p);
 double Flops(const GemmProblem& p);
 double Flops(const Problem& p);
 
-// Each input read once and each output written once: Q, K, V and O in the problem's dtype, plus
-// the fp32 log-sum-exp when requested.
+// Each input read once and each output written once: Q, K, V in the problem's dtype (1 byte an
+// element for E4M3), O in AttentionOutputDType (BF16 for E4M3), plus the fp32 log-sum-exp when
+// requested.
 double MinimalBytes(const AttentionProblem& p);
 // A and B in the input dtype, C in fp32.
 double MinimalBytes(const GemmProblem& p);

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "common/element_convert.cuh"
+#include "verify/baseline_rules.cuh"
 #include "verify/element_bits.cuh"
 #include "verify/element_dispatch.cuh"
 #include "verify/gpu_reference.h"
@@ -148,9 +149,10 @@ __device__ double ReferenceRowElement(const RowShape& s, const double* qrow, con
 }
 
 // Thread d's element of the row's same-precision baseline (gpu_reference.h,
-// AttentionSamePrecisionBaselineGpu): S = Q·Kᵀ·scale accumulated in fp32 and rounded to T, its
-// max, the fp32 sum of exp(S - max), P rounded to T, O = P·V in fp32 rounded to T. Three passes
-// over the row's keys, each score recomputed as the naive implementation stores it.
+// AttentionSamePrecisionBaselineGpu; what is rounded where: BaselineRules<T>): S = Q·Kᵀ·scale
+// accumulated in fp32, its max, the fp32 sum of exp(S - max), P as stored, O = P·V in fp32
+// rounded to the output type. Three passes over the row's keys, each score recomputed as the
+// naive implementation stores it.
 template <typename T>
 __device__ float BaselineRowElement(const RowShape& s, const float* qf, const T* k, const T* v,
                                     int64_t bh, int64_t key_end, T* tile, double* red, double* p) {
@@ -167,7 +169,7 @@ __device__ float BaselineRowElement(const RowShape& s, const float* qf, const T*
         const T* krow = tile + t * s.k_ld;
         float dot = 0.f;
         for (int dd = 0; dd < s.d; ++dd) dot += qf[dd] * ToFloat<T>(krow[dd]);
-        score = RoundTo<T>(dot * static_cast<float>(s.scale));
+        score = BaselineRules<T>::Score(dot * static_cast<float>(s.scale));
       }
       if (pass == 0) {
         m = fmaxf(m, static_cast<float>(BlockReduce(red, score, true)));
@@ -175,7 +177,7 @@ __device__ float BaselineRowElement(const RowShape& s, const float* qf, const T*
         l += static_cast<float>(BlockReduce(red, in ? expf(score - m) : 0.f, false));
       } else {
         __syncthreads();  // p is free
-        p[t] = in ? RoundTo<T>(expf(score - m) / l) : 0.f;
+        p[t] = in ? BaselineRules<T>::P(expf(score - m), l) : 0.f;
         __syncthreads();
         if (t < s.d) {
           for (int u = 0; u < n; ++u) {
@@ -185,14 +187,14 @@ __device__ float BaselineRowElement(const RowShape& s, const float* qf, const T*
       }
     }
   }
-  return key_end > 0 ? RoundTo<T>(acc) : 0.f;
+  return key_end > 0 ? BaselineRules<T>::Output(acc, l) : 0.f;
 }
 
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
-    AttentionRowCheckKernel(RowShape s, const T* q, const T* k, const T* v, const T* out,
-                            const float* lse, uint64_t seed, SampledBound bound,
-                            SampledCheckCounts* counts) {
+    AttentionRowCheckKernel(RowShape s, const T* q, const T* k, const T* v,
+                            const typename BaselineRules<T>::Out* out, const float* lse,
+                            uint64_t seed, SampledBound bound, SampledCheckCounts* counts) {
   __shared__ double qrow[kThreads];
   __shared__ float qf[kThreads];
   __shared__ double p[kThreads];
@@ -245,8 +247,8 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // The entry's gemm baseline (gpu_reference.h), serially over k: for fp32 inputs the in-order
-// fp32 sum; for fp16/bf16 a tensor core's accumulation (each chunk of 16 consecutive k summed
-// exactly in fp64, added to the fp32 accumulator with truncation).
+// fp32 sum; for fp16/bf16/e4m3 a tensor core's accumulation (BaselineRules<T>: each chunk of
+// kChunk consecutive k summed exactly in fp64, added to the accumulator with truncation).
 template <typename T>
 __device__ float GemmBaselineEntry(const T* a, const T* b, int64_t kdim, int64_t n, int64_t r,
                                    int64_t col) {
@@ -257,14 +259,15 @@ __device__ float GemmBaselineEntry(const T* a, const T* b, int64_t kdim, int64_t
       acc += ToFloat<T>(a[r * kdim + kk]) * ToFloat<T>(b[kk * n + col]);
     }
   } else {
-    for (int64_t k0 = 0; k0 < kdim; k0 += 16) {
+    constexpr int kChunk = BaselineRules<T>::kChunk;
+    for (int64_t k0 = 0; k0 < kdim; k0 += kChunk) {
       double chunk = 0;
 #pragma unroll
-      for (int64_t kk = k0; kk < k0 + 16 && kk < kdim; ++kk) {
+      for (int64_t kk = k0; kk < k0 + kChunk && kk < kdim; ++kk) {
         chunk =
             __dadd_rn(chunk, __dmul_rn(ToFloat<T>(a[r * kdim + kk]), ToFloat<T>(b[kk * n + col])));
       }
-      acc = __double2float_rz(__dadd_rn(static_cast<double>(acc), chunk));
+      acc = BaselineRules<T>::Accumulate(acc, chunk);
     }
   }
   return acc;
@@ -311,17 +314,15 @@ cudaError_t LaunchRows(const AttentionProblem& p, const void* q, const void* k, 
              1.0 / std::sqrt(static_cast<double>(p.head_dim)),
              0,
              0};
-  if (sizeof(T) == 4) {
-    s.k_ld = s.d % 2 == 0 ? s.d + 1 : s.d;
-  } else {
-    s.k_ld = s.d + s.d % 2;
-    if ((s.k_ld / 2) % 2 == 0) s.k_ld += 2;
-  }
+  constexpr int kPerWord = 4 / static_cast<int>(sizeof(T));  // elements per 32-bit word
+  int words = (s.d + kPerWord - 1) / kPerWord;
+  if (words % 2 == 0) ++words;
+  s.k_ld = words * kPerWord;
   const int fit = kTileBytes / static_cast<int>(sizeof(T)) / s.k_ld;
   s.keys_per_tile = fit < kThreads ? fit : kThreads;
   AttentionRowCheckKernel<T><<<rows, kThreads, 0, stream>>>(
       s, static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v),
-      static_cast<const T*>(out), lse, seed, bound, counts);
+      static_cast<const typename BaselineRules<T>::Out*>(out), lse, seed, bound, counts);
   return cudaGetLastError();
 }
 

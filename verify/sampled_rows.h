@@ -13,9 +13,9 @@
 
 namespace flashscope::verify {
 
-// q, k, v: the inputs the launch read (p.dtype); out: the kernel's O (p.dtype); lse: its
-// log-sum-exp (fp32) or nullptr. `rows` samples; cudaErrorInvalidValue for rows < 1 or a
-// head_dim outside [1, kReferenceMaxHeadDim].
+// q, k, v: the inputs the launch read (p.dtype); out: the kernel's O
+// (AttentionOutputDType(p.dtype), BF16 for E4M3); lse: its log-sum-exp (fp32) or nullptr. `rows`
+// samples; cudaErrorInvalidValue for rows < 1 or a head_dim outside [1, kReferenceMaxHeadDim].
 cudaError_t LaunchAttentionRowCheck(const AttentionProblem& p, const void* q, const void* k,
                                     const void* v, const void* out, const float* lse, int rows,
                                     uint64_t seed, const SampledBound& bound,

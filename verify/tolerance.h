@@ -7,7 +7,10 @@
 // atol/rtol give the bad-element count and decide only when there is no baseline.
 // For fp16/bf16 gemm the "naive same-precision implementation" accumulates as a tensor core does
 // (exact 16-term chunks truncated into fp32, verify/gpu_reference.h): with an in-order
-// round-to-nearest baseline the rule failed cuBLAS itself at K = 4096.
+// round-to-nearest baseline the rule failed cuBLAS itself at K = 4096. For E4M3 it is what an
+// FP8 kernel computes: attention keeps S in fp32, rounds P = exp(S - max) to E4M3 and O to BF16;
+// gemm sums 32-term chunks into Hopper FP8 wgmma's 13-mantissa-bit accumulator
+// (verify/baseline_rules.cuh).
 #pragma once
 
 #include <string>
@@ -29,6 +32,11 @@ struct TolerancePolicy {
 
 // fp16: atol = rtol = 2e-3, floor 1e-5; bf16: 1.6e-2, floor 1e-4; fp32 attention: 1e-4,
 // floor 1e-6; gemm (fp32 output, fp32 accumulate): atol 1e-3, rtol 1e-4, floor 1e-5.
+// E4M3 attention (inputs exact E4M3, P rounded to E4M3, O to BF16): atol = rtol = 2^-4 = 6.25e-2
+// (E4M3's unit roundoff, within which BF16's 2^-8 output rounding fits), floor 2^-12 ≈ 2.4e-4
+// (BF16's rounding at E4M3's roundoff scale, 2^-8 · 2^-4). E4M3 gemm (fp32 C, the wgmma
+// accumulator's 13 mantissa bits): atol 1e-2, rtol 2^-10 ≈ 9.8e-4, floor 1e-5.
+// The baseline of an E4M3 problem is the naive FP8 implementation (gpu_reference.h).
 TolerancePolicy DefaultTolerance(Family family, DType dtype);
 
 struct Verdict {

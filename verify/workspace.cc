@@ -24,7 +24,9 @@ int64_t Workspace::DeviceBytesNeeded(const Problem& p) {
 }
 
 DType Workspace::output_dtype() const {
-  if (const auto* a = std::get_if<AttentionProblem>(&problem_)) return a->dtype;
+  if (const auto* a = std::get_if<AttentionProblem>(&problem_)) {
+    return AttentionOutputDType(a->dtype);  // E4M3 attention writes BF16
+  }
   return DType::kF32;
 }
 
@@ -205,8 +207,8 @@ absl::Status Workspace::Draw(cudaStream_t stream) {
         !st.ok()) {
       return st;
     }
-    // fp16/bf16 gemms run on tensor cores, whose accumulation truncates: the baseline follows
-    // (gpu_reference.h); fp32 inputs keep the in-order round-to-nearest fp32 sum.
+    // fp16/bf16/e4m3 gemms run on tensor cores, whose accumulation truncates: the baseline
+    // follows (gpu_reference.h); fp32 inputs keep the in-order round-to-nearest fp32 sum.
     const bool tensor_core_inputs = g.dtype != DType::kF32;
     const cudaError_t base_error =
         tensor_core_inputs
@@ -247,9 +249,9 @@ absl::StatusOr<std::vector<float>> Workspace::ToHostFloat(const void* buf, DType
       return st;
     }
   } else {
-    std::vector<uint16_t> raw(static_cast<size_t>(n));
+    std::vector<unsigned char> raw(static_cast<size_t>(n) * DTypeBytes(t));  // 2 or 1 a value
     if (absl::Status st =
-            CudaStatus(cudaMemcpyAsync(raw.data(), buf, 2 * n, cudaMemcpyDeviceToHost, stream),
+            CudaStatus(cudaMemcpyAsync(raw.data(), buf, raw.size(), cudaMemcpyDeviceToHost, stream),
                        "copying a result to the host");
         !st.ok()) {
       return st;

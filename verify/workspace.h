@@ -105,8 +105,8 @@ class Workspace {
   const void* input(int i) const { return input(i, current_); }
   const void* input(int i, int slot) const;
   int num_inputs() const { return std::holds_alternative<AttentionProblem>(problem_) ? 3 : 2; }
-  // The kernel's output of the current slot (or of `slot`): O in the problem's dtype (attention)
-  // or C in fp32 (gemm).
+  // The kernel's output of the current slot (or of `slot`): O in AttentionOutputDType (the
+  // problem's dtype; BF16 for E4M3) for attention, or C in fp32 (gemm).
   void* output() { return output(current_); }
   void* output(int slot);
   DType output_dtype() const;

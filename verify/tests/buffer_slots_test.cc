@@ -31,6 +31,18 @@ TEST(BufferSlots, ASlotHoldsTheInputsTheOutputAndTheLse) {
             64 * 16 * 2 + 16 * 32 * 2 + 64 * 32 * 4);
 }
 
+// E4M3: Q, K, V one byte an element, O in BF16 (two); a gemm's A and B one byte, C fp32.
+TEST(BufferSlots, E4M3InputsAreOneByteAndTheAttentionOutputIsBf16) {
+  const BufferSizes s = BufferSizesOf(AttentionShape(2, 4, 128, 256, 64, DType::kE4M3));
+  const int64_t q = 2 * 4 * 128 * 64, kv = 2 * 4 * 256 * 64;
+  EXPECT_EQ(s.input_bytes[0], q);
+  EXPECT_EQ(s.input_bytes[1], kv);
+  EXPECT_EQ(s.output_elements, q);
+  EXPECT_EQ(s.output_bytes, 2 * q);
+  EXPECT_EQ(BufferSizesOf(GemmProblem{64, 32, 16, DType::kE4M3}).SlotBytes(),
+            64 * 16 + 16 * 32 + 64 * 32 * 4);
+}
+
 TEST(BufferSlots, EverySlotWantedWhenTheyFitTheBudget) {
   // 1 GiB base + 1 extra slot of 1 GiB = 2 GiB <= half of 4 GiB free.
   const SlotPlan plan = PlanSlots(2, kGiB, kGiB, 4 * kGiB);

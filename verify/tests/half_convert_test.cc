@@ -92,6 +92,67 @@ TEST(Bf16Convert, EveryBf16RoundTrips) {
   }
 }
 
+TEST(E4M3Convert, ValuesRoundingSaturationAndNan) {
+  EXPECT_EQ(FloatToE4M3Bits(1.0f), 0x38);
+  EXPECT_EQ(FloatToE4M3Bits(-2.0f), 0xC0);
+  EXPECT_EQ(FloatToE4M3Bits(448.0f), 0x7E);
+  EXPECT_EQ(E4M3BitsToFloat(0x7E), kE4M3Max);
+  EXPECT_EQ(E4M3BitsToFloat(0x01), std::ldexp(1.0f, -9));  // smallest subnormal
+  EXPECT_EQ(E4M3BitsToFloat(0x08), std::ldexp(1.0f, -6));  // smallest normal
+  // Ties to even: 1 + 1/16 lies between 1 (even) and 1.125; 1 + 3/16 between 1.125 and 1.25.
+  EXPECT_EQ(FloatToE4M3Bits(1.0625f), 0x38);
+  EXPECT_EQ(FloatToE4M3Bits(1.1875f), 0x3A);
+  EXPECT_EQ(FloatToE4M3Bits(1.07f), 0x39);
+  // Subnormal ties: 2^-10 (half the smallest) goes to 0, 3·2^-10 to 2·2^-9 (even).
+  EXPECT_EQ(FloatToE4M3Bits(std::ldexp(1.0f, -10)), 0x00);
+  EXPECT_EQ(FloatToE4M3Bits(std::ldexp(1.1f, -10)), 0x01);
+  EXPECT_EQ(FloatToE4M3Bits(std::ldexp(3.0f, -10)), 0x02);
+  EXPECT_EQ(FloatToE4M3Bits(std::ldexp(7.5f, -9)), 0x08) << "a tie rounds up into the normals";
+  EXPECT_EQ(FloatToE4M3Bits(-1e-30f), 0x80);
+  // Saturation (satfinite): never NaN, never beyond ±448.
+  for (float big : {449.0f, 463.9f, 464.0f, 480.0f, 1e6f, std::numeric_limits<float>::max(),
+                    std::numeric_limits<float>::infinity()}) {
+    EXPECT_EQ(FloatToE4M3Bits(big), 0x7E) << big;
+    EXPECT_EQ(FloatToE4M3Bits(-big), 0xFE) << big;
+  }
+  EXPECT_TRUE(std::isnan(E4M3BitsToFloat(FloatToE4M3Bits(std::nanf("")))));
+  EXPECT_TRUE(std::isnan(E4M3BitsToFloat(0x7F)));
+  EXPECT_TRUE(std::isnan(E4M3BitsToFloat(0xFF)));
+}
+
+TEST(E4M3Convert, EveryE4M3RoundTripsAndNeighboursRoundToTheNearer) {
+  for (int b = 0; b < 256; ++b) {
+    if ((b & 0x7F) == 0x7F) continue;  // NaN
+    const float v = E4M3BitsToFloat(static_cast<uint8_t>(b));
+    if (v == 0.0f) {
+      EXPECT_EQ(FloatToE4M3Bits(v) & 0x7F, 0) << b;
+      continue;
+    }
+    EXPECT_EQ(FloatToE4M3Bits(v), b) << b;
+    // Just inside the midpoint towards the next larger magnitude still rounds here.
+    if ((b & 0x7F) < 0x7E) {
+      const float next = E4M3BitsToFloat(static_cast<uint8_t>(b + 1));
+      const float mid = 0.5f * (v + next);
+      EXPECT_EQ(FloatToE4M3Bits(std::nextafter(mid, v)), b) << b;
+      EXPECT_EQ(FloatToE4M3Bits(std::nextafter(mid, next)), b + 1) << b;
+    }
+  }
+}
+
+TEST(Convert, E4M3ArraysAndBits) {
+  const float src[3] = {1.0f, 0.3f, -500.0f};
+  uint8_t e4m3[3];
+  ConvertFromFloat(src, 3, DType::kE4M3, e4m3);
+  float back[3];
+  ConvertToFloat(e4m3, DType::kE4M3, 3, back);
+  EXPECT_EQ(back[0], 1.0f);
+  EXPECT_EQ(back[1], RoundToDType(0.3f, DType::kE4M3));
+  EXPECT_EQ(back[1], 0.3125f);
+  EXPECT_EQ(back[2], -448.0f);
+  EXPECT_EQ(LoadBits(e4m3, DType::kE4M3, 0), 0x38u);
+  EXPECT_EQ(LoadAsFloat(e4m3, DType::kE4M3, 2), -448.0f);
+}
+
 TEST(Convert, ArraysAndRoundToDType) {
   const float src[4] = {1.0f, 0.1f, -3.5f, 70000.0f};
   uint16_t half[4];

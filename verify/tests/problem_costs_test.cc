@@ -53,6 +53,25 @@ TEST(ProblemCosts, GemmMinimalWorkAndInputs) {
   EXPECT_DOUBLE_EQ(MinimalWorkFlops(Problem(g)), 2.0 * 1000 * 17 * 129);
   EXPECT_DOUBLE_EQ(MinimalInputBytes(Problem(g)), 2.0 * (1000 * 129 + 129 * 17));
   EXPECT_DOUBLE_EQ(MinimalBytes(g), MinimalInputBytes(Problem(g)) + 4.0 * 1000 * 17);
+  g.dtype = DType::kE4M3;  // 1 byte an input element, C fp32, the same FLOPs
+  EXPECT_DOUBLE_EQ(MinimalWorkFlops(Problem(g)), 2.0 * 1000 * 17 * 129);
+  EXPECT_DOUBLE_EQ(MinimalInputBytes(Problem(g)), 1000 * 129 + 129 * 17);
+  EXPECT_DOUBLE_EQ(MinimalBytes(g), MinimalInputBytes(Problem(g)) + 4.0 * 1000 * 17);
+}
+
+// E4M3 attention reads 1 byte an element of Q, K, V and writes O in BF16 (2 bytes).
+TEST(ProblemCosts, E4M3AttentionReadsOneByteAndWritesBf16) {
+  AttentionProblem a;
+  a.batch = 2, a.heads = 3, a.seq_q = 100, a.seq_k = 300, a.head_dim = 64;
+  a.dtype = DType::kE4M3;
+  a.want_lse = true;
+  const double q = 2 * 3 * 100 * 64, kv = 2 * 3 * 300 * 64;
+  EXPECT_DOUBLE_EQ(MinimalBytes(a), q + 2 * kv + 2 * q + 4.0 * 2 * 3 * 100);
+  EXPECT_DOUBLE_EQ(MinimalInputBytes(Problem(a)), q + 2 * kv);
+  AttentionProblem b = a;
+  b.dtype = DType::kBF16;
+  EXPECT_DOUBLE_EQ(MinimalWorkFlops(Problem(a)), MinimalWorkFlops(Problem(b)));
+  EXPECT_DOUBLE_EQ(Flops(Problem(a)), Flops(Problem(b)));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace flashscope::verify {
 namespace {
 
@@ -143,6 +145,19 @@ TEST(DefaultTolerance, PerFamilyAndDType) {
   EXPECT_GT(b.rtol, h.rtol);
   EXPECT_LT(g.rtol, h.rtol);  // gemm output is fp32
   EXPECT_EQ(g.atol, DefaultTolerance(Family::kGemm, DType::kF32).atol);
+}
+
+TEST(DefaultTolerance, E4M3FromItsUnitRoundoffAndBf16Output) {
+  const TolerancePolicy e = DefaultTolerance(Family::kAttentionFwd, DType::kE4M3);
+  EXPECT_EQ(e.atol, std::ldexp(1.0, -4));  // E4M3's unit roundoff
+  EXPECT_EQ(e.rtol, std::ldexp(1.0, -4));
+  EXPECT_EQ(e.floor, std::ldexp(1.0, -12));  // BF16's 2^-8 at E4M3's 2^-4 scale
+  EXPECT_GT(e.atol, DefaultTolerance(Family::kAttentionFwd, DType::kBF16).atol);
+  EXPECT_EQ(e.baseline_factor, 2.0);
+  const TolerancePolicy g = DefaultTolerance(Family::kGemm, DType::kE4M3);
+  EXPECT_GT(g.rtol, DefaultTolerance(Family::kGemm, DType::kF16).rtol)
+      << "the FP8 wgmma accumulator keeps 13 mantissa bits";
+  EXPECT_GT(g.floor, 0);
 }
 
 // The GPU check of a timed launch (output_check.h) must accept exactly what Decide accepts.
