@@ -29,6 +29,9 @@ Kernel::Kernel(const fs_kernel& abi, const Provenance* provenance)
 std::string Kernel::Supports(const Problem& problem, int device_sm) const {
   if (std::string why = FamilyMismatch(info_, FamilyOf(problem)); !why.empty()) return why;
   if (std::string why = ArchitectureMismatch(info_, device_sm); !why.empty()) return why;
+  // E4M3 came after ABI 1: a kernel that does not set FS_KERNEL_ACCEPTS_FP8 is never asked.
+  const DType dtype = std::visit([](const auto& x) { return x.dtype; }, problem);
+  if (std::string why = DTypeMismatch(info_, dtype); !why.empty()) return why;
   const fs_problem p = abi::ToAbi(problem);
   const char* reason = abi_.supports(abi_.user, &p);
   return reason == nullptr ? std::string() : std::string(reason);

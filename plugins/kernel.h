@@ -54,8 +54,9 @@ class Kernel {
   const Provenance& provenance() const { return *provenance_; }
 
   // Empty when the kernel can run `problem` on a GPU of compute capability `device_sm` (× 10;
-  // 0 = unknown, no check); else the reason: a family or architecture mismatch (checked here,
-  // without calling the plugin), or what the plugin's supports() said.
+  // 0 = unknown, no check); else the reason: a family or architecture mismatch, or an E4M3
+  // problem for a kernel without FS_KERNEL_ACCEPTS_FP8 (DTypeMismatch), all checked here without
+  // calling the plugin; or what the plugin's supports() said.
   std::string Supports(const Problem& problem, int device_sm = 0) const;
   // Enqueues the kernel's work on `stream` (a cudaStream_t).
   LaunchOutcome Launch(const fs_problem& problem, const fs_buffers& buffers, void* stream) const;

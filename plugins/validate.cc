@@ -71,7 +71,8 @@ absl::Status CheckKernel(const fs_kernel& k, const std::string& w) {
   }
   if (k.flags & ~abi::kKnownKernelFlags) {
     return Bad(w, absl::StrFormat("flags 0x%x hold bits this ABI does not define (known: "
-                                  "FS_KERNEL_PEER, FS_KERNEL_NOT_IDEMPOTENT, FS_KERNEL_TEST_ONLY)",
+                                  "FS_KERNEL_PEER, FS_KERNEL_NOT_IDEMPOTENT, FS_KERNEL_TEST_ONLY, "
+                                  "FS_KERNEL_ACCEPTS_FP8)",
                                   k.flags));
   }
   const bool test_prefix = std::strncmp(k.id, "test.", 5) == 0;

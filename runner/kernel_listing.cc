@@ -26,6 +26,9 @@ struct Probe {
     any_accepted |= why.empty();
     return why.empty();
   }
+  // Whether the kernel is asked about `t` at all: E4M3 only with FS_KERNEL_ACCEPTS_FP8. The
+  // listing skips the rest rather than print DTypeMismatch's refusal for every older kernel.
+  bool Offered(DType t) const { return DTypeMismatch(k.info(), t).empty(); }
 };
 
 std::string DescribeAttention(Probe& probe) {
@@ -37,7 +40,7 @@ std::string DescribeAttention(Probe& probe) {
     p.head_dim = d;
     for (DType t : kAllDTypes) {
       p.dtype = t;
-      if (probe.Accepts(p)) {
+      if (probe.Offered(t) && probe.Accepts(p)) {
         dims.push_back(std::to_string(d));
         break;
       }
@@ -46,7 +49,7 @@ std::string DescribeAttention(Probe& probe) {
   for (DType t : kAllDTypes) {
     AttentionProblem p = base;
     p.dtype = t;
-    if (probe.Accepts(p)) dtypes.emplace_back(DTypeName(t));
+    if (probe.Offered(t) && probe.Accepts(p)) dtypes.emplace_back(DTypeName(t));
   }
   for (int s : {1, 17, 2047, 16384}) {
     AttentionProblem p = base;
@@ -66,7 +69,9 @@ std::string DescribeAttention(Probe& probe) {
 std::string DescribeGemm(Probe& probe) {
   std::vector<std::string> dtypes;
   for (DType t : kAllDTypes) {
-    if (probe.Accepts(GemmProblem{1000, 17, 333, t})) dtypes.emplace_back(DTypeName(t));
+    if (probe.Offered(t) && probe.Accepts(GemmProblem{1000, 17, 333, t})) {
+      dtypes.emplace_back(DTypeName(t));
+    }
   }
   return dtypes.empty() ? "no dtype" : absl::StrJoin(dtypes, ",");
 }

@@ -2,6 +2,7 @@
 // (tests/test_plugins/test_plugin.c): every refusal is a message that names the file and the fix,
 // and a refused plugin adds nothing. Crashing plugins are tested end to end (cli/tests/), where
 // the process that loads them is a worker the supervisor watches.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -112,6 +113,52 @@ TEST(PluginLoader, HostViewAsksThePluginAndChecksFamilyAndArchitectureItself) {
   auto none = attn->DeviceFunctions(a);
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE(none->empty());
+}
+
+// The E4M3 questions a loaded test plugin's supports() has counted (fs_test_e4m3_questions).
+int E4M3Questions(const std::string& variant) {
+  void* handle = dlopen(PluginPath(variant).c_str(), RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(handle, nullptr) << variant << " is not loaded";
+  if (handle == nullptr) return -1;
+  const auto* count = static_cast<const int*>(dlsym(handle, "fs_test_e4m3_questions"));
+  EXPECT_NE(count, nullptr);
+  const int n = count != nullptr ? *count : -1;
+  dlclose(handle);  // the reference dlopen added
+  return n;
+}
+
+// E4M3 came after ABI 1: a kernel without FS_KERNEL_ACCEPTS_FP8 is never asked about it (its
+// supports() is not called; the host answers with DTypeMismatch's reason), one with the flag is.
+TEST(PluginLoader, E4M3IsOfferedOnlyToKernelsThatAcceptFp8) {
+  PluginSet set;
+  ASSERT_TRUE(set.Load(PluginPath("good")).ok());
+  ASSERT_TRUE(set.Load(PluginPath("accepts_fp8")).ok());
+  AttentionProblem a;
+  a.head_dim = 64;
+  a.dtype = DType::kE4M3;
+  const Problem g{GemmProblem{64, 64, 64, DType::kE4M3}};
+  const int before = E4M3Questions("good");
+  for (const char* id : {"good.attn_v1", "good.gemm_v1"}) {
+    const Kernel* k = set.Find(id);
+    ASSERT_NE(k, nullptr) << id;
+    EXPECT_FALSE(k->info().accepts_fp8) << id;
+    const std::string why = k->Supports(k->info().family == Family::kGemm ? g : Problem{a}, 90);
+    EXPECT_EQ(why, DTypeMismatch(k->info(), DType::kE4M3)) << id;
+    EXPECT_HAS(why, "FS_KERNEL_ACCEPTS_FP8");
+  }
+  EXPECT_EQ(E4M3Questions("good"), before) << "supports() was asked about e4m3";
+  const int fp8_before = E4M3Questions("accepts_fp8");
+  for (const char* id : {"fp8.attn_v1", "fp8.gemm_v1"}) {
+    const Kernel* k = set.Find(id);
+    ASSERT_NE(k, nullptr) << id;
+    EXPECT_TRUE(k->info().accepts_fp8) << id;
+    EXPECT_EQ(k->Supports(k->info().family == Family::kGemm ? g : Problem{a}, 90), "") << id;
+  }
+  EXPECT_EQ(E4M3Questions("accepts_fp8"), fp8_before + 2) << "each supports() asked once";
+  // The flag changes nothing for the other dtypes.
+  a.dtype = DType::kBF16;
+  EXPECT_EQ(set.Find("good.attn_v1")->Supports(a), "");
+  EXPECT_EQ(set.Find("fp8.attn_v1")->Supports(a), "");
 }
 
 TEST(PluginLoader, SameFileTwiceLoadsOnceAndOtherIdsAddUp) {

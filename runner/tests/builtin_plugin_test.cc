@@ -141,6 +141,12 @@ TEST(BuiltinPlugin, TheListingAsksAboutEveryDtype) {
     const std::string supports = listing.text.substr(line, listing.text.find('\n', line) - line);
     EXPECT_EQ(supports.find("bf16") != std::string::npos, bf16) << id << ": " << supports;
     if (std::string(id) == "gemm.g06_tma_ws") EXPECT_TRUE(bf16) << "g06 runs bf16 (README)";
+    // E4M3 is listed only for kernels that set FS_KERNEL_ACCEPTS_FP8 (never asked otherwise).
+    if (!set.Find(id)->info().accepts_fp8) {
+      EXPECT_EQ(supports.find("e4m3"), std::string::npos) << id << ": " << supports;
+      EXPECT_EQ(listing.text.find("FS_KERNEL_ACCEPTS_FP8"), std::string::npos)
+          << "the listing does not print the refusal of a dtype it never offers: " << listing.text;
+    }
     EXPECT_TRUE(listing.unmatched.empty());
   }
 }

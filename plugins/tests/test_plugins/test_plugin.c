@@ -16,7 +16,11 @@
  *   FS_TEST_GEMM_BF16      the gemm kernel supports bf16 as well as fp16
  *   FS_TEST_REFUSE_ALL     both supports() refuse every problem
  *   FS_TEST_TEST_ONLY      both kernels flagged FS_KERNEL_TEST_ONLY (use with FS_TEST_PREFIX
- * "test.") They have no GPU code: launch() reports a plugin error, which CPU tests never reach. */
+ * "test.")
+ *   FS_TEST_ACCEPTS_FP8    both kernels flagged FS_KERNEL_ACCEPTS_FP8, supporting E4M3 too
+ * Every variant counts the supports() calls that asked about an E4M3 problem in the exported
+ * fs_test_e4m3_questions, so that a test can tell that the host never asked. They have no GPU code:
+ * launch() reports a plugin error, which CPU tests never reach. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +39,20 @@
 
 static char reason[128];
 
+FLASHSCOPE_PLUGIN_EXPORT int fs_test_e4m3_questions = 0;
+
+/* Counts an E4M3 question; NULL when the variant accepts FP8, else the refusal it would give (a
+ * plugin that reads E4M3 as a dtype of its own is what the host must never meet). */
+static const char* AskedAboutE4M3(int32_t dtype) {
+  if (dtype != FS_DTYPE_E4M3) return NULL;
+  ++fs_test_e4m3_questions;
+#ifdef FS_TEST_ACCEPTS_FP8
+  return NULL;
+#else
+  return "supports() was asked about e4m3 without FS_KERNEL_ACCEPTS_FP8";
+#endif
+}
+
 static void CrashHere(void) {
   volatile int* nowhere = (volatile int*)0;
   *nowhere = 1; /* SIGSEGV */
@@ -49,6 +67,7 @@ static const char* AttentionSupports(void* user, const fs_problem* p) {
   (void)p;
   return "refuses everything (FS_TEST_REFUSE_ALL)";
 #endif
+  if (p->attention.dtype == FS_DTYPE_E4M3) return AskedAboutE4M3(p->attention.dtype);
   if (p->attention.head_dim != 64 && p->attention.head_dim != 128) {
     snprintf(reason, sizeof reason, "head_dim %lld not supported: 64 and 128 only",
              (long long)p->attention.head_dim);
@@ -59,6 +78,7 @@ static const char* AttentionSupports(void* user, const fs_problem* p) {
 
 static const char* GemmSupports(void* user, const fs_problem* p) {
   (void)user;
+  if (p->gemm.dtype == FS_DTYPE_E4M3) return AskedAboutE4M3(p->gemm.dtype);
 #ifdef FS_TEST_REFUSE_ALL
   (void)p;
   return "refuses everything (FS_TEST_REFUSE_ALL)";
@@ -104,6 +124,8 @@ static const char* LastError(void* user) {
 #endif
 #ifdef FS_TEST_TEST_ONLY
 #define FS_TEST_FLAGS FS_KERNEL_TEST_ONLY
+#elif defined(FS_TEST_ACCEPTS_FP8)
+#define FS_TEST_FLAGS FS_KERNEL_ACCEPTS_FP8
 #else
 #define FS_TEST_FLAGS 0
 #endif
