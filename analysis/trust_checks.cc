@@ -36,11 +36,20 @@ bool HostBlockingSync(const std::string& name) {
          name == "cudaDeviceSynchronize";
 }
 
+// Whether a path with `inputs` holds every value of a problem of `dtype`: its own type or fp32
+// upcasts; for an E4M3 problem also the FP8 tensor path ("fp8": E4M3 is the problem's own type)
+// and the 16-bit paths, which hold every E4M3 value exactly. The FP8 path is in the contract of
+// E4M3 problems only: an fp16/bf16/fp32 problem computed in FP8 fails.
+bool InputsHold(const std::string& inputs, const std::string& dtype) {
+  if (inputs == dtype || inputs == "fp32") return true;
+  return dtype == "e4m3" && (inputs == "fp8" || inputs == "fp16" || inputs == "bf16");
+}
+
 // Inputs and accumulation the family contract allows for a problem of `dtype`: the problem's own
-// 16-bit type (or fp32 upcasts) in, fp32 accumulation. The one fp16 path whose accumulator the
-// counters cannot tell (Hopper's fp16 wgmma) is allowed and said so in the rule.
+// type (or exact upcasts, InputsHold) in, fp32 accumulation. The paths whose accumulator the
+// counters cannot tell (Hopper's fp16 wgmma; the FP8 path) are allowed and said so in the rule.
 bool InContract(const WorkPath& p, const std::string& dtype) {
-  const bool inputs_ok = p.inputs == dtype || p.inputs == "fp32";
+  const bool inputs_ok = InputsHold(p.inputs, dtype);
   const bool accumulate_ok = p.accumulate == "fp32" || p.accumulate == "fp16 or fp32";
   return inputs_ok && accumulate_ok;
 }
@@ -76,23 +85,29 @@ double TensorFlopsPerSmClock(int cc) {
   }
 }
 
-Ceilings CeilingsOf(const Environment& env) {
+double Fp8PerSmClockFactor(int cc) { return cc == 89 || cc == 90 || cc == 100 ? 2 : 1; }
+
+Ceilings CeilingsOf(const Environment& env, const std::string& problem_dtype) {
   Ceilings c;
+  const bool fp8 = problem_dtype == "e4m3";
+  const double fp8_factor = fp8 ? Fp8PerSmClockFactor(env.compute_capability) : 1;
   const double measured_flops =
-      1e12 * std::max(env.peaks.matmul_fp16_tflops, env.peaks.matmul_bf16_tflops);
-  const double per_clock = TensorFlopsPerSmClock(env.compute_capability);
+      (fp8 ? 2.0 : 1.0) * 1e12 *
+      std::max(env.peaks.matmul_fp16_tflops, env.peaks.matmul_bf16_tflops);
+  const double per_clock = fp8_factor * TensorFlopsPerSmClock(env.compute_capability);
   const double theoretical_flops = per_clock * env.sm_count * env.sm_clock_mhz * 1e6;
   if (theoretical_flops > 0 && theoretical_flops >= measured_flops) {
     c.flops_per_s = theoretical_flops * kCeilingMargin;
     c.flops_source = absl::StrFormat(
-        "theoretical dense 16-bit tensor rate: %d SMs x %d MHz x %.0f FLOP/clock/SM (sm_%d) = "
+        "theoretical dense %s tensor rate: %d SMs x %d MHz x %.0f FLOP/clock/SM (sm_%d) = "
         "%.1f TFLOP/s, x %.2f for timer resolution",
-        env.sm_count, env.sm_clock_mhz, per_clock, env.compute_capability, theoretical_flops / 1e12,
-        kCeilingMargin);
+        fp8_factor > 1 ? "FP8" : "16-bit", env.sm_count, env.sm_clock_mhz, per_clock,
+        env.compute_capability, theoretical_flops / 1e12, kCeilingMargin);
   } else if (measured_flops > 0) {
     c.flops_per_s = measured_flops * kMeasuredPeakMargin;
     c.flops_source = absl::StrFormat(
-        "measured matmul peak %.1f TFLOP/s x %.2f (%s)", measured_flops / 1e12, kMeasuredPeakMargin,
+        "measured matmul peak %.1f TFLOP/s%s x %.2f (%s)", measured_flops / 1e12,
+        fp8 ? " (the 16-bit peak x 2 for FP8)" : "", kMeasuredPeakMargin,
         per_clock > 0 ? "the measured peak exceeds the architecture's datasheet rate"
                       : absl::StrCat("no datasheet rate known for sm_", env.compute_capability));
   }
@@ -197,8 +212,12 @@ TrustCheckRecord CheckWork(const WorkInput& in) {
 TrustCheckRecord CheckPrecision(const WorkInput& in) {
   if (!in.available) return CheckOff("precision", in.unavailable_reason);
   TrustCheckRecord c = NewCheck("precision");
-  c.rule = absl::StrCat(in.problem_dtype, " inputs (or fp32 upcasts), fp32 accumulation; ",
-                        "other arithmetic <= ", Pct(kPrecisionTolerance), " of the minimal FLOPs");
+  c.rule =
+      absl::StrCat(in.problem_dtype,
+                   in.problem_dtype == "e4m3" ? " inputs (the fp8 path, or fp16/bf16/fp32 "
+                                                "upcasts), fp32 accumulation; "
+                                              : " inputs (or fp32 upcasts), fp32 accumulation; ",
+                   "other arithmetic <= ", Pct(kPrecisionTolerance), " of the minimal FLOPs");
   if (in.minimal_flops < kWorkRuleMinFlops) {
     c.rule = absl::StrCat("off: the problem needs under ",
                           absl::StrFormat("%.0e", kWorkRuleMinFlops), " FLOPs");
@@ -222,8 +241,8 @@ TrustCheckRecord CheckPrecision(const WorkInput& in) {
   c.values.push_back({"outside_contract_flops", outside, "FLOP"});
   if (unknown_accumulator) {
     absl::StrAppend(&c.rule,
-                    "; fp16 wgmma's accumulator is not counted apart on this GPU (allowed, "
-                    "verification judges its accuracy)");
+                    "; the accumulator of fp16 wgmma and of the fp8 path is not counted apart on "
+                    "this GPU (allowed, verification judges its accuracy)");
   }
   return c;
 }

@@ -224,7 +224,7 @@ absl::StatusOr<reports::TrustRecord> TrustCase::Finish(const Problem& problem,
     reports::PlausibilityInput in{verify::MinimalWorkFlops(problem),
                                   verify::MinimalInputBytes(problem), timing ? timing->min_ms : 0,
                                   cold};
-    r.checks.push_back(reports::CheckPlausibility(in, reports::CeilingsOf(env)));
+    r.checks.push_back(reports::CheckPlausibility(in, reports::CeilingsOf(env, DTypeOf(problem))));
   } else {
     r.checks.push_back(reports::CheckOff("plausibility", off));
   }

@@ -48,7 +48,7 @@ reports::WorkInput WorkInputFrom(const profiler::WorkCounterSet& set,
                                  const std::map<std::string, double>& values, int kernels,
                                  bool l2_flushed, const Problem& problem);
 
-// The problem's dtype by name ("fp16", "bf16", "fp32"), as the precision contract names it.
+// The problem's dtype by name ("fp16", "bf16", "fp32", "e4m3"), as the precision contract names it.
 std::string DTypeOf(const Problem& p);
 
 // A traced sample in the report's terms: times in microseconds from the window's begin.
