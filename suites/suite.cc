@@ -100,8 +100,10 @@ absl::StatusOr<DType> DTypeValue(const Json& v, const std::string& path, const s
   if (v.is_string()) {
     if (auto d = ParseDType(v.get<std::string>())) return *d;
   }
+  std::string names;  // every dtype the ABI has, so that a new one is never left out
+  for (DType t : kAllDTypes) names += (names.empty() ? "" : ", ") + std::string(DTypeName(t));
   return Bad(path, where,
-             "unknown dtype " + reports::jsonio::Excerpt(v) + " (expected fp32, fp16 or bf16)");
+             "unknown dtype " + reports::jsonio::Excerpt(v) + " (expected one of " + names + ")");
 }
 
 absl::StatusOr<bool> BoolValue(const Json& v, const std::string& path, const std::string& where) {

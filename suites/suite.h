@@ -58,8 +58,8 @@ struct Suite {
 };
 
 // Parses suite text; `path` names the file in every error message. Errors name the JSON path of
-// the bad entry and what was expected ("suite.problems[1].axes.dtype[0]: unknown dtype 'fp8'
-// (expected fp32, fp16 or bf16)").
+// the bad entry and what was expected ("suite.problems[1].axes.dtype[0]: unknown dtype 'fp6'
+// (expected one of fp16, bf16, e4m3, fp32)").
 absl::StatusOr<Suite> ParseSuite(const std::string& text, const std::string& path);
 // The suite in the file at `path`, read once; `as_stored`, when given, receives the file's bytes
 // of that read (reports::ReadInputFile), which the plan's SHA-256 is of.

@@ -16,7 +16,7 @@ bool IsPeer(const std::string& kernel_id) { return reports::IsPeerKernel(kernel_
 std::string DtypeOf(const reports::CaseResult& c) {
   auto it = c.params.find("dtype");
   if (it != c.params.end()) return it->second;
-  for (const char* d : {"bf16", "fp16", "fp32"}) {
+  for (const char* d : {"bf16", "fp16", "fp32", "e4m3"}) {
     if (Contains(c.problem_key, d)) return d;
   }
   return "";
@@ -25,7 +25,7 @@ std::string DtypeOf(const reports::CaseResult& c) {
 double PeakTflopsFor(const reports::Environment& env, const std::string& dtype) {
   if (dtype == "bf16") return env.peaks.matmul_bf16_tflops;
   if (dtype == "fp16") return env.peaks.matmul_fp16_tflops;
-  return 0;  // no fp32 peak is measured; the roofline then shows no compute ceiling for it
+  return 0;  // no fp32 or e4m3 peak is measured; the roofline then shows no compute ceiling
 }
 
 }  // namespace flashscope::viewer

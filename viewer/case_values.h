@@ -12,7 +12,7 @@ namespace flashscope::viewer {
 // Kernel ids of library implementations start with "peer." (analysis/chart_model.h's IsPeerKernel).
 bool IsPeer(const std::string& kernel_id);
 
-// The dtype axis of a case's problem ("fp16", "bf16", "fp32"), from params or the problem key.
+// The dtype axis of a case's problem ("fp16", "bf16", "fp32", "e4m3"), from params or the key.
 std::string DtypeOf(const reports::CaseResult& c);
 
 // The measured matmul peak (TFLOPS) that applies to a dtype, 0 when not measured.

@@ -118,15 +118,19 @@ absl::StatusOr<ProbeProblems> ProblemsFromFlags() {
   a.head_dim = absl::GetFlag(FLAGS_head_dim);
   a.causal = absl::GetFlag(FLAGS_causal);
   auto dtype = ParseDType(absl::GetFlag(FLAGS_dtype));
-  if (!dtype || *dtype == DType::kF32) {
-    return absl::InvalidArgumentError("--dtype must be fp16 or bf16");
+  if (!dtype || *dtype == DType::kF32 || *dtype == DType::kE4M3) {
+    return absl::InvalidArgumentError(
+        "--dtype must be fp16 or bf16 (the probe workloads have no "
+        "fp32 or e4m3 attention)");
   }
   a.dtype = *dtype;
   p.gemm.m = absl::GetFlag(FLAGS_gemm_m);
   p.gemm.n = absl::GetFlag(FLAGS_gemm_n);
   p.gemm.k = absl::GetFlag(FLAGS_gemm_k);
   auto gdtype = ParseDType(absl::GetFlag(FLAGS_gemm_dtype));
-  if (!gdtype) return absl::InvalidArgumentError("--gemm_dtype must be fp32, fp16 or bf16");
+  if (!gdtype || *gdtype == DType::kE4M3) {
+    return absl::InvalidArgumentError("--gemm_dtype must be fp32, fp16 or bf16");
+  }
   p.gemm.dtype = *gdtype;
   if (a.batch < 1 || a.heads < 1 || a.seq_q < 1 || a.head_dim < 1 || p.gemm.m < 1 || p.gemm.n < 1 ||
       p.gemm.k < 1) {

@@ -9,13 +9,13 @@
 #include <fstream>
 #include <iterator>
 
+#include "analysis/compare.h"
 #include "common/problem_params.h"
 #include "common/tests/expect_has.h"
-#include "analysis/compare.h"
-#include "reports/journal.h"
-#include "reports/provenance.h"
 #include "render/render_html.h"
 #include "render/render_terminal.h"
+#include "reports/journal.h"
+#include "reports/provenance.h"
 #include "reports/report_json.h"
 #include "reports/tests/sample_reports.h"
 
@@ -76,12 +76,17 @@ TEST(Plan, ProblemsSurviveTheirParams) {
   AttentionProblem a;
   a.batch = 3, a.heads = 5, a.seq_q = 17, a.seq_k = 4096, a.head_dim = 128;
   a.dtype = DType::kBF16, a.causal = true, a.want_lse = true;
-  for (const Problem& p : {Problem{a}, Problem{GemmProblem{1000, 17, 333, DType::kF32}}}) {
+  AttentionProblem fp8 = a;
+  fp8.dtype = DType::kE4M3;
+  for (const Problem& p : {Problem{a}, Problem{GemmProblem{1000, 17, 333, DType::kF32}},
+                           Problem{fp8}, Problem{GemmProblem{64, 64, 64, DType::kE4M3}}}) {
     std::string why;
     auto back = ProblemFromParams(FamilyOf(p), ProblemParams(p), &why);
     ASSERT_TRUE(back.has_value()) << why;
     EXPECT_EQ(ProblemKey(*back), ProblemKey(p));
   }
+  EXPECT_EQ(ProblemParams(Problem{fp8}).at("dtype"), "e4m3") << "e4m3 in records and keys";
+  EXPECT_NE(ProblemKey(Problem{fp8}).find(",e4m3"), std::string::npos) << ProblemKey(Problem{fp8});
   auto params = ProblemParams(Problem{a});
   params["X"] = "1";
   std::string why;
