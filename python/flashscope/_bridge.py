@@ -16,7 +16,7 @@ import flashscope
 from flashscope._calls import launch, prepare, supports  # noqa: F401  (called from C)
 
 FAMILY_CODES = {flashscope.ATTENTION_FWD: 1, flashscope.GEMM: 2}  # fs_family
-PEER, NOT_IDEMPOTENT, TEST_ONLY = 1, 2, 4  # FS_KERNEL_* flags
+PEER, NOT_IDEMPOTENT, TEST_ONLY, ACCEPTS_FP8 = 1, 2, 4, 8  # FS_KERNEL_* flags
 # How each family's kernel is called (what the module's function must accept).
 CALL_SIGNATURES = {flashscope.ATTENTION_FWD: ("q", "k", "v", "out", "lse", "scale", "causal"),
                    flashscope.GEMM: ("a", "b", "c")}
@@ -55,7 +55,8 @@ class Kernel:
         self.family = spec.family
         self.family_code = FAMILY_CODES[spec.family]
         self.flags = ((PEER if spec.peer else 0) | (NOT_IDEMPOTENT if spec.not_idempotent else 0)
-                      | (TEST_ONLY if spec.test_only else 0))
+                      | (TEST_ONLY if spec.test_only else 0)
+                      | (ACCEPTS_FP8 if spec.accepts_fp8 else 0))
         self.revision, self.min_sm, self.exact_sm = spec.revision, spec.min_sm, spec.exact_sm
         self.block_m, self.block_n, self.block_k, self.threads = spec.tile
         self.prepared = set()  # problem keys prepared in this process

@@ -1,7 +1,7 @@
 """The calls libflashscope_python.so makes per case: supports(), prepare() and launch().
 
 flashscope's buffers become torch tensors without a copy (__cuda_array_interface__; bf16 through
-an int16 view, which torch reinterprets in place), cached per buffer set (a launch is given one of
+an int16 view and e4m3 through a uint8 view, which torch reinterprets in place), cached per buffer set (a launch is given one of
 the problem's rotated buffer slots; with a warm-up launch each is seen before any timed one) so that a
 timed launch pays only the Python call; the kernel runs under torch.cuda.stream(ExternalStream(flashscope's
 stream)), so torch and Triton enqueue on the stream flashscope times.
@@ -12,9 +12,12 @@ import time
 
 import flashscope
 
-DTYPE_NAMES = {1: "fp32", 2: "fp16", 3: "bf16"}  # fs_dtype
+DTYPE_NAMES = {1: "fp32", 2: "fp16", 3: "bf16", 4: "e4m3"}  # fs_dtype
 # fs_dtype name -> (__cuda_array_interface__ typestr, torch dtype to view it as, or None)
-TYPESTR = {"fp32": ("<f4", None), "fp16": ("<f2", None), "bf16": ("<i2", "bfloat16")}
+TYPESTR = {"fp32": ("<f4", None), "fp16": ("<f2", None), "bf16": ("<i2", "bfloat16"),
+           "e4m3": ("|u1", "float8_e4m3fn")}
+# An attention problem's O: its input dtype, except e4m3, whose O is bf16 (AttentionOutputDType).
+OUTPUT_DTYPE = {"e4m3": "bf16"}
 # Buffer sets kept per kernel: one per buffer slot of the problem in flight (the trust checks
 # rotate launches through 2 slots, runner/slot_rotation.h) is enough; 8 also keeps earlier ones.
 BOUND_PER_KERNEL = 8
@@ -73,7 +76,7 @@ def tensors_of(torch, p, q, k, v, o, lse, scale, a, b, c):
         return (device_tensor(torch, q, bhq + (p.head_dim,), p.dtype),
                 device_tensor(torch, k, bhk + (p.head_dim,), p.dtype),
                 device_tensor(torch, v, bhk + (p.head_dim,), p.dtype),
-                device_tensor(torch, o, bhq + (p.head_dim,), p.dtype),
+                device_tensor(torch, o, bhq + (p.head_dim,), OUTPUT_DTYPE.get(p.dtype, p.dtype)),
                 device_tensor(torch, lse, bhq, "fp32") if p.want_lse else None,
                 float(scale), p.causal)
     return (device_tensor(torch, a, (p.m, p.k), p.dtype),

@@ -60,7 +60,7 @@ TEST(PythonBridge, DescribesTheModulesKernels) {
   EXPECT_STREQ(p->name, "recorder");
   EXPECT_THAT(p->version, HasSubstr("recorder-1 (python 3."));
   EXPECT_THAT(p->version, HasSubstr("torch 0.0-fake"));
-  EXPECT_EQ(p->kernel_count, 7);
+  EXPECT_EQ(p->kernel_count, 8);
   const fs_kernel& v1 = Kernel("pytest.attn_v1");
   EXPECT_EQ(v1.struct_size, sizeof(fs_kernel));
   EXPECT_EQ(v1.family, FS_FAMILY_ATTENTION_FWD);
@@ -80,6 +80,8 @@ TEST(PythonBridge, DescribesTheModulesKernels) {
   EXPECT_EQ(peer.flags, unsigned{FS_KERNEL_PEER | FS_KERNEL_NOT_IDEMPOTENT});
   EXPECT_EQ(peer.exact_sm, 90);
   EXPECT_EQ(peer.revision, 1000);
+  EXPECT_EQ(Kernel("pytest.attn_fp8").flags, unsigned{FS_KERNEL_ACCEPTS_FP8})
+      << "accepts_fp8=True declares FS_KERNEL_ACCEPTS_FP8";
   EXPECT_EQ(Kernel("pytest.gemm_v1").family, FS_FAMILY_GEMM);
   EXPECT_STREQ(Kernel("pytest.gemm_v1").changed, "");
 }
@@ -120,6 +122,34 @@ TEST(PythonBridge, Fp16WithoutLseGetsNone) {
   ExpectTensor(c["tensors"][0], kQ, {1, 2, 16, 128}, "torch.float16");
   EXPECT_TRUE(c["tensors"][4].is_null()) << "lse is None unless the problem wants it";
   EXPECT_EQ(c["causal"], false);
+}
+
+// E4M3: q, k, v are torch.float8_e4m3fn over the same bytes (a uint8 view, no copy); O is bf16.
+TEST(PythonBridge, E4M3AttentionGetsFp8InputsAndABf16Output) {
+  const fs_kernel& k = Kernel("pytest.attn_fp8");
+  TakeRecords();
+  ASSERT_EQ(LaunchOnce(k, Attention(1, 2, 16, 32, 64, FS_DTYPE_E4M3, false, true)), 0)
+      << k.last_error(k.user);
+  std::vector<nlohmann::json> calls = TakeRecords();
+  ASSERT_FALSE(calls.empty());
+  const nlohmann::json& t = calls.back()["tensors"];
+  ExpectTensor(t[0], kQ, {1, 2, 16, 64}, "torch.float8_e4m3fn");
+  ExpectTensor(t[1], kK, {1, 2, 32, 64}, "torch.float8_e4m3fn");
+  ExpectTensor(t[2], kV, {1, 2, 32, 64}, "torch.float8_e4m3fn");
+  ExpectTensor(t[3], kO, {1, 2, 16, 64}, "torch.bfloat16");
+  ExpectTensor(t[4], kLse, {1, 2, 16}, "torch.float32");
+}
+
+TEST(PythonBridge, E4M3GemmGetsFp8InputsAndAnFp32Output) {
+  const fs_kernel& k = Kernel("pytest.gemm_v1");
+  TakeRecords();
+  ASSERT_EQ(LaunchOnce(k, Gemm(64, 32, 48, FS_DTYPE_E4M3)), 0) << k.last_error(k.user);
+  std::vector<nlohmann::json> calls = TakeRecords();
+  ASSERT_FALSE(calls.empty());
+  const nlohmann::json& t = calls.back()["tensors"];
+  ExpectTensor(t[0], kA, {64, 48}, "torch.float8_e4m3fn");
+  ExpectTensor(t[1], kB, {48, 32}, "torch.float8_e4m3fn");
+  ExpectTensor(t[2], kC, {64, 32}, "torch.float32");
 }
 
 TEST(PythonBridge, WrapsGemmBuffers) {

@@ -45,6 +45,12 @@ def attn_peer(q, k, v, out, lse, scale, causal):
     record("pytest.attn_peer", [q, k, v, out, lse], scale=scale, causal=causal)
 
 
+@flashscope.kernel(id="pytest.attn_fp8", family="attention_fwd", title="an FP8 attention",
+                   accepts_fp8=True)
+def attn_fp8(q, k, v, out, lse, scale, causal):
+    record("pytest.attn_fp8", [q, k, v, out, lse], scale=scale, causal=causal)
+
+
 @flashscope.kernel(id="pytest.gemm_v1", family="gemm", title="records its arguments")
 def gemm_v1(a, b, c):
     record("pytest.gemm_v1", [a, b, c])

@@ -15,7 +15,8 @@ class dtype:
 
 float32, float16, bfloat16, int16 = (dtype("float32", 4), dtype("float16", 2),
                                      dtype("bfloat16", 2), dtype("int16", 2))
-_TYPESTRS = {"<f4": float32, "<f2": float16, "<i2": int16}
+float8_e4m3fn, uint8 = dtype("float8_e4m3fn", 1), dtype("uint8", 1)
+_TYPESTRS = {"<f4": float32, "<f2": float16, "<i2": int16, "|u1": uint8}
 
 
 class Tensor:
