@@ -18,7 +18,8 @@
 //     derivation from the PTX fragment layouts) so that P's fp32 accumulators convert pairwise
 //     (cvt.rn.satfinite.e4m3x2.f32) straight into P·V's A fragment, with no shuffle;
 //   - Q and K rows are D bytes: 128-byte swizzle at D >= 128, 64-byte swizzle at D = 64;
-//   - P is rounded to E4M3 (unit roundoff 2^-4; with conditional rescaling P <= 256 < 448); the
+//   - P is rounded to E4M3 (unit roundoff 2^-4) against the running max, P <= 1 (no conditional
+//     rescaling: a stale max leaves the row's largest P inexact, attn_sm90_fp8.cuh says why); the
 //     row sums l add the unrounded fp32 P (as FlashAttention-3 does).
 // Prediction (written before its first device run): D = 128, S = 4096, B·H = 64, non-causal, on
 // one H200, counting the pre-pass: 750-900 TFLOP/s, i.e. 1.2-1.4x a24/a26 bf16 (~600-640 there)
