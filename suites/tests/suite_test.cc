@@ -52,8 +52,11 @@ TEST(SuiteTest, CommittedSuitesParseWithExpectedGrids) {
   ASSERT_TRUE(smoke.ok()) << smoke.status();
   EXPECT_EQ(smoke->name, "smoke");
   // 2 dtypes x 2 dims x 2 causal x 4 lengths, the same for Sq x Sk, 3 x 2 x 2 x 2 odd gemms and
-  // 2 x 2 x 1 x 2 TMA-describable ones.
-  EXPECT_EQ(smoke->problems.size(), 32u + 32u + 24u + 8u);
+  // 2 x 2 x 1 x 2 TMA-describable ones, then E4M3 attention: 3 dims x 2 causal x 4 lengths and
+  // 3 x 2 x 2 x 2 Sq x Sk.
+  EXPECT_EQ(smoke->problems.size(), 32u + 32u + 24u + 8u + 24u + 24u);
+  const auto& fp8 = std::get<AttentionProblem>(smoke->problems[96 + 24 + 23]);
+  EXPECT_EQ(ProblemKey(fp8), "attention_fwd{B=1,H=2,Sq=1000,Sk=17,D=256,e4m3,causal,lse}");
   const auto& bf16_gemm = std::get<GemmProblem>(smoke->problems[64 + 16]);
   EXPECT_EQ(ProblemKey(bf16_gemm), "gemm{M=1,N=17,K=17,bf16}");
   auto gemm_ladder =
