@@ -42,6 +42,11 @@ TolerancePolicy DefaultTolerance(Family family, DType dtype) {
       // scale, 2^-8 · 2^-4 = 2^-12 ≈ 2.4e-4.
       p.atol = p.rtol = std::ldexp(1.0, -4);
       p.floor = std::ldexp(1.0, -12);
+      // The lse comes from S = Q·Kᵀ, which FP8 wgmma accumulates in chunks of 32 into 13
+      // mantissa bits (baseline_rules.cuh): up to (D/32)·2^-13 of the logits, 2^-10 at D = 256,
+      // and the lse is within a few of the largest logits. Session 13's device run measured
+      // |err| 1.1-1.2e-3 at |lse| ~ 7-10 (D = 256) against the fixed 1e-3 of 16-bit inputs.
+      p.lse_rtol = std::ldexp(1.0, -10);
       break;
     case DType::kF32:
       p.atol = p.rtol = 1e-4;

@@ -154,6 +154,11 @@ TEST(DefaultTolerance, E4M3FromItsUnitRoundoffAndBf16Output) {
   EXPECT_EQ(e.floor, std::ldexp(1.0, -12));  // BF16's 2^-8 at E4M3's 2^-4 scale
   EXPECT_GT(e.atol, DefaultTolerance(Family::kAttentionFwd, DType::kBF16).atol);
   EXPECT_EQ(e.baseline_factor, 2.0);
+  // The lse's logits carry FP8 wgmma's 13-bit accumulation of Q·Kᵀ: 2^-10 of |lse|, where 16-bit
+  // inputs keep 1e-5; the absolute part stays.
+  EXPECT_EQ(e.lse_rtol, std::ldexp(1.0, -10));
+  EXPECT_EQ(e.lse_atol, DefaultTolerance(Family::kAttentionFwd, DType::kBF16).lse_atol);
+  EXPECT_EQ(DefaultTolerance(Family::kAttentionFwd, DType::kBF16).lse_rtol, 1e-5);
   const TolerancePolicy g = DefaultTolerance(Family::kGemm, DType::kE4M3);
   EXPECT_GT(g.rtol, DefaultTolerance(Family::kGemm, DType::kF16).rtol)
       << "the FP8 wgmma accumulator keeps 13 mantissa bits";
