@@ -1,5 +1,8 @@
 #include "runner/kernel_listing.h"
 
+#include <optional>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -46,11 +49,19 @@ std::string DescribeAttention(Probe& probe) {
       }
     }
   }
+  std::optional<DType> first_dtype;
   for (DType t : kAllDTypes) {
     AttentionProblem p = base;
     p.dtype = t;
-    if (probe.Offered(t) && probe.Accepts(p)) dtypes.emplace_back(DTypeName(t));
+    if (probe.Offered(t) && probe.Accepts(p)) {
+      dtypes.emplace_back(DTypeName(t));
+      if (!first_dtype) first_dtype = t;
+    }
   }
+  // The length probes ask in a dtype and head dim the kernel takes (an FP8-only rung would
+  // refuse every fp16 probe and list no length at all).
+  if (first_dtype) base.dtype = *first_dtype;
+  if (!dims.empty()) base.head_dim = std::stoi(dims.front());
   for (int s : {1, 17, 2047, 16384}) {
     AttentionProblem p = base;
     p.seq_q = p.seq_k = s;

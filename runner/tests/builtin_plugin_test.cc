@@ -151,6 +151,20 @@ TEST(BuiltinPlugin, TheListingAsksAboutEveryDtype) {
   }
 }
 
+// An FP8-only rung's lengths are probed in E4M3, the dtype it takes: asked in fp16 it refused
+// every length and the listing said "S tried 1,17,2047,16384: " with nothing after it.
+TEST(BuiltinPlugin, TheListingProbesLengthsInADtypeTheKernelTakes) {
+  plugins::PluginSet set;
+  ASSERT_TRUE(set.AddLinked(&flashscope_builtin_plugin_v1).ok());
+  const Listing listing = ListKernels(set, {false, "attn.a27_fp8", false, -1});
+  const size_t line = listing.text.find("supports: ");
+  ASSERT_NE(line, std::string::npos) << listing.text;
+  const std::string supports = listing.text.substr(line, listing.text.find('\n', line) - line);
+  EXPECT_EQ(supports,
+            "supports: D 64,128,256; e4m3; S tried 1,17,2047,16384: all; Sq!=Sk "
+            "causal+lse ok");
+}
+
 // The demo plugin is a plugin file of its own, not the test plugin: its planted-bug kernels are
 // ordinary kernels (no test-only flag), since users run them through the installed demo suite.
 TEST(BuiltinPlugin, DemoKernelsAreAPluginFileOfTheirOwn) {
