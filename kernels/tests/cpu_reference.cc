@@ -10,6 +10,32 @@
 #include <limits>
 
 namespace flashscope::kernels::testing {
+namespace {
+
+struct RowSoftmax {
+  double max = -std::numeric_limits<double>::infinity();
+  double sum = 0.0;
+};
+
+// exp(s_j - max) of query row `qr` against keys [0, end) of `kh` into s[0, end), in double; the
+// row's max and the sum of the exponentials (what both the reference and the E4M3 bound need).
+RowSoftmax ExpScores(const float* qr, const float* kh, int64_t end, int64_t d_head, double scale,
+                     std::vector<double>* s) {
+  RowSoftmax r;
+  for (int64_t j = 0; j < end; ++j) {
+    double dot = 0.0;
+    for (int64_t d = 0; d < d_head; ++d) dot += double(qr[d]) * double(kh[j * d_head + d]);
+    (*s)[j] = dot * scale;
+    r.max = std::max(r.max, (*s)[j]);
+  }
+  for (int64_t j = 0; j < end; ++j) {
+    (*s)[j] = std::exp((*s)[j] - r.max);
+    r.sum += (*s)[j];
+  }
+  return r;
+}
+
+}  // namespace
 
 void ReferenceAttention(const AttentionProblem& p, const std::vector<float>& q,
                         const std::vector<float>& k, const std::vector<float>& v,
@@ -27,24 +53,13 @@ void ReferenceAttention(const AttentionProblem& p, const std::vector<float>& q,
       const float* qr = q.data() + row * d_head;
       const int64_t end = p.CausalKeyEnd(i);
       if (end == 0) continue;  // zeros and -inf, as assigned
-      double mx = -std::numeric_limits<double>::infinity();
-      for (int64_t j = 0; j < end; ++j) {
-        double dot = 0.0;
-        for (int64_t d = 0; d < d_head; ++d) dot += double(qr[d]) * double(kh[j * d_head + d]);
-        s[j] = dot * scale;
-        mx = std::max(mx, s[j]);
-      }
-      double sum = 0.0;
-      for (int64_t j = 0; j < end; ++j) {
-        s[j] = std::exp(s[j] - mx);
-        sum += s[j];
-      }
+      const RowSoftmax r = ExpScores(qr, kh, end, d_head, scale, &s);
       double* orow = o->data() + row * d_head;
       for (int64_t j = 0; j < end; ++j) {
-        const double w = s[j] / sum;
+        const double w = s[j] / r.sum;
         for (int64_t d = 0; d < d_head; ++d) orow[d] += w * double(vh[j * d_head + d]);
       }
-      (*lse)[row] = mx + std::log(sum);
+      (*lse)[row] = r.max + std::log(r.sum);
     }
   }
 }
@@ -65,18 +80,7 @@ void ReferenceE4M3ErrorBound(const AttentionProblem& p, const std::vector<float>
       const float* qr = q.data() + row * d_head;
       const int64_t end = p.CausalKeyEnd(i);
       if (end == 0) continue;  // zeros, exact
-      double mx = -std::numeric_limits<double>::infinity();
-      for (int64_t j = 0; j < end; ++j) {
-        double dot = 0.0;
-        for (int64_t d = 0; d < d_head; ++d) dot += double(qr[d]) * double(kh[j * d_head + d]);
-        s[j] = dot * scale;
-        mx = std::max(mx, s[j]);
-      }
-      double l = 0.0;
-      for (int64_t j = 0; j < end; ++j) {
-        s[j] = std::exp(s[j] - mx);
-        l += s[j];
-      }
+      const double l = ExpScores(qr, kh, end, d_head, scale, &s).sum;
       std::fill(ref.begin(), ref.end(), 0.0);
       std::fill(rnd.begin(), rnd.end(), 0.0);
       std::fill(acc.begin(), acc.end(), 0.0);
