@@ -40,6 +40,7 @@ KernelEntry MakeA22PolyExp64();
 KernelEntry MakeA24Prefetch128();
 KernelEntry MakeA26TrimWarpgroups();
 KernelEntry MakeA27Fp8();
+KernelEntry MakeA28Fp8Overlap();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -95,6 +96,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA24Prefetch128,
     &MakeA26TrimWarpgroups,
     &MakeA27Fp8,
+    &MakeA28Fp8Overlap,
 #endif
     // gemm ladder
     &MakeG01Naive,

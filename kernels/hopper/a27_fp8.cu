@@ -39,6 +39,7 @@
 
 #include "kernels/attention/attention_common.cuh"
 #include "kernels/device_scratch.h"
+#include "kernels/hopper/attn_fp8_entry.h"
 #include "kernels/hopper/attn_sm90_fp8.cuh"
 #include "kernels/hopper/attn_sm90_host.h"
 #include "kernels/hopper/tensor_map.h"
@@ -53,14 +54,14 @@ constexpr int kKeyTile = 128;  // Fp8Config<D>::kBN, the pre-pass's key padding
 
 int64_t PaddedKeys(int64_t seq_k) { return (seq_k + kKeyTile - 1) / kKeyTile * kKeyTile; }
 
-std::string SupportsFp8(const AttentionProblem& p) {
+std::string SupportsFp8(const AttentionProblem& p, const std::string& id) {
   if (p.dtype != DType::kE4M3) {
-    return "attn.a27_fp8 takes e4m3 inputs only (its wgmmas are .e4m3), not " +
+    return id + " takes e4m3 inputs only (its wgmmas are .e4m3), not " +
            std::string(DTypeName(p.dtype)) + " (the bf16/fp16 rungs are a12..a26)";
   }
   if (p.head_dim != 64 && p.head_dim != 128 && p.head_dim != 256) {
-    return "head_dim " + std::to_string(p.head_dim) +
-           " is not instantiated: attn.a27_fp8 is compiled for head_dim 64, 128 and 256";
+    return "head_dim " + std::to_string(p.head_dim) + " is not instantiated: " + id +
+           " is compiled for head_dim 64, 128 and 256";
   }
   if (p.batch < 1 || p.heads < 1 || p.seq_q < 1 || p.seq_k < 1) {
     return "empty problem: batch, heads, seq_q and seq_k must be >= 1";
@@ -79,9 +80,9 @@ std::string SupportsFp8(const AttentionProblem& p) {
 }
 
 // V^T for the pre-pass: one block per device, grown on demand (the first, untimed launch of a
-// larger shape grows it).
+// larger shape grows it); a27 and a28 share it.
 cudaError_t TransposedV(size_t bytes, void** out) {
-  static DeviceScratch scratch("a27_fp8's transposed V", size_t{64} << 20);
+  static DeviceScratch scratch("a27_fp8/a28_fp8_overlap's transposed V", size_t{64} << 20);
   return scratch.Get(bytes, out);
 }
 
@@ -146,20 +147,29 @@ std::string MapsFor(const AttentionProblem& p, const AttentionArgs& a, const voi
   return "";
 }
 
-template <int D>
+// kOverlap: a28's kernel (attn_sm90_fp8.cuh's intra-warpgroup overlap), else a27's.
+template <int D, bool kOverlap>
 struct Fp8Instance {
   using C = Fp8Config<D>;
-  static constexpr auto kKernel = &attn_fp8::AttnSm90Fp8Kernel<D>;
+  static constexpr auto kKernel = [] {
+    if constexpr (kOverlap) {
+      return &attn_fp8::AttnSm90Fp8OverlapKernel<D>;
+    } else {
+      return &attn_fp8::AttnSm90Fp8Kernel<D>;
+    }
+  }();
   static constexpr auto kTranspose = &attn_fp8::TransposeVKernel<D>;
 
   static std::vector<DeviceFunction> Describe() {
-    return {DeviceFunction{reinterpret_cast<const void*>(kTranspose),
-                           "TransposeVKernel<e4m3,D=" + std::to_string(D) + ">",
-                           attn_fp8::kTransposeThreads, 0},
-            DeviceFunction{reinterpret_cast<const void*>(kKernel),
-                           "AttnSm90Fp8Kernel<e4m3,D=" + std::to_string(D) +
-                               ",BM=128,BN=128,stages=" + std::to_string(C::kStages) + ">",
-                           C::kThreads, C::kSmemBytes}};
+    return {
+        DeviceFunction{reinterpret_cast<const void*>(kTranspose),
+                       "TransposeVKernel<e4m3,D=" + std::to_string(D) + ">",
+                       attn_fp8::kTransposeThreads, 0},
+        DeviceFunction{reinterpret_cast<const void*>(kKernel),
+                       std::string(kOverlap ? "AttnSm90Fp8OverlapKernel" : "AttnSm90Fp8Kernel") +
+                           "<e4m3,D=" + std::to_string(D) +
+                           ",BM=128,BN=128,stages=" + std::to_string(C::kStages) + ">",
+                       C::kThreads, C::kSmemBytes}};
   }
 
   static cudaError_t Launch(const AttentionProblem& pr, const AttentionArgs& a,
@@ -181,7 +191,8 @@ struct Fp8Instance {
     Fp8Maps maps;
     const std::string why = MapsFor(pr, a, vt, &maps);
     if (!why.empty()) {
-      std::fprintf(stderr, "attn.a27_fp8<D=%d>: %s\n", D, why.c_str());
+      std::fprintf(stderr, "attn.%s<D=%d>: %s\n", kOverlap ? "a28_fp8_overlap" : "a27_fp8", D,
+                   why.c_str());
       return cudaErrorInvalidValue;
     }
     const unsigned pre_blocks = static_cast<unsigned>(keys_pad / kKeyTile * (D / 64) * bh);
@@ -206,14 +217,46 @@ struct Fp8Instance {
   }
 };
 
+// a28's overlap at D = 64 and 128; D = 256 runs a27's kernel in both (two S accumulators and
+// O's 128 registers do not fit: ptxas spills and serialises the wgmmas).
 template <class Fn>
-auto WithHeadDim(int64_t d, Fn&& fn) {
-  if (d == 64) return fn(Fp8Instance<64>{});
-  if (d == 128) return fn(Fp8Instance<128>{});
-  return fn(Fp8Instance<256>{});
+auto WithHeadDim(int64_t d, bool overlap, Fn&& fn) {
+  if (d == 64) return overlap ? fn(Fp8Instance<64, true>{}) : fn(Fp8Instance<64, false>{});
+  if (d == 128) return overlap ? fn(Fp8Instance<128, true>{}) : fn(Fp8Instance<128, false>{});
+  return fn(Fp8Instance<256, false>{});
 }
 
 }  // namespace
+
+KernelEntry MakeFp8AttentionEntry(KernelInfo info, bool overlap) {
+  const std::string id = info.id;
+  info.family = Family::kAttentionFwd;
+  info.min_sm = 90;
+  info.exact_sm = 90;  // sm_90a code: compute capability 9.0 only
+  info.tile = TileShape{128, 128, 32, Fp8Config<128>::kThreads};
+  info.accepts_fp8 = true;
+  // QGMMA: the FP8 wgmmas; UTMALDG: TMA loads; SYNCS: mbarrier waits; USETMAXREG: the producer's
+  // setmaxnreg.
+  info.required_sass = {"QGMMA", "UTMALDG", "SYNCS", "USETMAXREG"};
+  KernelEntry e;
+  e.info = std::move(info);
+  e.attention_supports = [id](const AttentionProblem& p) { return SupportsFp8(p, id); };
+  e.attention_launch = [id, overlap](const AttentionProblem& p, const AttentionArgs& a,
+                                     cudaStream_t s) {
+    const std::string why = SupportsFp8(p, id);
+    if (!why.empty()) return cudaErrorInvalidValue;
+    return WithHeadDim(p.head_dim, overlap, [&](auto inst) { return inst.Launch(p, a, s); });
+  };
+  e.device_functions = [id, overlap](const Problem& pr) {
+    std::vector<DeviceFunction> out;
+    if (const auto* p = std::get_if<AttentionProblem>(&pr);
+        p != nullptr && SupportsFp8(*p, id).empty()) {
+      out = WithHeadDim(p->head_dim, overlap, [&](auto inst) { return inst.Describe(); });
+    }
+    return out;
+  };
+  return e;
+}
 
 KernelEntry MakeA27Fp8() {
   KernelInfo info;
@@ -226,31 +269,7 @@ KernelEntry MakeA27Fp8() {
       "E4M3 inputs: a13/a26's warp-specialised free-running schedule on a dedicated FP8 body; V^T "
       "from a same-stream pre-pass (FP8 wgmma is K-major only) with keys permuted within 32-key "
       "groups so that P converts in place into the A fragment; O in BF16";
-  info.family = Family::kAttentionFwd;
-  info.min_sm = 90;
-  info.exact_sm = 90;  // sm_90a code: compute capability 9.0 only
-  info.tile = TileShape{128, 128, 32, Fp8Config<128>::kThreads};
-  info.accepts_fp8 = true;
-  // QGMMA: the FP8 wgmmas; UTMALDG: TMA loads; SYNCS: mbarrier waits; USETMAXREG: the producer's
-  // setmaxnreg.
-  info.required_sass = {"QGMMA", "UTMALDG", "SYNCS", "USETMAXREG"};
-  KernelEntry e;
-  e.info = std::move(info);
-  e.attention_supports = [](const AttentionProblem& p) { return SupportsFp8(p); };
-  e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    const std::string why = SupportsFp8(p);
-    if (!why.empty()) return cudaErrorInvalidValue;
-    return WithHeadDim(p.head_dim, [&](auto inst) { return inst.Launch(p, a, s); });
-  };
-  e.device_functions = [](const Problem& pr) {
-    std::vector<DeviceFunction> out;
-    if (const auto* p = std::get_if<AttentionProblem>(&pr);
-        p != nullptr && SupportsFp8(*p).empty()) {
-      out = WithHeadDim(p->head_dim, [&](auto inst) { return inst.Describe(); });
-    }
-    return out;
-  };
-  return e;
+  return MakeFp8AttentionEntry(std::move(info), /*overlap=*/false);
 }
 
 }  // namespace flashscope::kernels

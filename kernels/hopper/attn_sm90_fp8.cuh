@@ -124,7 +124,9 @@ struct Fp8Producer {
   }
 };
 
-template <int D>
+// kOverlap (a28_fp8_overlap): FlashAttention-3's intra-warpgroup overlap, RunOverlap's schedule;
+// false is a27's serial schedule (Run), whose code it leaves as it was.
+template <int D, bool kOverlap = false>
 struct Fp8Consumer {
   using C = Fp8Config<D>;
   static constexpr int BN = C::kBN;
@@ -161,6 +163,20 @@ struct Fp8Consumer {
   __device__ __forceinline__ void IssueQK(float (&s)[BN / 8][4], int stage) const {
     const uint32_t q = prod.smem + cw * 64 * C::kSpan;
     const uint32_t k = prod.smem + C::kOffK + stage * C::kKBytes;
+#pragma unroll
+    for (int kk = 0; kk < D / 32; ++kk) {
+      const int col = kk * 32;
+      const uint32_t blk = col / C::kSpan, in = col % C::kSpan;
+      const uint64_t da =
+          KMajorDescriptor(q + blk * C::kBM * C::kSpan + in, C::kSbo, C::kSwizzleMode);
+      const uint64_t db = KMajorDescriptor(k + blk * BN * C::kSpan + in, C::kSbo, C::kSwizzleMode);
+      hopper::WgmmaE4M3<BN>::SS(attn_sm90::Flat(s), da, db, kk > 0 ? 1u : 0u);
+    }
+  }
+
+  // a28: S = Q·Kᵀ against the key tile at shared address k (a K stage, or the Q tile itself).
+  __device__ __forceinline__ void IssueQKFrom(float (&s)[BN / 8][4], uint32_t k) const {
+    const uint32_t q = prod.smem + cw * 64 * C::kSpan;
 #pragma unroll
     for (int kk = 0; kk < D / 32; ++kk) {
       const int col = kk * 32;
@@ -218,6 +234,10 @@ struct Fp8Consumer {
   }
 
   __device__ void Run() {
+    if constexpr (kOverlap) {
+      RunOverlap();
+      return;
+    }
     hopper::MbarWait(prod.bars.QFull(), 0);
     const int own_tiles = __shfl_sync(0xffffffffu, OwnKeyTiles(), 0);
     for (int it = 0; it < own_tiles; ++it) {
@@ -256,6 +276,116 @@ struct Fp8Consumer {
     }
   }
 
+  // a28: two S accumulators. The step of key tile it (its S in `cur`, landed) first issues the
+  // next Q·K into `nxt`, then runs tile it's mask, max and exponentials while that Q·K and
+  // P(it-1)·V(it-1) are on the tensor cores; in the source only O's rescale waits for
+  // P(it-1)·V(it-1) (wgmma.wait_group 1: the Q·K, committed later, may still run), though ptxas
+  // hoists that wait above the exponentials (the SASS shows it), so P(it-1)·V(it-1) overlaps the
+  // mask and max and the Q·K the exponentials. P(it) is packed into the A registers after that
+  // wait (P(it-1)·V(it-1) read them), P(it)·V(it) is issued, and the step ends waiting for the Q·K
+  // only, so P(it)·V(it) runs under the next step's softmax. The running max stays current on
+  // every tile (O is rescaled every step, as in a27).
+  // The last tile's step issues a Q·K too, Q·Qᵀ from the Q tile (the same shape and swizzle as a
+  // K tile, never overwritten while the CTA runs), whose value nothing uses (at D = 64 it is kept
+  // live, RunOverlap says why): every step is then the same code, which ptxas needs to keep the
+  // wgmmas asynchronous and the registers in place (a peeled last step that issues none made it
+  // serialise the wgmmas, move O or spill).
+  __device__ __forceinline__ void OverlapStep(float (&cur)[BN / 8][4], float (&nxt)[BN / 8][4],
+                                              uint32_t (&pa)[BN / 32][4], int it, int own_tiles) {
+    const int s = it % C::kStages;
+    const int sn = (it + 1) % C::kStages;
+    const bool last = it + 1 == own_tiles;
+    if (!last) hopper::MbarWait(prod.bars.KFull(sn), ((it + 1) / C::kStages) & 1);
+    hopper::WgmmaFence();
+    IssueQKFrom(nxt, last ? prod.smem : prod.smem + C::kOffK + sn * C::kKBytes);
+    hopper::WgmmaCommit();
+    attn_mma::MaskScores<BN>(cur, it * BN, row_lo, p.seq_k, p.causal, p.seq_k - p.seq_q, g, t);
+    // The direct softmax of attn_mma::SoftmaxState (UpdateMax, ExpAndSum), alpha = 2^(m_old -
+    // m_new) formed after the exponentials, when O can take it (holding it across them was one
+    // more live pair at D = 64), and l = l·alpha + the tile's sum.
+    float mx[2], m_old[2], sum[2] = {0.f, 0.f};
+    Softmax::RowMax(cur, mx);
+    const float sl2 = p.scale * attn_mma::kLog2e;
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      m_old[r] = st.m[r];
+      st.m[r] = fmaxf(st.m[r], mx[r] * sl2);
+    }
+    const float mu[2] = {attn_mma::Finite(st.m[0]), attn_mma::Finite(st.m[1])};
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        cur[j][e] = ptx::Exp2(fmaf(cur[j][e], sl2, -mu[e >> 1]));
+        sum[e >> 1] += cur[j][e];
+      }
+    }
+    hopper::WgmmaWait<1>();  // P(it-1)·V(it-1) has retired
+    hopper::FenceOperands(attn_sm90::Flat(st.o));
+    if (it > 0) Release(prod.bars.VEmpty((it + C::kStages - 1) % C::kStages));
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const float alpha = ptx::Exp2(m_old[r] - mu[r]);
+      st.l[r] = st.l[r] * alpha + sum[r];
+      st.RescaleO(r, alpha);
+    }
+    PackP(cur, pa);
+    hopper::MbarWait(prod.bars.VFull(s), (it / C::kStages) & 1);
+    hopper::FenceOperands(attn_sm90::Flat(st.o));
+    hopper::WgmmaFence();
+    IssuePV(pa, s);
+    hopper::WgmmaCommit();
+    hopper::WgmmaWait<1>();  // the Q·K has landed; P(it)·V(it) may still run
+    hopper::FenceOperands(attn_sm90::Flat(nxt));
+    if (!last) Release(prod.bars.KEmpty(sn));
+  }
+
+  __device__ void RunOverlap() {
+    hopper::MbarWait(prod.bars.QFull(), 0);
+    const int own_tiles = __shfl_sync(0xffffffffu, OwnKeyTiles(), 0);
+    if (own_tiles > 0) {
+      float sa[BN / 8][4], sb[BN / 8][4];
+      uint32_t pa[BN / 32][4];
+      hopper::MbarWait(prod.bars.KFull(0), 0);
+      hopper::WgmmaFence();
+      IssueQKFrom(sa, prod.smem + C::kOffK);
+      hopper::WgmmaCommit();
+      hopper::WgmmaWait<0>();
+      hopper::FenceOperands(attn_sm90::Flat(sa));
+      Release(prod.bars.KEmpty(0));
+      // Unrolled by two so that the accumulators swap roles without register copies.
+      int it = 0;
+      for (; it + 2 < own_tiles; it += 2) {
+        OverlapStep(sa, sb, pa, it, own_tiles);
+        OverlapStep(sb, sa, pa, it + 1, own_tiles);
+      }
+      if (it + 2 == own_tiles) {
+        OverlapStep(sa, sb, pa, it, own_tiles);
+        OverlapStep(sb, sa, pa, it + 1, own_tiles);
+      } else {
+        OverlapStep(sa, sb, pa, it, own_tiles);
+      }
+      if constexpr (D == 64) {
+        // Keeps the last step's Q·Qᵀ live (l is unchanged: Q·Qᵀ of E4M3 values is finite): left
+        // dead, ptxas drops it and hands the freed accumulator registers to O on the tails of
+        // the loop, moving O there, which spilled at D = 64. At D = 128 a live one does not fit
+        // (ptxas serialises the wgmmas).
+        st.l[0] += 0.f * (sa[0][0] + sb[0][0]);
+      }
+      hopper::WgmmaWait<0>();
+      hopper::FenceOperands(attn_sm90::Flat(st.o));
+      Release(prod.bars.VEmpty((own_tiles - 1) % C::kStages));
+    }
+    for (int it = own_tiles; it < n_tiles; ++it) {
+      const int s = it % C::kStages;
+      const uint32_t ph = (it / C::kStages) & 1;
+      hopper::MbarWait(prod.bars.KFull(s), ph);
+      Release(prod.bars.KEmpty(s));
+      hopper::MbarWait(prod.bars.VFull(s), ph);
+      Release(prod.bars.VEmpty(s));
+    }
+  }
+
   // O / l as BF16 from the registers (a quad writes 16 contiguous bytes of a row per n8 block);
   // the log-sum-exp from the quad's first thread. Rows past seq_q are not written.
   __device__ void Epilogue() {
@@ -278,12 +408,10 @@ struct Fp8Consumer {
 };
 
 // One query tile of 128 rows per CTA: blockIdx.x = bh · n_m_blocks + tile (B·H on x: no 65,535
-// limit); causal CTAs of a head run heaviest first.
-template <int D>
-__global__ void __launch_bounds__(Fp8Config<D>::kThreads, 1)
-    AttnSm90Fp8Kernel(const __grid_constant__ CUtensorMap tm_q,
-                      const __grid_constant__ CUtensorMap tm_k,
-                      const __grid_constant__ CUtensorMap tm_vt, const Params p) {
+// limit); causal CTAs of a head run heaviest first. The body of both kernels below.
+template <int D, bool kOverlap>
+__device__ __forceinline__ void Fp8KernelBody(const CUtensorMap& tm_q, const CUtensorMap& tm_k,
+                                              const CUtensorMap& tm_vt, const Params& p) {
   using C = Fp8Config<D>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   unsigned char* smem = smem_raw + ((1024 - (hopper::SmemAddr(smem_raw) & 1023)) & 1023);
@@ -304,10 +432,28 @@ __global__ void __launch_bounds__(Fp8Config<D>::kThreads, 1)
     }
   } else {
     hopper::SetMaxNRegInc<C::kConsumerRegs>();
-    Fp8Consumer<D> c(p, prod, m0, bh, n_tiles, threadIdx.x - 128);
+    Fp8Consumer<D, kOverlap> c(p, prod, m0, bh, n_tiles, threadIdx.x - 128);
     c.Run();
     c.Epilogue();
   }
+}
+
+// a27_fp8: the serial schedule.
+template <int D>
+__global__ void __launch_bounds__(Fp8Config<D>::kThreads, 1)
+    AttnSm90Fp8Kernel(const __grid_constant__ CUtensorMap tm_q,
+                      const __grid_constant__ CUtensorMap tm_k,
+                      const __grid_constant__ CUtensorMap tm_vt, const Params p) {
+  Fp8KernelBody<D, false>(tm_q, tm_k, tm_vt, p);
+}
+
+// a28_fp8_overlap: the intra-warpgroup overlap (Fp8Consumer::RunOverlap).
+template <int D>
+__global__ void __launch_bounds__(Fp8Config<D>::kThreads, 1)
+    AttnSm90Fp8OverlapKernel(const __grid_constant__ CUtensorMap tm_q,
+                             const __grid_constant__ CUtensorMap tm_k,
+                             const __grid_constant__ CUtensorMap tm_vt, const Params p) {
+  Fp8KernelBody<D, true>(tm_q, tm_k, tm_vt, p);
 }
 
 // The pre-pass: V [bh][seq_k][D] (E4M3) to V^T [bh][D][seq_k_pad] (seq_k_pad: seq_k rounded up

@@ -10,6 +10,7 @@
 // Odd lengths, Sq != Sk with lse, causal (bottom-right; rows that see no key: zeros and -inf) and
 // not, head dims 64/128/256, B·H past 65,535, two launches on the same buffers (O and lse poisoned
 // before each, kernel_gpu_run.h; the second must equal the first bit for bit).
+// attn.a28_fp8_overlap (a27's body with the intra-warpgroup overlap) runs every test too.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -117,14 +118,57 @@ void ExpectWithinBoundTwice(const KernelEntry& e, const AttentionCase& c,
   EXPECT_EQ(first.lse, second.lse) << "the second launch's lse differs";
 }
 
+// The same for every FP8 rung of `rungs`, stopping at the first fatal failure.
+void ExpectEachWithinBoundTwice(const std::vector<const KernelEntry*>& rungs,
+                                const AttentionCase& c, const std::vector<double>& bound) {
+  for (const KernelEntry* e : rungs) {
+    SCOPED_TRACE(e->info.id);
+    ExpectWithinBoundTwice(*e, c, bound);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Integer scores at softmax scale ln 2 (Q with two ±1 entries a row, K in {-2..2}, V random
+// E4M3): every P = 2^(s - max) is a power of two E4M3 holds exactly.
+AttentionCase IntegerScoresCase(const AttentionProblem& p, uint32_t seed) {
+  const int64_t d = p.head_dim;
+  AttentionCase c;
+  c.p = p;
+  c.softmax_scale = static_cast<float>(std::log(2.0));
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> col(0, static_cast<int>(d) - 1), sign(0, 1), kv(-2, 2);
+  c.q.assign(p.QElements(), 0.f);
+  for (int64_t r = 0; r < p.batch * p.heads * p.seq_q; ++r) {
+    for (int n = 0; n < 2; ++n) {  // two ±1 entries (maybe the same column: ±2 or 0)
+      c.q[r * d + col(rng)] += sign(rng) ? 1.f : -1.f;
+    }
+  }
+  c.k.resize(p.KElements());
+  for (float& x : c.k) x = static_cast<float>(kv(rng));
+  RandomTensor(DType::kE4M3, p.KElements(), &rng, &c.v, &c.vb);
+  c.qb.resize(c.q.size());
+  c.kb.resize(c.k.size());
+  for (size_t i = 0; i < c.q.size(); ++i) c.qb[i] = EncodeE4M3(c.q[i]);
+  for (size_t i = 0; i < c.k.size(); ++i) c.kb[i] = EncodeE4M3(c.k[i]);
+  ReferenceAttention(p, c.q, c.k, c.v, &c.ref_o, &c.ref_lse, c.softmax_scale);
+  return c;
+}
+
+// a27 and the rungs on its FP8 body (a28_fp8_overlap: its intra-warpgroup overlap, a27's kernel
+// at D = 256): every test of this fixture runs each of them on the same case.
 class A27Fp8Gpu : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!OnHopper()) GTEST_SKIP() << "attn.a27_fp8 runs on compute capability 9.0 only";
     e_ = FindKernel("attn.a27_fp8");
     ASSERT_NE(e_, nullptr);
+    rungs_.push_back(e_);
+    const KernelEntry* a28 = FindKernel("attn.a28_fp8_overlap");
+    ASSERT_NE(a28, nullptr);
+    rungs_.push_back(a28);
   }
   const KernelEntry* e_ = nullptr;
+  std::vector<const KernelEntry*> rungs_;
 };
 
 TEST_F(A27Fp8Gpu, A27Fp8MatchesTheReference) {
@@ -141,7 +185,7 @@ TEST_F(A27Fp8Gpu, A27Fp8MatchesTheReference) {
         ASSERT_TRUE(FreshE4M3(c));
         std::vector<double> bound;
         ReferenceE4M3ErrorBound(p, c.q, c.k, c.v, 0.0, 1.0 / 16, &bound);
-        ExpectWithinBoundTwice(*e_, c, bound);
+        ExpectEachWithinBoundTwice(rungs_, c, bound);
         if (HasFatalFailure()) return;
       }
     }
@@ -155,28 +199,10 @@ TEST_F(A27Fp8Gpu, A27Fp8IntegerScoresAreExact) {
   for (int64_t d : {64, 128, 256}) {
     for (bool causal : {false, true}) {
       const AttentionProblem p = Fp8Shape(1, 2, 150, 700, d, causal);
-      AttentionCase c;
-      c.p = p;
-      c.softmax_scale = static_cast<float>(std::log(2.0));
-      std::mt19937 rng(seed++);
-      std::uniform_int_distribution<int> col(0, static_cast<int>(d) - 1), sign(0, 1), kv(-2, 2);
-      c.q.assign(p.QElements(), 0.f);
-      for (int64_t r = 0; r < p.batch * p.heads * p.seq_q; ++r) {
-        for (int n = 0; n < 2; ++n) {  // two ±1 entries (maybe the same column: ±2 or 0)
-          c.q[r * d + col(rng)] += sign(rng) ? 1.f : -1.f;
-        }
-      }
-      c.k.resize(p.KElements());
-      for (float& x : c.k) x = static_cast<float>(kv(rng));
-      RandomTensor(DType::kE4M3, p.KElements(), &rng, &c.v, &c.vb);
-      c.qb.resize(c.q.size());
-      c.kb.resize(c.k.size());
-      for (size_t i = 0; i < c.q.size(); ++i) c.qb[i] = EncodeE4M3(c.q[i]);
-      for (size_t i = 0; i < c.k.size(); ++i) c.kb[i] = EncodeE4M3(c.k[i]);
-      ReferenceAttention(p, c.q, c.k, c.v, &c.ref_o, &c.ref_lse, c.softmax_scale);
+      const AttentionCase c = IntegerScoresCase(p, seed++);
       std::vector<double> bound;
       ReferenceE4M3ErrorBound(p, c.q, c.k, c.v, c.softmax_scale, 0.0, &bound);
-      ExpectWithinBoundTwice(*e_, c, bound);
+      ExpectEachWithinBoundTwice(rungs_, c, bound);
       if (HasFatalFailure()) return;
     }
   }
@@ -189,8 +215,35 @@ TEST_F(A27Fp8Gpu, A27Fp8ManyHeadsPastTheGridYLimit) {
     const AttentionCase c = MakeAttentionCase(p, seed++);
     std::vector<double> bound;
     ReferenceE4M3ErrorBound(p, c.q, c.k, c.v, 0.0, 1.0 / 16, &bound);
-    ExpectWithinBoundTwice(*e_, c, bound);
+    ExpectEachWithinBoundTwice(rungs_, c, bound);
     if (HasFatalFailure()) return;
+  }
+}
+
+// a28_fp8_overlap: its own (overlapped) kernel at D = 64 and 128, a27's kernel at D = 256; E4M3
+// only, like a27.
+TEST_F(A27Fp8Gpu, A28OverlapsAt64And128AndRunsA27At256) {
+  const KernelEntry* a28 = FindKernel("attn.a28_fp8_overlap");
+  ASSERT_NE(a28, nullptr);
+  EXPECT_TRUE(a28->info.accepts_fp8);
+  for (int64_t d : {64, 128, 256}) {
+    const AttentionProblem p = Fp8Shape(1, 2, 256, 256, d, false);
+    const auto fns = a28->device_functions(Problem{p});
+    const auto a27 = e_->device_functions(Problem{p});
+    ASSERT_EQ(fns.size(), 2u);
+    ASSERT_EQ(a27.size(), 2u);
+    EXPECT_EQ(fns[0].name, a27[0].name);  // the V^T pre-pass
+    if (d == 256) {
+      EXPECT_EQ(fns[1].name, a27[1].name) << "D = 256 is a27's kernel";
+      EXPECT_EQ(fns[1].func, a27[1].func);
+    } else {
+      EXPECT_NE(fns[1].name.find("AttnSm90Fp8OverlapKernel"), std::string::npos) << fns[1].name;
+      EXPECT_NE(fns[1].func, a27[1].func);
+    }
+    AttentionProblem bf16 = p;
+    bf16.dtype = DType::kBF16;
+    EXPECT_EQ(a28->Supports(Problem{p}, 90), "");
+    EXPECT_NE(a28->Supports(Problem{bf16}, 90).find("e4m3"), std::string::npos);
   }
 }
 
