@@ -41,6 +41,7 @@ KernelEntry MakeA24Prefetch128();
 KernelEntry MakeA26TrimWarpgroups();
 KernelEntry MakeA27Fp8();
 KernelEntry MakeA28Fp8Overlap();
+KernelEntry MakeA29Fp8SplitKv();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -97,6 +98,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA26TrimWarpgroups,
     &MakeA27Fp8,
     &MakeA28Fp8Overlap,
+    &MakeA29Fp8SplitKv,
 #endif
     // gemm ladder
     &MakeG01Naive,

@@ -105,8 +105,9 @@ struct Fp8Producer {
     }
   }
 
-  // Key tile j into stage j % kStages once the consumers released its previous fill.
-  __device__ void LoadKV(int j) const {
+  // Key tile kt0 + j into stage j % kStages once the consumers released its previous fill
+  // (kt0: the first key tile of a29's split-KV share, 0 otherwise).
+  __device__ void LoadKV(int j, int kt0 = 0) const {
     const int s = j % C::kStages;
     const uint32_t parity = ((j / C::kStages) - 1) & 1;
     const uint32_t k_dst = smem + C::kOffK + s * C::kKBytes;
@@ -115,19 +116,24 @@ struct Fp8Producer {
 #pragma unroll
     for (int sub = 0; sub < C::kSub; ++sub) {
       hopper::TmaLoad3D(k_dst + sub * C::kBN * C::kSpan, k, bars.KFull(s), sub * C::kSpan,
-                        j * C::kBN, bh);
+                        (kt0 + j) * C::kBN, bh);
     }
     if (j >= C::kStages) hopper::MbarWait(bars.VEmpty(s), parity);
     hopper::MbarArriveExpectTx(bars.VFull(s), C::kVBytes);
     // V^T [bh][D][keys]: one box of 128 keys x D rows.
-    hopper::TmaLoad3D(smem + C::kOffV + s * C::kVBytes, vt, bars.VFull(s), j * C::kBN, 0, bh);
+    hopper::TmaLoad3D(smem + C::kOffV + s * C::kVBytes, vt, bars.VFull(s), (kt0 + j) * C::kBN, 0,
+                      bh);
   }
 };
 
 // kOverlap (a28_fp8_overlap): FlashAttention-3's intra-warpgroup overlap, RunOverlap's schedule;
 // false is a27's serial schedule (Run), whose code it leaves as it was.
-template <int D, bool kOverlap = false>
+// kSplit (a29_fp8_split_kv, attn_sm90_fp8_split.cuh): the CTA's key tiles are a split-KV share
+// starting at key tile kt0 (set by the split kernel after construction; serial schedule only);
+// false has kt0 = 0 at compile time.
+template <int D, bool kOverlap = false, bool kSplit = false>
 struct Fp8Consumer {
+  static_assert(!(kOverlap && kSplit), "split-KV is written for the serial schedule");
   using C = Fp8Config<D>;
   static constexpr int BN = C::kBN;
   // No conditional rescaling (a11/a16's kCondRescale), unlike the bf16 rungs: with it P is
@@ -143,7 +149,10 @@ struct Fp8Consumer {
   Fp8Producer<D> prod;
   int m0, bh, n_tiles;
   int ctid, cw, warp, lane, g, t, row_lo;
+  int kt0 = 0, split = 0;  // kSplit only: the share's first key tile and its index
   Softmax st;
+
+  __device__ __forceinline__ int KeyTile0() const { return kSplit ? kt0 : 0; }
 
   __device__ Fp8Consumer(const Params& params, const Fp8Producer<D>& producer, int m0_, int bh_,
                          int n_tiles_, int consumer_tid)
@@ -229,7 +238,7 @@ struct Fp8Consumer {
   __device__ __forceinline__ int OwnKeyTiles() const {
     const int first_row = m0 + cw * 64;
     if (first_row >= p.seq_q) return 0;
-    const int seen = attn_sm90::KeyTiles<BN>(p, min(first_row + 64, p.seq_q));
+    const int seen = attn_sm90::KeyTiles<BN>(p, min(first_row + 64, p.seq_q)) - KeyTile0();
     return max(0, min(n_tiles, seen));
   }
 
@@ -251,7 +260,8 @@ struct Fp8Consumer {
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(attn_sm90::Flat(sc));
       Release(prod.bars.KEmpty(s));
-      attn_mma::MaskScores<BN>(sc, it * BN, row_lo, p.seq_k, p.causal, p.seq_k - p.seq_q, g, t);
+      attn_mma::MaskScores<BN>(sc, (KeyTile0() + it) * BN, row_lo, p.seq_k, p.causal,
+                               p.seq_k - p.seq_q, g, t);
       st.SoftmaxInRegs(sc, p.scale);
       uint32_t pa[BN / 32][4];
       PackP(sc, pa);

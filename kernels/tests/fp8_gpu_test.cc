@@ -11,6 +11,8 @@
 // not, head dims 64/128/256, B·H past 65,535, two launches on the same buffers (O and lse poisoned
 // before each, kernel_gpu_run.h; the second must equal the first bit for bit).
 // attn.a28_fp8_overlap (a27's body with the intra-warpgroup overlap) runs every test too.
+// attn.a29_fp8_split_kv (a27's body with a19's split-KV) runs every test too, plus short query
+// chunks against long key sides that take its split path (fp32 partials, a19's combine into BF16).
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -155,7 +157,8 @@ AttentionCase IntegerScoresCase(const AttentionProblem& p, uint32_t seed) {
 }
 
 // a27 and the rungs on its FP8 body (a28_fp8_overlap: its intra-warpgroup overlap, a27's kernel
-// at D = 256): every test of this fixture runs each of them on the same case.
+// at D = 256; a29_fp8_split_kv: a27 when it does not split): every test of this fixture runs
+// each of them on the same case.
 class A27Fp8Gpu : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -166,8 +169,12 @@ class A27Fp8Gpu : public ::testing::Test {
     const KernelEntry* a28 = FindKernel("attn.a28_fp8_overlap");
     ASSERT_NE(a28, nullptr);
     rungs_.push_back(a28);
+    a29_ = FindKernel("attn.a29_fp8_split_kv");
+    ASSERT_NE(a29_, nullptr);
+    rungs_.push_back(a29_);
   }
   const KernelEntry* e_ = nullptr;
+  const KernelEntry* a29_ = nullptr;
   std::vector<const KernelEntry*> rungs_;
 };
 
@@ -244,6 +251,73 @@ TEST_F(A27Fp8Gpu, A28OverlapsAt64And128AndRunsA27At256) {
     bf16.dtype = DType::kBF16;
     EXPECT_EQ(a28->Supports(Problem{p}, 90), "");
     EXPECT_NE(a28->Supports(Problem{bf16}, 90).find("e4m3"), std::string::npos);
+  }
+}
+
+// a29_fp8_split_kv's split path: short query sides against long key sides (few query tiles, many
+// key tiles: SplitCount deals each tile's keys to 2-14 CTAs on 132 SMs), odd lengths on both sides,
+// causal shares that see no key for some rows, and causal Sq > Sk split (rows 0..269 see no key in
+// any share: O = 0 and lse -inf from the combine). a27 runs them too, as the reference schedule.
+std::vector<AttentionProblem> SplitChunks(int64_t d, bool causal) {
+  return {Fp8Shape(1, 2, 1, 16384, d, causal),     // one decode row, 14 shares
+          Fp8Shape(1, 2, 77, 4099, d, causal),     // a chunk, Sk off the tile grid, 7 shares
+          Fp8Shape(1, 1, 128, 16384, d, causal),   // one full query tile, 14 shares
+          Fp8Shape(1, 1, 300, 4099, d, causal),    // three query tiles (a partial last), 7 shares
+          Fp8Shape(1, 1, 1300, 1030, d, causal)};  // 11 query tiles, 2 shares; causal Sq > Sk
+}
+
+TEST_F(A27Fp8Gpu, A29SplitChunksMatchTheReference) {
+  uint32_t seed = 2900;
+  for (int64_t d : {64, 128, 256}) {
+    for (bool causal : {false, true}) {
+      for (const AttentionProblem& p : SplitChunks(d, causal)) {
+        const AttentionCase c = MakeAttentionCase(p, seed++);
+        ASSERT_TRUE(FreshE4M3(c));
+        std::vector<double> bound;
+        ReferenceE4M3ErrorBound(p, c.q, c.k, c.v, 0.0, 1.0 / 16, &bound);
+        ExpectEachWithinBoundTwice(rungs_, c, bound);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+TEST_F(A27Fp8Gpu, A29SplitChunksIntegerScoresAreExact) {
+  uint32_t seed = 2920;
+  for (int64_t d : {64, 128, 256}) {
+    for (bool causal : {false, true}) {
+      for (const AttentionProblem& p :
+           {Fp8Shape(1, 2, 77, 4099, d, causal), Fp8Shape(1, 1, 1300, 1030, d, causal)}) {
+        const AttentionCase c = IntegerScoresCase(p, seed++);
+        std::vector<double> bound;
+        ReferenceE4M3ErrorBound(p, c.q, c.k, c.v, c.softmax_scale, 0.0, &bound);
+        ExpectEachWithinBoundTwice(rungs_, c, bound);
+        if (HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
+// The chunks above take a29's split path (the V^T pre-pass, the shares, the combine), or the tests
+// above prove nothing new; 16k-token problems and a27's own test shapes that fill waves run a27's
+// launch (the pre-pass and a27's kernel).
+TEST_F(A27Fp8Gpu, A29SplitsShortChunksOnly) {
+  for (int64_t d : {64, 128, 256}) {
+    for (const AttentionProblem& p : SplitChunks(d, true)) {
+      const auto fns = a29_->device_functions(Problem{p});
+      ASSERT_EQ(fns.size(), 3u) << ProblemKey(p) << " was not split";
+      EXPECT_NE(fns[1].name.find("AttnSm90Fp8SplitKernel"), std::string::npos) << fns[1].name;
+      EXPECT_NE(fns[2].name.find("SplitKvCombineKernel"), std::string::npos) << fns[2].name;
+    }
+    const int64_t h = 2048 / d;  // H·D = 2048, 16k tokens at S = 512 and 8192
+    for (const AttentionProblem& p :
+         {Fp8Shape(32, h, 512, 512, d, false), Fp8Shape(2, h, 8192, 8192, d, true)}) {
+      const auto fns = a29_->device_functions(Problem{p});
+      const auto a27 = e_->device_functions(Problem{p});
+      ASSERT_EQ(fns.size(), 2u) << ProblemKey(p) << " was split";
+      ASSERT_EQ(a27.size(), 2u);
+      EXPECT_EQ(fns[1].name, a27[1].name) << ProblemKey(p) << ": not a27's kernel";
+    }
   }
 }
 
