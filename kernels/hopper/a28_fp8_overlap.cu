@@ -36,7 +36,7 @@
 // mask and max only; if the measured gain is under 1.1x, that (not the registers: no spills) is
 // the first suspect. Ceiling: the exponentials' MUFU rate, ~990 TFLOP/s at D = 64 and ~1,980 at
 // 128 with the tensor cores at ~1,980.
-#include "kernels/hopper/attn_fp8_entry.h"
+#include "kernels/hopper/attn_fp8_entry.cuh"
 
 namespace flashscope::kernels {
 
@@ -51,7 +51,7 @@ KernelEntry MakeA28Fp8Overlap() {
       "two S accumulators: each step issues the next tile's Q·K before its softmax and waits for "
       "the previous P·V only before rescaling O (wgmma.wait_group 1); at D = 256 a27's kernel "
       "(a second S accumulator does not fit beside O's 128 registers)";
-  return MakeFp8AttentionEntry(std::move(info), /*overlap=*/true);
+  return attn_fp8::MakeEntry</*kOverlap=*/true, /*kSplit=*/false>(std::move(info));
 }
 
 }  // namespace flashscope::kernels

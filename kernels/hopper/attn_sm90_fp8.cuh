@@ -170,17 +170,7 @@ struct Fp8Consumer {
   // S = Q·Kᵀ for this warpgroup's 64 rows: D/32 wgmmas m64n128k32, a k32 slice 32 bytes further
   // along the rows of a column block.
   __device__ __forceinline__ void IssueQK(float (&s)[BN / 8][4], int stage) const {
-    const uint32_t q = prod.smem + cw * 64 * C::kSpan;
-    const uint32_t k = prod.smem + C::kOffK + stage * C::kKBytes;
-#pragma unroll
-    for (int kk = 0; kk < D / 32; ++kk) {
-      const int col = kk * 32;
-      const uint32_t blk = col / C::kSpan, in = col % C::kSpan;
-      const uint64_t da =
-          KMajorDescriptor(q + blk * C::kBM * C::kSpan + in, C::kSbo, C::kSwizzleMode);
-      const uint64_t db = KMajorDescriptor(k + blk * BN * C::kSpan + in, C::kSbo, C::kSwizzleMode);
-      hopper::WgmmaE4M3<BN>::SS(attn_sm90::Flat(s), da, db, kk > 0 ? 1u : 0u);
-    }
+    IssueQKFrom(s, prod.smem + C::kOffK + stage * C::kKBytes);
   }
 
   // a28: S = Q·Kᵀ against the key tile at shared address k (a K stage, or the Q tile itself).

@@ -321,8 +321,8 @@ TEST_F(A27Fp8Gpu, A29SplitsShortChunksOnly) {
   }
 }
 
-// a27 takes E4M3 only and says so; it is the only built-in rung that accepts FP8, and the Hopper
-// bf16/fp16 rungs refuse an E4M3 problem even if asked.
+// a27 takes E4M3 only and says so; the FP8 rungs (a27, a28, a29) are the only built-in kernels
+// that accept FP8, and the Hopper bf16/fp16 rungs refuse an E4M3 problem even if asked.
 TEST_F(A27Fp8Gpu, A27Fp8TakesE4M3OnlyAndTheOthersRefuseIt) {
   EXPECT_TRUE(e_->info.accepts_fp8);
   const AttentionProblem fp8 = Fp8Shape(1, 2, 256, 256, 128, false);
@@ -330,10 +330,14 @@ TEST_F(A27Fp8Gpu, A27Fp8TakesE4M3OnlyAndTheOthersRefuseIt) {
   bf16.dtype = DType::kBF16;
   EXPECT_EQ(e_->Supports(Problem{fp8}, 90), "");
   EXPECT_NE(e_->Supports(Problem{bf16}, 90).find("e4m3"), std::string::npos);
+  const std::set<std::string> fp8_rungs = {"attn.a27_fp8", "attn.a28_fp8_overlap",
+                                           "attn.a29_fp8_split_kv"};
+  for (const KernelEntry& k : AllKernels()) {
+    EXPECT_EQ(k.info.accepts_fp8, fp8_rungs.count(k.info.id) == 1) << k.info.id;
+  }
   for (const char* id : {"attn.a24_prefetch128", "attn.a26_trim_warpgroups"}) {
     const KernelEntry* other = FindKernel(id);
     if (other == nullptr) continue;
-    EXPECT_FALSE(other->info.accepts_fp8) << id;
     EXPECT_NE(other->Supports(Problem{fp8}, 90), "") << id;
   }
 }
