@@ -241,8 +241,10 @@ TEST_F(A27Fp8Gpu, A28OverlapsAt64And128AndRunsA27At256) {
     ASSERT_EQ(a27.size(), 2u);
     EXPECT_EQ(fns[0].name, a27[0].name);  // the V^T pre-pass
     if (d == 256) {
+      // a27's kernel template: each rung's file compiles its own copy (the audit reads a rung's
+      // functions from its own source), so the two host stubs differ while the SASS is the same
+      // (scripts/sass_compare.py, 0faf36b).
       EXPECT_EQ(fns[1].name, a27[1].name) << "D = 256 is a27's kernel";
-      EXPECT_EQ(fns[1].func, a27[1].func);
     } else {
       EXPECT_NE(fns[1].name.find("AttnSm90Fp8OverlapKernel"), std::string::npos) << fns[1].name;
       EXPECT_NE(fns[1].func, a27[1].func);
