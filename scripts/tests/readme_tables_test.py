@@ -47,7 +47,8 @@ class ReadmeTables(unittest.TestCase):
         self.assertTrue(commands, "the README names no `scripts/ladder_tables.py … --vs …` command")
         for command in commands:
             rows = table_rows(command)
-            self.assertGreater(len(rows), 5, rows)
+            # a real table: at least one group and the 'all' row (the FP8 summary has four)
+            self.assertGreaterEqual(len(rows), 2, rows)
             self.assertEqual(missing_rows(text, rows), [],
                              f"rows of `{command}` are not in README.md as printed")
 
