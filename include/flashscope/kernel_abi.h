@@ -60,9 +60,10 @@ typedef enum fs_dtype {
 
 /* O = softmax(Q·Kᵀ·scale [+ causal mask]) · V.
  * Q, O: [batch, heads, seq_q, head_dim]; K, V: [batch, heads, seq_k, head_dim]; contiguous,
- * row-major, elements of `dtype` (O in BF16 when `dtype` is FS_DTYPE_E4M3). The optional log-sum-exp output is fp32 [batch, heads, seq_q],
- * natural log. Causal masking is bottom-right aligned: query i sees keys j <= i + (seq_k - seq_q)
- * (FlashAttention 2.1+); a query row that sees no key outputs zeros and a log-sum-exp of -inf. */
+ * row-major, elements of `dtype` (O in BF16 when `dtype` is FS_DTYPE_E4M3). The optional
+ * log-sum-exp output is fp32 [batch, heads, seq_q], natural log. Causal masking is bottom-right
+ * aligned: query i sees keys j <= i + (seq_k - seq_q) (FlashAttention 2.1+); a query row that sees
+ * no key outputs zeros and a log-sum-exp of -inf. */
 typedef struct fs_attention_problem {
   int64_t batch;
   int64_t heads;
