@@ -20,6 +20,7 @@
 
 #include "kernels/attention/attention_common.cuh"
 #include "kernels/hopper/attn_fp8_host.h"
+#include "kernels/hopper/attn_fp8_transpose.cuh"
 #include "kernels/hopper/attn_sm90_combine.cuh"
 #include "kernels/hopper/attn_sm90_fp8.cuh"
 #include "kernels/hopper/attn_sm90_fp8_split.cuh"
