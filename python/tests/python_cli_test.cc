@@ -52,13 +52,23 @@ TEST_F(PythonCli, ListShowsAModulesKernelsAndWhereTheyComeFrom) {
 TEST_F(PythonCli, ASuiteFindsTheShippedSdpaPeersByNameAndPlansThem) {
   std::ofstream(dir_ / "suite.json") << R"({"name": "py", "plugins": ["torch_sdpa.py"],
     "kernels": ["torch.*"], "problems": [{"family": "attention_fwd",
-    "axes": {"dtype": "bf16", "head_dim": 64, "batch": 1, "heads": 2, "seq": 128}}]})";
+    "axes": {"dtype": ["bf16", "e4m3"], "head_dim": 64, "batch": 1, "heads": 2, "seq": 128}}]})";
   const Result r = Flashscope("run suite.json --dry_run");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("plan: 3 cases"));
+  EXPECT_THAT(r.out, HasSubstr("plan: 10 cases"));
+  // bf16 runs on the three backends, e4m3 on the two upcast peers (accepts_fp8); each refuses the
+  // other's dtype with its reason (the bf16 peers are never asked about e4m3).
+  EXPECT_THAT(r.out, HasSubstr("5 of 10 cases will be skipped"));
   for (const char* id : {"torch.sdpa_flash", "torch.sdpa_cudnn", "torch.sdpa_efficient"}) {
-    EXPECT_THAT(r.out, HasSubstr(std::string(id) + " attention_fwd{B=1,H=2,S=128,D=64,bf16}"));
+    EXPECT_THAT(r.out, HasSubstr(std::string(id) + " attention_fwd{B=1,H=2,S=128,D=64,bf16}  ["));
   }
+  for (const char* id : {"torch.sdpa_flash_e4m3_upcast", "torch.sdpa_cudnn_e4m3_upcast"}) {
+    EXPECT_THAT(r.out, HasSubstr(std::string(id) + " attention_fwd{B=1,H=2,S=128,D=64,e4m3}  ["));
+    EXPECT_THAT(r.out, Not(HasSubstr(std::string(id) + " attention_fwd{B=1,H=2,S=128,D=64,e4m3}  "
+                                                       "[torch_sdpa]  SKIP")));
+  }
+  EXPECT_THAT(r.out, HasSubstr("dtype e4m3 not offered: the kernel does not set "
+                               "FS_KERNEL_ACCEPTS_FP8"));
   EXPECT_THAT(r.out, HasSubstr("/lib/flashscope/plugins/torch_sdpa.py"));
 }
 
