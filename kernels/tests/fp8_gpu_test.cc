@@ -33,15 +33,6 @@ namespace {
 
 using namespace testing;  // the device runs and the reference (kernel_gpu_run.h, cpu_reference.h)
 
-bool OnHopper() {
-  int n = 0, dev = 0, major = 0, minor = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return false;
-  if (cudaGetDevice(&dev) != cudaSuccess) return false;
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-  return major == 9 && minor == 0;
-}
-
 AttentionProblem Fp8Shape(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, bool causal) {
   AttentionProblem p = AttentionShape(b, h, sq, sk, d, DType::kE4M3);
   p.causal = causal;

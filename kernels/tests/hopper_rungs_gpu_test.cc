@@ -26,15 +26,6 @@ const char* const kRungs[] = {"attn.a19_split_kv",    "attn.a20_dynamic_schedule
                               "attn.a21_short_tiles", "attn.a22_poly_exp64",
                               "attn.a24_prefetch128", "attn.a26_trim_warpgroups"};
 
-bool OnHopper() {
-  int n = 0, dev = 0, major = 0, minor = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return false;
-  if (cudaGetDevice(&dev) != cudaSuccess) return false;
-  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-  return major == 9 && minor == 0;
-}
-
 // AttentionShape with lse wanted and the given mask.
 AttentionProblem Shape(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
                        bool causal) {

@@ -1,5 +1,7 @@
 #include "kernels/tests/kernel_gpu_run.h"
 
+#include <cuda_runtime_api.h>
+
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -8,6 +10,15 @@
 #include "kernels/tests/cpu_reference.h"
 
 namespace flashscope::kernels::testing {
+
+bool OnHopper() {
+  int n = 0, dev = 0, major = 0, minor = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) return false;
+  if (cudaGetDevice(&dev) != cudaSuccess) return false;
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+  return major == 9 && minor == 0;
+}
 
 AttentionCase MakeAttentionCase(const AttentionProblem& p, uint32_t seed) {
   AttentionCase c;

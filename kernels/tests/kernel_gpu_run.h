@@ -76,4 +76,8 @@ void RunGemm(const KernelEntry& e, const GemmProblem& g, const std::vector<unsig
 ::testing::AssertionResult CompareGemm(const std::vector<float>& c, const std::vector<double>& ref,
                                        const std::vector<double>& abs_sum);
 
+// Whether the current device is compute capability 9.0, where the sm_90a rungs run (their GPU
+// tests skip elsewhere).
+bool OnHopper();
+
 }  // namespace flashscope::kernels::testing
