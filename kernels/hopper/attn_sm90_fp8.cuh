@@ -407,9 +407,15 @@ struct Fp8Consumer {
   }
 };
 
+// a29's epilogue of one share (attn_sm90_fp8_split.cuh): fp32 partial O and lse to the workspace.
+template <int D>
+__device__ __forceinline__ void Fp8EpiloguePartial(Fp8Consumer<D, false, true>& c);
+
 // One query tile of 128 rows per CTA: blockIdx.x = bh · n_m_blocks + tile (B·H on x: no 65,535
-// limit); causal CTAs of a head run heaviest first. The body of both kernels below.
-template <int D, bool kOverlap>
+// limit); causal CTAs of a head run heaviest first. With kSplit (a29) n_splits neighbouring CTAs
+// share a tile, blockIdx.x = (bh · n_m_blocks + tile) · n_splits + split, each taking a
+// contiguous, balanced share of its visible key tiles. The body of every FP8 kernel.
+template <int D, bool kOverlap, bool kSplit = false>
 __device__ __forceinline__ void Fp8KernelBody(const CUtensorMap& tm_q, const CUtensorMap& tm_k,
                                               const CUtensorMap& tm_vt, const Params& p) {
   using C = Fp8Config<D>;
@@ -418,22 +424,42 @@ __device__ __forceinline__ void Fp8KernelBody(const CUtensorMap& tm_q, const CUt
   const Fp8Barriers<D> bars{hopper::SmemAddr(smem) + C::kOffBar};
   if (threadIdx.x == 0) bars.Init();
   __syncthreads();
-  const unsigned tile_id = blockIdx.x;
+  unsigned tile_id = blockIdx.x;
+  int split = 0;
+  if constexpr (kSplit) {
+    split = static_cast<int>(tile_id % p.n_splits);
+    tile_id /= p.n_splits;
+  }
   const int mi = static_cast<int>(tile_id % p.n_m_blocks);
   const int bh = static_cast<int>(tile_id / p.n_m_blocks);
   const int m0 = (p.causal ? p.n_m_blocks - 1 - mi : mi) * C::kBM;
-  const int n_tiles = attn_sm90::KeyTiles<C::kBN>(p, m0 + C::kBM);
+  const int n_all = attn_sm90::KeyTiles<C::kBN>(p, m0 + C::kBM);
+  int kt0 = 0, n_tiles = n_all;
+  if constexpr (kSplit) {
+    kt0 = static_cast<int>(int64_t(split) * n_all / p.n_splits);
+    n_tiles = static_cast<int>(int64_t(split + 1) * n_all / p.n_splits) - kt0;
+  }
   const Fp8Producer<D> prod{&tm_q, &tm_k, &tm_vt, hopper::SmemAddr(smem), bars, bh};
   if (threadIdx.x < 128) {
     hopper::SetMaxNRegDec<C::kProducerRegs>();
     if (threadIdx.x == 0) {
       prod.LoadQ(m0);
-      for (int j = 0; j < n_tiles; ++j) prod.LoadKV(j);
+      for (int j = 0; j < n_tiles; ++j) prod.LoadKV(j, kt0);
     }
   } else {
     hopper::SetMaxNRegInc<C::kConsumerRegs>();
-    Fp8Consumer<D, kOverlap> c(p, prod, m0, bh, n_tiles, threadIdx.x - 128);
+    Fp8Consumer<D, kOverlap, kSplit> c(p, prod, m0, bh, n_tiles, threadIdx.x - 128);
+    if constexpr (kSplit) {
+      c.kt0 = kt0;
+      c.split = split;
+    }
     c.Run();
+    if constexpr (kSplit) {
+      if (p.n_splits > 1) {
+        Fp8EpiloguePartial<D>(c);
+        return;
+      }
+    }
     c.Epilogue();
   }
 }

@@ -43,47 +43,14 @@ __device__ __forceinline__ void Fp8EpiloguePartial(Fp8Consumer<D, false, true>& 
   }
 }
 
-// blockIdx.x = (bh · n_m_blocks + tile) · n_splits + split: a tile's shares are neighbours (their
-// Q reads meet in L2); causal tiles of a head run heaviest first, as in a27.
+// a29_fp8_split_kv: the split kernel (Fp8KernelBody with kSplit; blockIdx.x = (bh · n_m_blocks +
+// tile) · n_splits + split: a tile's shares are neighbours, their Q reads meet in L2).
 template <int D>
 __global__ void __launch_bounds__(Fp8Config<D>::kThreads, 1)
     AttnSm90Fp8SplitKernel(const __grid_constant__ CUtensorMap tm_q,
                            const __grid_constant__ CUtensorMap tm_k,
                            const __grid_constant__ CUtensorMap tm_vt, const Params p) {
-  using C = Fp8Config<D>;
-  extern __shared__ __align__(1024) unsigned char smem_raw[];
-  unsigned char* smem = smem_raw + ((1024 - (hopper::SmemAddr(smem_raw) & 1023)) & 1023);
-  const Fp8Barriers<D> bars{hopper::SmemAddr(smem) + C::kOffBar};
-  if (threadIdx.x == 0) bars.Init();
-  __syncthreads();
-  unsigned tile_id = blockIdx.x;
-  const int split = static_cast<int>(tile_id % p.n_splits);
-  tile_id /= p.n_splits;
-  const int mi = static_cast<int>(tile_id % p.n_m_blocks);
-  const int bh = static_cast<int>(tile_id / p.n_m_blocks);
-  const int m0 = (p.causal ? p.n_m_blocks - 1 - mi : mi) * C::kBM;
-  const int n_all = attn_sm90::KeyTiles<C::kBN>(p, m0 + C::kBM);
-  const int kt0 = static_cast<int>(int64_t(split) * n_all / p.n_splits);
-  const int n_tiles = static_cast<int>(int64_t(split + 1) * n_all / p.n_splits) - kt0;
-  const Fp8Producer<D> prod{&tm_q, &tm_k, &tm_vt, hopper::SmemAddr(smem), bars, bh};
-  if (threadIdx.x < 128) {
-    hopper::SetMaxNRegDec<C::kProducerRegs>();
-    if (threadIdx.x == 0) {
-      prod.LoadQ(m0);
-      for (int j = 0; j < n_tiles; ++j) prod.LoadKV(j, kt0);
-    }
-  } else {
-    hopper::SetMaxNRegInc<C::kConsumerRegs>();
-    Fp8Consumer<D, false, true> c(p, prod, m0, bh, n_tiles, threadIdx.x - 128);
-    c.kt0 = kt0;
-    c.split = split;
-    c.Run();
-    if (p.n_splits > 1) {
-      Fp8EpiloguePartial<D>(c);
-    } else {
-      c.Epilogue();
-    }
-  }
+  Fp8KernelBody<D, false, true>(tm_q, tm_k, tm_vt, p);
 }
 
 }  // namespace flashscope::kernels::attn_fp8
