@@ -150,16 +150,9 @@ struct Fp8Instance {
       std::fprintf(stderr, "%s<D=%d>: %s\n", id, D, why.c_str());
       return cudaErrorInvalidValue;
     }
-    const int64_t n_m = (pr.seq_q + C::kBM - 1) / C::kBM;
-    attn_sm90::Params p;
-    p.o = a.o;
-    p.lse = pr.want_lse ? a.lse : nullptr;
-    p.seq_q = static_cast<int>(pr.seq_q);
-    p.seq_k = static_cast<int>(pr.seq_k);
-    p.scale = EffectiveSoftmaxScale(pr, a);
-    p.causal = pr.causal ? 1 : 0;
-    p.n_m_blocks = static_cast<int>(n_m);
-    p.bh_count = bh;
+    attn_sm90::Params p =
+        attn_sm90::TileParams(pr, a.o, a.lse, EffectiveSoftmaxScale(pr, a), C::kBM);
+    const int64_t n_m = p.n_m_blocks;
     p.n_splits = n_splits;
     const int64_t rows = bh * pr.seq_q;
     if (n_m * bh * n_splits > std::numeric_limits<int32_t>::max()) return cudaErrorInvalidValue;

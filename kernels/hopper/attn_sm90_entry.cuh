@@ -60,16 +60,8 @@ struct Instance {
       return reinterpret_cast<uintptr_t>(a.q) % 16 != 0 ? cudaErrorMisalignedAddress
                                                         : cudaErrorInvalidValue;
     }
-    const int64_t n_m = (pr.seq_q + C::kBM - 1) / C::kBM;
-    Params p;
-    p.o = a.o;
-    p.lse = pr.want_lse ? a.lse : nullptr;
-    p.seq_q = static_cast<int>(pr.seq_q);
-    p.seq_k = static_cast<int>(pr.seq_k);
-    p.scale = EffectiveSoftmaxScale(pr, a);
-    p.causal = pr.causal ? 1 : 0;
-    p.n_m_blocks = static_cast<int>(n_m);
-    p.bh_count = pr.batch * pr.heads;
+    Params p = TileParams(pr, a.o, a.lse, EffectiveSoftmaxScale(pr, a), C::kBM);
+    const int64_t n_m = p.n_m_blocks;
     int64_t ctas = n_m * p.bh_count;
     if constexpr (C::kPersist) {
       // One CTA per SM (shared memory and registers allow no second), each walking its share of

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "common/problem.h"
 #include "kernels/attention/attn_mma_softmax.cuh"
 #include "kernels/hopper/hopper_ptx.cuh"
 #include "kernels/ptx.cuh"
@@ -112,6 +113,22 @@ struct Params {
   int* unit_counter = nullptr;
   int sched_group = 1;
 };
+
+// The Params every launch fills the same way: output, lengths, scale (natural log), mask, and
+// one query tile of `block_m` rows per (batch, head) and tile; the schedule's fields as declared.
+inline Params TileParams(const AttentionProblem& pr, void* o, float* lse, float scale,
+                         int block_m) {
+  Params p;
+  p.o = o;
+  p.lse = pr.want_lse ? lse : nullptr;
+  p.seq_q = static_cast<int>(pr.seq_q);
+  p.seq_k = static_cast<int>(pr.seq_k);
+  p.scale = scale;
+  p.causal = pr.causal ? 1 : 0;
+  p.n_m_blocks = static_cast<int>((pr.seq_q + block_m - 1) / block_m);
+  p.bh_count = pr.batch * pr.heads;
+  return p;
+}
 
 // Shared-memory addresses of the mbarriers.
 template <class C>
