@@ -13,6 +13,7 @@ namespace flashscope::reports {
 namespace {
 
 using testing::HasSubstr;
+using testing::Not;
 using testing_inputs::A10Work;
 using testing_inputs::H200;
 using testing_inputs::Value;
@@ -27,6 +28,18 @@ TEST(Ceilings, AnE4M3ProblemGetsTheFp8Rate) {
   const PlausibilityInput fast{1.5e12, 1e6, 1.0, false};  // 1.5e12 FLOPs in 1 ms
   EXPECT_EQ(CheckPlausibility(fast, c).status, "passed");
   EXPECT_EQ(CheckPlausibility(fast, CeilingsOf(H200(), "bf16")).status, "failed");
+}
+
+// Where the tensor cores have no FP8 rate (sm_80, sm_70), an E4M3 problem runs on 16-bit upcasts:
+// its ceiling is the 16-bit one, from the datasheet rate or from the measured peak.
+TEST(Ceilings, WithoutAnFp8RateAnE4M3ProblemGetsThe16BitCeiling) {
+  Environment a100 = H200();
+  a100.compute_capability = 80;
+  EXPECT_EQ(CeilingsOf(a100, "e4m3").flops_per_s, CeilingsOf(a100, "bf16").flops_per_s);
+  Environment unknown = H200();
+  unknown.compute_capability = 70;  // datasheet rate below the measured peak: the peak decides
+  EXPECT_EQ(CeilingsOf(unknown, "e4m3").flops_per_s, CeilingsOf(unknown, "bf16").flops_per_s);
+  EXPECT_THAT(CeilingsOf(unknown, "e4m3").flops_source, Not(HasSubstr("x 2 for FP8")));
 }
 
 // The FP8 tensor path (sm__ops_path_tensor_src_fp8: wgmma and mma.sync on E4M3) is the contract
