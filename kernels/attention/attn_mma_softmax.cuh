@@ -155,18 +155,10 @@ struct SoftmaxState {
 
   // Direct softmax, step 2: s becomes P = 2^(s·scale·log2e - m) in place, summed into l.
   __device__ __forceinline__ void ExpAndSum(float (&s)[BN / 8][4], float scale) {
-    ExpAndSumBlocks(s, scale, 0, BN / 8);
-  }
-
-  // ExpAndSum of the n8 column blocks j0 .. j0+nj-1 only (a30 runs a tile's exponentials part by
-  // part, each part's P·V issued as soon as it is done); j0 and nj are compile-time after
-  // unrolling, so s stays in registers.
-  __device__ __forceinline__ void ExpAndSumBlocks(float (&s)[BN / 8][4], float scale, int j0,
-                                                  int nj) {
     const float sl2 = scale * kLog2e;
     const float mu[2] = {Finite(m[0]), Finite(m[1])};
 #pragma unroll
-    for (int j = j0; j < j0 + nj; ++j) {
+    for (int j = 0; j < BN / 8; ++j) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const float x = fmaf(s[j][e], sl2, -mu[e >> 1]);

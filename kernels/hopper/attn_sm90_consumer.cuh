@@ -87,14 +87,9 @@ struct Consumer {
   // O += P·V: BN/16 wgmmas m64nDk16, P from registers, V MN-major (transposed): a k16 slice is
   // 16 key rows (2048 bytes) on; LBO steps over the 64-column blocks, SBO over 8-key groups.
   __device__ __forceinline__ void IssuePV(const uint32_t (&pa)[BN / 16][4], int stage) {
-    IssuePVSlices(pa, stage, 0, BN / 16);
-  }
-  // The k16 slices kc0 .. kc0+nkc-1 of P·V only (a30's parts).
-  __device__ __forceinline__ void IssuePVSlices(const uint32_t (&pa)[BN / 16][4], int stage,
-                                                int kc0, int nkc) {
     const uint32_t v = prod.smem + C::kOffV + stage * C::kKVBytes;
 #pragma unroll
-    for (int kc = kc0; kc < kc0 + nkc; ++kc) {
+    for (int kc = 0; kc < BN / 16; ++kc) {
       const uint64_t db = hopper::SmemDescriptorSw128(v + kc * 2048, BN * 128, 1024);
       hopper::Wgmma<D>::template RS<T, true>(Flat(st.o), pa[kc], db, 1u);
     }
@@ -104,12 +99,8 @@ struct Consumer {
   // blocks 2kc and 2kc+1.
   __device__ __forceinline__ static void PackP(const float (&s)[BN / 8][4],
                                                uint32_t (&pa)[BN / 16][4]) {
-    PackPSlices(s, pa, 0, BN / 16);
-  }
-  __device__ __forceinline__ static void PackPSlices(const float (&s)[BN / 8][4],
-                                                     uint32_t (&pa)[BN / 16][4], int kc0, int nkc) {
 #pragma unroll
-    for (int kc = kc0; kc < kc0 + nkc; ++kc) {
+    for (int kc = 0; kc < BN / 16; ++kc) {
       pa[kc][0] = ptx::PackFloat2<T>(s[2 * kc][0], s[2 * kc][1]);
       pa[kc][1] = ptx::PackFloat2<T>(s[2 * kc][2], s[2 * kc][3]);
       pa[kc][2] = ptx::PackFloat2<T>(s[2 * kc + 1][0], s[2 * kc + 1][1]);
@@ -199,54 +190,6 @@ struct Consumer {
       hopper::WgmmaFence();
       IssuePV(pa, s);
       hopper::WgmmaCommit();
-      hopper::WgmmaWait<0>();
-      hopper::FenceOperands(Flat(st.o));
-      Release(prod.bars.VEmpty(s));
-    }
-    if constexpr (C::kTrim) {
-      for (int it = own_tiles; it < n_tiles; ++it) PassOver(Slot(it), Phase(it));
-    }
-  }
-
-  // a30: RunSequential's loop with P·V issued in two parts of 64 keys, the first as soon as its
-  // exponentials are done, so the tensor cores run it while the exp unit computes the second half
-  // (the sequential loop leaves the tensor cores to the other warpgroups for the whole softmax,
-  // then leaves the exp unit idle for the whole P·V). One wait after both parts. (Parts of 32 keys
-  // spill on the three-warpgroup persistent path; deferring the wait past the next tile's Q·Kᵀ
-  // keeps P's registers live across it and spills too.) The k16 slices reach O in the same order
-  // as in one P·V, so the results are RunSequential's bit for bit.
-  __device__ void RunChunked() {
-    constexpr int kSlices = 4, kParts = BN / 16 / kSlices;  // 64 keys a part
-    hopper::MbarWait(prod.bars.QFull(qbuf), qphase);
-    const int own_tiles = C::kTrim ? __shfl_sync(0xffffffffu, OwnKeyTiles(), 0) : n_tiles;
-    for (int it = 0; it < own_tiles; ++it) {
-      const int s = Slot(it);
-      const uint32_t ph = Phase(it);
-      float sc[BN / 8][4];
-      hopper::MbarWait(prod.bars.KFull(s), ph);
-      hopper::WgmmaFence();
-      IssueQK(sc, s);
-      hopper::WgmmaCommit();
-      hopper::WgmmaWait<0>();
-      hopper::FenceOperands(Flat(sc));
-      Release(prod.bars.KEmpty(s));
-      Mask(sc, it);
-      float mx[2], alpha[2];
-      Softmax::RowMax(sc, mx);
-      if (st.UpdateMax(mx, p.scale, alpha)) {
-        st.RescaleO(0, alpha[0]);
-        st.RescaleO(1, alpha[1]);
-      }
-      hopper::MbarWait(prod.bars.VFull(s), ph);
-      uint32_t pa[BN / 16][4];
-#pragma unroll
-      for (int part = 0; part < kParts; ++part) {
-        st.ExpAndSumBlocks(sc, p.scale, part * 2 * kSlices, 2 * kSlices);
-        PackPSlices(sc, pa, part * kSlices, kSlices);
-        hopper::WgmmaFence();
-        IssuePVSlices(pa, s, part * kSlices, kSlices);
-        hopper::WgmmaCommit();
-      }
       hopper::WgmmaWait<0>();
       hopper::FenceOperands(Flat(st.o));
       Release(prod.bars.VEmpty(s));
@@ -426,8 +369,6 @@ __device__ __forceinline__ void RunConsumer(const Params& p, const Producer<Conf
   Consumer<T, D, F> c(p, prod, smem, m0, bh, n_tiles, consumer_tid, kv0, qbuf, qphase, kt0, split);
   if constexpr (Config<D, F>::kBatched) {
     c.RunBatched();
-  } else if constexpr (Config<D, F>::kChunk) {
-    c.RunChunked();
   } else {
     c.RunSequential();
   }

@@ -30,7 +30,6 @@ enum : unsigned {
   kSplitKV = 1u << 13,          // a query tile's key tiles split over CTAs, then combined (a19)
   kDynamicSchedule = 1u << 14,  // persistent CTAs take query tiles from an atomic counter (a20)
   kTrimWarpgroups = 1u << 15,   // a warpgroup computes only the key tiles its own rows see (a26)
-  kChunkedPV = 1u << 16,        // P·V issued in two parts as their exponentials finish (a30)
 };
 
 // Tile shape, roles and shared-memory layout of one instantiation.
@@ -55,11 +54,6 @@ struct Config {
   static constexpr bool kTrim = (F & kTrimWarpgroups) != 0;
   static_assert(!kTrim || (kWS && !kBatched),
                 "trimmed warpgroups need a producer warpgroup and the free-running schedule");
-  // a30: a free-running warpgroup issues P·V in parts as each part of P is ready, so the tensor
-  // cores run one part while the exp unit computes the next.
-  static constexpr bool kChunk = (F & kChunkedPV) != 0;
-  static_assert(!kChunk || (kWS && !kBatched),
-                "chunked P·V needs a producer warpgroup and the free-running schedule");
   static constexpr int kConsumerWGs = (F & kThreeWarpgroups) ? 3 : 2;
   static_assert(!kPP || kConsumerWGs == 2, "the ping-pong turns are written for two warpgroups");
   static_assert(kConsumerWGs == 2 || kWS,

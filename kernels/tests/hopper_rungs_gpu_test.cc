@@ -24,8 +24,7 @@ using namespace testing;  // the device runs and comparisons (kernel_gpu_run.h)
 // The rungs this test covers; each must be registered (a build without sm_90a has none of them).
 const char* const kRungs[] = {"attn.a19_split_kv",    "attn.a20_dynamic_schedule",
                               "attn.a21_short_tiles", "attn.a22_poly_exp64",
-                              "attn.a24_prefetch128", "attn.a26_trim_warpgroups",
-                              "attn.a30_chunked_pv"};
+                              "attn.a24_prefetch128", "attn.a26_trim_warpgroups"};
 
 // AttentionShape with lse wanted and the given mask.
 AttentionProblem Shape(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
@@ -107,9 +106,7 @@ TEST_F(HopperRungsGpu, DynamicScheduleMatchesTheReferenceLaunchAfterLaunch) {
   for (const auto& [id, d] : {std::pair<const char*, int64_t>{"attn.a20_dynamic_schedule", 64},
                               std::pair<const char*, int64_t>{"attn.a24_prefetch128", 128},
                               std::pair<const char*, int64_t>{"attn.a26_trim_warpgroups", 64},
-                              std::pair<const char*, int64_t>{"attn.a26_trim_warpgroups", 128},
-                              std::pair<const char*, int64_t>{"attn.a30_chunked_pv", 64},
-                              std::pair<const char*, int64_t>{"attn.a30_chunked_pv", 128}}) {
+                              std::pair<const char*, int64_t>{"attn.a26_trim_warpgroups", 128}}) {
     const KernelEntry* e = FindKernel(id);
     ASSERT_NE(e, nullptr) << id;
     for (const AttentionProblem& p : {Shape(1, 140, 300, 300, d, DType::kBF16, true),
@@ -399,50 +396,6 @@ TEST_F(HopperRungsGpu, TrimmedWarpgroupsChangeNoBit) {
       EXPECT_EQ(0, std::memcmp(want.lse.data(), got.lse.data(), want.lse.size() * sizeof(float)))
           << "LSE differs from " << base_id;
     }
-  }
-}
-
-// a30 issues P·V in two parts of 64 keys; the k16 slices reach O in the same order as one P·V, so
-// its output must be bit for bit that of the rung whose path it chunks: a21's 128-row tiles
-// (D = 64 short query sides, split and not) and a26's trimmed 192-row tiles (persistent and
-// split), with padded tiles, the causal diagonal and rows that see no key.
-TEST_F(HopperRungsGpu, ChunkedPVChangesNoBit) {
-  const KernelEntry* a30 = FindKernel("attn.a30_chunked_pv");
-  ASSERT_NE(a30, nullptr);
-  const std::pair<const char*, AttentionProblem> cases[] = {
-      {"attn.a21_short_tiles", Shape(4, 40, 256, 300, 64, DType::kBF16, true)},
-      {"attn.a21_short_tiles", Shape(1, 3, 77, 4099, 64, DType::kF16, true)},
-      {"attn.a21_short_tiles", Shape(1, 36, 1000, 400, 64, DType::kF16, false)},
-      {"attn.a26_trim_warpgroups", Shape(1, 140, 300, 300, 64, DType::kBF16, true)},
-      {"attn.a26_trim_warpgroups", Shape(3, 50, 330, 1000, 64, DType::kBF16, false)},
-      {"attn.a26_trim_warpgroups", Shape(1, 1, 2100, 1500, 64, DType::kBF16, true)}};
-  // ",BM=..,BN=.." of an instance's name (Instance::Name).
-  auto tile_shape = [](const std::string& name) {
-    const size_t at = name.find(",BM=");
-    return name.substr(at, name.find(",features") - at);
-  };
-  uint32_t seed = 3000;
-  for (const auto& [base_id, p] : cases) {
-    const KernelEntry* base = FindKernel(base_id);
-    ASSERT_NE(base, nullptr) << base_id;
-    SCOPED_TRACE(std::string(base_id) + " against a30 on " + ProblemKey(p));
-    const auto chunked = a30->device_functions(Problem{p});
-    const auto plain = base->device_functions(Problem{p});
-    ASSERT_EQ(chunked.size(), plain.size()) << "a30 and the base must both split, or neither";
-    ASSERT_NE(chunked[0].name, plain[0].name) << "a30 must run its own (chunked) instance";
-    // The same tile shape: the base is the rung whose path a30 chunks on this problem.
-    ASSERT_EQ(tile_shape(chunked[0].name), tile_shape(plain[0].name));
-    const AttentionCase c = MakeAttentionCase(p, seed++);
-    AttentionOutput want, got;
-    RunAttention(*base, c, &want);
-    if (HasFatalFailure()) return;
-    RunAttention(*a30, c, &got);
-    if (HasFatalFailure()) return;
-    EXPECT_TRUE(CompareAttention(c, got));
-    EXPECT_TRUE(want.o == got.o) << "O differs from " << base_id;
-    ASSERT_EQ(want.lse.size(), got.lse.size());
-    EXPECT_EQ(0, std::memcmp(want.lse.data(), got.lse.data(), want.lse.size() * sizeof(float)))
-        << "LSE differs from " << base_id;
   }
 }
 
