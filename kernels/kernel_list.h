@@ -42,6 +42,7 @@ KernelEntry MakeA26TrimWarpgroups();
 KernelEntry MakeA27Fp8();
 KernelEntry MakeA28Fp8Overlap();
 KernelEntry MakeA29Fp8SplitKv();
+KernelEntry MakeA31DecodeTiles();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -99,6 +100,7 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA27Fp8,
     &MakeA28Fp8Overlap,
     &MakeA29Fp8SplitKv,
+    &MakeA31DecodeTiles,
 #endif
     // gemm ladder
     &MakeG01Naive,

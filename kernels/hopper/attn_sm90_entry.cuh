@@ -138,10 +138,27 @@ inline const std::vector<std::string> kWarpSpecializedSass = {"HGMMA", "UTMALDG"
 // problems with enough query tiles, split-KV for the others), or F64Short (a two-warpgroup set,
 // 128-row query tiles; 0: none) where PreferShortTiles says so (a21). Head dim 128 takes F128
 // where F would not split the problem's key tiles and PreferPrefetchGrid says a persistent set
-// pays (a24; F128 == F: F always).
-template <unsigned F, unsigned F64, unsigned F64Split, unsigned F64Short, unsigned F128, class Fn>
+// pays (a24; F128 == F: F always). Any head dim takes FDecode (a one-warpgroup set, 64-row
+// query tiles; 0: none) where the query side fits one such tile (a31: decode and short chunks).
+template <unsigned F, unsigned F64, unsigned F64Split, unsigned F64Short, unsigned F128,
+          unsigned FDecode, class Fn>
 auto WithInstance(const AttentionProblem& p, Fn&& fn) {
   const bool bf16 = p.dtype == DType::kBF16;
+  if constexpr (FDecode != 0) {
+    static_assert(Config<64, FDecode>::kBM == 64, "FDecode: 64-row query tiles");
+    if (p.seq_q <= Config<64, FDecode>::kBM) {
+      if (p.head_dim == 64) {
+        return bf16 ? fn(Instance<__nv_bfloat16, 64, FDecode>{})
+                    : fn(Instance<__half, 64, FDecode>{});
+      }
+      if (p.head_dim == 128) {
+        return bf16 ? fn(Instance<__nv_bfloat16, 128, FDecode>{})
+                    : fn(Instance<__half, 128, FDecode>{});
+      }
+      return bf16 ? fn(Instance<__nv_bfloat16, 256, FDecode>{})
+                  : fn(Instance<__half, 256, FDecode>{});
+    }
+  }
   if (p.head_dim == 64) {
     if constexpr (F64Short != 0) {
       static_assert(Config<64, F64Short>::kBM == 128, "F64Short: 128-row query tiles");
@@ -173,7 +190,7 @@ auto WithInstance(const AttentionProblem& p, Fn&& fn) {
 // The registry entry of a rung (feature set F; F64 at head dim 64). `required_sass`: the SASS
 // opcodes its technique must compile to (the static audit fails the rung when one is missing).
 template <unsigned F, unsigned F64 = F, unsigned F64Split = F64, unsigned F64Short = 0,
-          unsigned F128 = F>
+          unsigned F128 = F, unsigned FDecode = 0>
 KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   using C = Config<128, F>;
   KernelEntry e;
@@ -185,14 +202,14 @@ KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   e.info = std::move(info);
   e.attention_supports = [](const AttentionProblem& p) { return Supports(p, C::kBM); };
   e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    return WithInstance<F, F64, F64Split, F64Short, F128>(
+    return WithInstance<F, F64, F64Split, F64Short, F128, FDecode>(
         p, [&](auto inst) { return inst.Launch(p, a, s); });
   };
   e.device_functions = [](const Problem& pr) {
     std::vector<DeviceFunction> out;
     if (const auto* p = std::get_if<AttentionProblem>(&pr);
         p != nullptr && Supports(*p, C::kBM).empty()) {
-      out = WithInstance<F, F64, F64Split, F64Short, F128>(
+      out = WithInstance<F, F64, F64Split, F64Short, F128, FDecode>(
           *p, [&](auto inst) { return inst.Describe(*p); });
     }
     return out;

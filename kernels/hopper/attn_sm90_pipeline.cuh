@@ -30,6 +30,7 @@ enum : unsigned {
   kSplitKV = 1u << 13,          // a query tile's key tiles split over CTAs, then combined (a19)
   kDynamicSchedule = 1u << 14,  // persistent CTAs take query tiles from an atomic counter (a20)
   kTrimWarpgroups = 1u << 15,   // a warpgroup computes only the key tiles its own rows see (a26)
+  kOneWarpgroup = 1u << 16,     // one consumer warpgroup, 64 query rows per CTA (a31: Sq <= 64)
 };
 
 // Tile shape, roles and shared-memory layout of one instantiation.
@@ -54,10 +55,11 @@ struct Config {
   static constexpr bool kTrim = (F & kTrimWarpgroups) != 0;
   static_assert(!kTrim || (kWS && !kBatched),
                 "trimmed warpgroups need a producer warpgroup and the free-running schedule");
-  static constexpr int kConsumerWGs = (F & kThreeWarpgroups) ? 3 : 2;
+  static_assert(!((F & kThreeWarpgroups) && (F & kOneWarpgroup)), "one or three warpgroups");
+  static constexpr int kConsumerWGs = (F & kThreeWarpgroups) ? 3 : (F & kOneWarpgroup) ? 1 : 2;
   static_assert(!kPP || kConsumerWGs == 2, "the ping-pong turns are written for two warpgroups");
   static_assert(kConsumerWGs == 2 || kWS,
-                "three consumer warpgroups need the producer's registers");
+                "one or three consumer warpgroups need the producer warpgroup");
   static constexpr int kBM = 64 * kConsumerWGs;
   // D = 256: O takes 128 registers per thread, so S gets a narrower tile (32 registers).
   static constexpr int kBN = D <= 128 ? 128 : 64;
@@ -69,7 +71,8 @@ struct Config {
   static constexpr int kConsumerThreads = 128 * kConsumerWGs;
   static constexpr int kThreads = kConsumerThreads + (kWS ? 128 : 0);
   // 128·24 + 256·240 (or 384·160) = 64512 of the 65536 registers: the producer keeps the minimum.
-  static constexpr int kProducerRegs = 24, kConsumerRegs = kConsumerWGs == 2 ? 240 : 160;
+  // One consumer warpgroup (a31) keeps the two-warpgroup count: 240 covers its largest tile.
+  static constexpr int kProducerRegs = 24, kConsumerRegs = kConsumerWGs == 3 ? 160 : 240;
   static constexpr int kSub = D / 64;  // 128-byte (64-element) column blocks of a row
   static constexpr uint32_t kQBytes = kSub * kBM * 128;
   static constexpr uint32_t kKVBytes = kSub * kBN * 128;  // one stage of K (or of V)
