@@ -49,8 +49,7 @@ struct Instance {
   static cudaError_t Launch(const AttentionProblem& pr, const AttentionArgs& a,
                             cudaStream_t stream) {
     // Raising the dynamic shared-memory limit is a per-function attribute: set it once.
-    static const cudaError_t attr = cudaFuncSetAttribute(
-        kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(C::kSmemBytes));
+    static const cudaError_t attr = SetSmemAttributes();
     if (attr != cudaSuccess) return attr;
     if (reinterpret_cast<uintptr_t>(a.o) % 16 != 0) return cudaErrorMisalignedAddress;
     TensorMaps maps;
@@ -97,10 +96,23 @@ struct Instance {
     return cudaGetLastError();
   }
 
-  // Split-KV: how many CTAs share each query tile of `pr` on this device (1: no split).
+  // The dynamic shared-memory limit; with two CTAs an SM (a31), the carveout that lets both fit.
+  static cudaError_t SetSmemAttributes() {
+    cudaError_t err = cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           static_cast<int>(C::kSmemBytes));
+    if (err == cudaSuccess && C::kCtasPerSm > 1) {
+      err = cudaFuncSetAttribute(kKernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                 cudaSharedmemCarveoutMaxShared);
+    }
+    return err;
+  }
+
+  // Split-KV: how many CTAs share each query tile of `pr` on this device (1: no split); the
+  // waves are of kCtasPerSm CTAs an SM.
   static int Splits(const AttentionProblem& pr) {
     const int64_t tiles = (pr.seq_q + C::kBM - 1) / C::kBM * pr.batch * pr.heads;
-    return SplitCount(tiles, (pr.seq_k + C::kBN - 1) / C::kBN, MultiprocessorCount());
+    return SplitCount(tiles, (pr.seq_k + C::kBN - 1) / C::kBN,
+                      MultiprocessorCount() * C::kCtasPerSm);
   }
 
   // Split-KV: the share count and, when it is above 1, the workspace of the partial results.
@@ -138,25 +150,21 @@ inline const std::vector<std::string> kWarpSpecializedSass = {"HGMMA", "UTMALDG"
 // problems with enough query tiles, split-KV for the others), or F64Short (a two-warpgroup set,
 // 128-row query tiles; 0: none) where PreferShortTiles says so (a21). Head dim 128 takes F128
 // where F would not split the problem's key tiles and PreferPrefetchGrid says a persistent set
-// pays (a24; F128 == F: F always). Any head dim takes FDecode (a one-warpgroup set, 64-row
-// query tiles; 0: none) where the query side fits one such tile (a31: decode and short chunks).
+// pays (a24; F128 == F: F always). Head dims 64 and 128 take FDecode (a one-warpgroup set,
+// 64-row query tiles, two CTAs an SM; 0: none) where the query side fits one such tile (a31).
 template <unsigned F, unsigned F64, unsigned F64Split, unsigned F64Short, unsigned F128,
           unsigned FDecode, class Fn>
 auto WithInstance(const AttentionProblem& p, Fn&& fn) {
   const bool bf16 = p.dtype == DType::kBF16;
   if constexpr (FDecode != 0) {
     static_assert(Config<64, FDecode>::kBM == 64, "FDecode: 64-row query tiles");
-    if (p.seq_q <= Config<64, FDecode>::kBM) {
-      if (p.head_dim == 64) {
-        return bf16 ? fn(Instance<__nv_bfloat16, 64, FDecode>{})
-                    : fn(Instance<__half, 64, FDecode>{});
-      }
-      if (p.head_dim == 128) {
-        return bf16 ? fn(Instance<__nv_bfloat16, 128, FDecode>{})
-                    : fn(Instance<__half, 128, FDecode>{});
-      }
-      return bf16 ? fn(Instance<__nv_bfloat16, 256, FDecode>{})
-                  : fn(Instance<__half, 256, FDecode>{});
+    if (p.seq_q <= Config<64, FDecode>::kBM && p.head_dim == 64) {
+      return bf16 ? fn(Instance<__nv_bfloat16, 64, FDecode>{})
+                  : fn(Instance<__half, 64, FDecode>{});
+    }
+    if (p.seq_q <= Config<64, FDecode>::kBM && p.head_dim == 128) {
+      return bf16 ? fn(Instance<__nv_bfloat16, 128, FDecode>{})
+                  : fn(Instance<__half, 128, FDecode>{});
     }
   }
   if (p.head_dim == 64) {

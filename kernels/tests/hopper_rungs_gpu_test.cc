@@ -400,9 +400,10 @@ TEST_F(HopperRungsGpu, TrimmedWarpgroupsChangeNoBit) {
   }
 }
 
-// a31: a query side of at most 64 rows runs one consumer warpgroup (64-row tiles) at every head
-// dim, split or not; 65 rows do not. Decode rows, a causal Sq > Sk whose first rows see no key,
-// odd key lengths, many heads with few keys (no split); launched twice on the same buffers.
+// a31: a query side of at most 64 rows runs one consumer warpgroup (64-row tiles, two CTAs an SM)
+// at D = 64 and 128, split or not; 65 rows and D = 256 do not. Decode rows, a causal Sq > Sk whose
+// first rows see no key, odd key lengths, many heads with few keys (no split); launched twice on
+// the same buffers.
 TEST_F(HopperRungsGpu, DecodeTilesTakeTheirPathAndMatchTheReference) {
   const KernelEntry* e = FindKernel("attn.a31_decode_tiles");
   ASSERT_NE(e, nullptr);
@@ -419,7 +420,19 @@ TEST_F(HopperRungsGpu, DecodeTilesTakeTheirPathAndMatchTheReference) {
       const auto fns = e->device_functions(Problem{p});
       ASSERT_FALSE(fns.empty()) << ProblemKey(p);
       const bool one_warpgroup = fns[0].name.find(",BM=64,") != std::string::npos;
-      EXPECT_EQ(one_warpgroup, p.seq_q <= 64) << fns[0].name << " for " << ProblemKey(p);
+      EXPECT_EQ(one_warpgroup, p.seq_q <= 64 && d <= 128)
+          << fns[0].name << " for " << ProblemKey(p);
+      if (one_warpgroup) {  // the point of the path: two of its CTAs resident on an SM
+        const cudaError_t attr =
+            cudaFuncSetAttribute(fns[0].func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(fns[0].dynamic_smem_bytes));
+        ASSERT_EQ(attr, cudaSuccess) << cudaGetErrorString(attr);
+        int blocks = 0;
+        ASSERT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &blocks, fns[0].func, fns[0].block_threads, fns[0].dynamic_smem_bytes),
+                  cudaSuccess);
+        EXPECT_EQ(blocks, 2) << fns[0].name;
+      }
       const AttentionCase c = MakeAttentionCase(p, seed++);
       for (int launch = 0; launch < 2; ++launch) {
         SCOPED_TRACE(ProblemKey(p) + " launch " + std::to_string(launch));
