@@ -42,7 +42,6 @@ KernelEntry MakeA26TrimWarpgroups();
 KernelEntry MakeA27Fp8();
 KernelEntry MakeA28Fp8Overlap();
 KernelEntry MakeA29Fp8SplitKv();
-KernelEntry MakeA31DecodeTiles();
 #endif
 // --- gemm ladder ---
 KernelEntry MakeG01Naive();
@@ -100,7 +99,6 @@ inline constexpr KernelMaker kKernelMakers[] = {
     &MakeA27Fp8,
     &MakeA28Fp8Overlap,
     &MakeA29Fp8SplitKv,
-    &MakeA31DecodeTiles,
 #endif
     // gemm ladder
     &MakeG01Naive,

@@ -255,6 +255,42 @@ def best_table(cases, peers, summary_only=False, peer_dtype=None):
     return "\n".join(out)
 
 
+# The hardware metrics of the profile table: (column, metric name, format) from a report made with
+# the metrics of suites/shapes_misses.json; "SM active" is sm__cycles_active / sm__cycles_elapsed.
+PROFILE_COLUMNS = (("tensor pipe %", "tensor_pipe_pct"), ("exp unit (XU) %", "xu_pipe_pct"),
+                   ("shared %", "shared_pct"), ("DRAM %", "dram_pct"))
+
+
+def sm_active(case):
+    active, elapsed = metric(case, "sm__cycles_active.avg"), metric(case, "sm__cycles_elapsed.avg")
+    return active / elapsed if active is not None and elapsed else None
+
+
+def profile_table(cases, peers, profiled_cases):
+    """Every problem of `profiled_cases` (a report with hardware metrics) where the best of our
+    rungs in `cases` is below the peer: the rung and its ratio from `cases`, then that rung's and
+    the peer's metrics from the profiled run ('rung / peer'), so each miss stands beside the
+    counters that say why."""
+    profiled = {(c["kernel_id"], c["problem_key"]): c for c in profiled_cases
+                if c["status"] == "passed"}
+    out = ["| problem | best rung | × peer | SM active | " +
+           " | ".join(name for name, _ in PROFILE_COLUMNS) + " |",
+           "|---|---|---:|---:|" + "---:|" * len(PROFILE_COLUMNS)]
+    for key, _, k, v, peer, ref in best_rows(cases, peers):
+        ours, theirs, name = profiled.get((k, key)), profiled.get((peer, key)), k.split(".", 1)[1]
+        if ours is None:  # the best rung was not profiled: the fastest one that was stands in
+            ran = [c for (kid, pk), c in profiled.items() if pk == key and kid.startswith(OUR_RUNGS)]
+            ours = max(ran, key=lambda c: c["throughput"]["tflops"], default=None)
+            if ours is not None:
+                name += f" (profiled: {ours['kernel_id'].split('.', 1)[1]})"
+        if v / ref >= 1.0 or ours is None or theirs is None:
+            continue
+        cells = [f"{fmt(sm_active(ours), '{:.2f}')} / {fmt(sm_active(theirs), '{:.2f}')}"]
+        cells += [f"{fmt(metric(ours, m))} / {fmt(metric(theirs, m))}" for _, m in PROFILE_COLUMNS]
+        out.append(f"| {key} | {name} | {v / ref:.2f} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def update_between_markers(path, table, command, marker="best"):
     """Replaces what stands between the lines '<!-- MARKER table -->' and '<!-- /MARKER table -->'
     of `path` with `table` and the line naming the command that made it (the form
@@ -303,6 +339,10 @@ def main():
     ap.add_argument("--marker", default="best",
                     help="with --update: the marker name ('<!-- NAME table -->'), 'best' unless "
                          "given")
+    ap.add_argument("--profile", metavar="REPORT",
+                    help="with --best: instead of the ratios, the problems where our best rung is "
+                         "below the peer with both kernels' hardware metrics from REPORT (a run "
+                         "of suites/shapes_misses.json)")
     ap.add_argument("--peer-dtype", choices=("fp32", "fp16", "bf16", "e4m3"),
                     help="with --best: set each problem against the peer's case of the same shape "
                          "in this dtype (an FP8 rung against cuDNN in bf16); problems already in it "
@@ -312,14 +352,19 @@ def main():
         ap.error("--peer-dtype changes the --best table: give --best too")
     if a.best and not a.vs:
         ap.error("--best needs --vs PEER_ID[,PEER_ID...] (e.g. peer.cudnn_sdpa,peer.cublas_gemm)")
+    if a.profile and not a.best:
+        ap.error("--profile replaces the --best table: give --best too")
     if a.update and not a.best:
         ap.error("--update writes the --best table: give --best too")
     try:
         ladder = load_report(a.ladder)
         torch = load_report(a.peers) if a.peers else {"cases": []}
+        profiled = load_report(a.profile)["cases"] if a.profile else None
     except (OSError, ValueError, lzma.LZMAError) as e:
         sys.exit(f"ladder_tables: {e}")
-    if a.best:
+    if a.best and profiled is not None:
+        vs_table = profile_table(ladder["cases"], a.vs.split(","), profiled)
+    elif a.best:
         vs_table = best_table(ladder["cases"], a.vs.split(","), a.summary_only, a.peer_dtype)
     else:
         vs_table = (vs_peer_table(ladder["cases"], a.vs, a.only.split(",") if a.only else None,
@@ -339,7 +384,8 @@ def main():
         if a.update:
             command = f"scripts/ladder_tables.py {a.ladder} --best" + \
                 (" --summary-only" if a.summary_only else "") + \
-                (f" --peer-dtype {a.peer_dtype}" if a.peer_dtype else "") + f" --vs {a.vs}"
+                (f" --peer-dtype {a.peer_dtype}" if a.peer_dtype else "") + \
+                (f" --profile {a.profile}" if a.profile else "") + f" --vs {a.vs}"
             update_between_markers(a.update, vs_table, command, a.marker)
         return
     if a.gemm:

@@ -49,7 +49,8 @@ struct Instance {
   static cudaError_t Launch(const AttentionProblem& pr, const AttentionArgs& a,
                             cudaStream_t stream) {
     // Raising the dynamic shared-memory limit is a per-function attribute: set it once.
-    static const cudaError_t attr = SetSmemAttributes();
+    static const cudaError_t attr = cudaFuncSetAttribute(
+        kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(C::kSmemBytes));
     if (attr != cudaSuccess) return attr;
     if (reinterpret_cast<uintptr_t>(a.o) % 16 != 0) return cudaErrorMisalignedAddress;
     TensorMaps maps;
@@ -96,23 +97,10 @@ struct Instance {
     return cudaGetLastError();
   }
 
-  // The dynamic shared-memory limit; with two CTAs an SM (a31), the carveout that lets both fit.
-  static cudaError_t SetSmemAttributes() {
-    cudaError_t err = cudaFuncSetAttribute(kKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(C::kSmemBytes));
-    if (err == cudaSuccess && C::kCtasPerSm > 1) {
-      err = cudaFuncSetAttribute(kKernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                 cudaSharedmemCarveoutMaxShared);
-    }
-    return err;
-  }
-
-  // Split-KV: how many CTAs share each query tile of `pr` on this device (1: no split); the
-  // waves are of kCtasPerSm CTAs an SM.
+  // Split-KV: how many CTAs share each query tile of `pr` on this device (1: no split).
   static int Splits(const AttentionProblem& pr) {
     const int64_t tiles = (pr.seq_q + C::kBM - 1) / C::kBM * pr.batch * pr.heads;
-    return SplitCount(tiles, (pr.seq_k + C::kBN - 1) / C::kBN,
-                      MultiprocessorCount() * C::kCtasPerSm);
+    return SplitCount(tiles, (pr.seq_k + C::kBN - 1) / C::kBN, MultiprocessorCount());
   }
 
   // Split-KV: the share count and, when it is above 1, the workspace of the partial results.
@@ -150,23 +138,10 @@ inline const std::vector<std::string> kWarpSpecializedSass = {"HGMMA", "UTMALDG"
 // problems with enough query tiles, split-KV for the others), or F64Short (a two-warpgroup set,
 // 128-row query tiles; 0: none) where PreferShortTiles says so (a21). Head dim 128 takes F128
 // where F would not split the problem's key tiles and PreferPrefetchGrid says a persistent set
-// pays (a24; F128 == F: F always). Head dims 64 and 128 take FDecode (a one-warpgroup set,
-// 64-row query tiles, two CTAs an SM; 0: none) where the query side fits one such tile (a31).
-template <unsigned F, unsigned F64, unsigned F64Split, unsigned F64Short, unsigned F128,
-          unsigned FDecode, class Fn>
+// pays (a24; F128 == F: F always).
+template <unsigned F, unsigned F64, unsigned F64Split, unsigned F64Short, unsigned F128, class Fn>
 auto WithInstance(const AttentionProblem& p, Fn&& fn) {
   const bool bf16 = p.dtype == DType::kBF16;
-  if constexpr (FDecode != 0) {
-    static_assert(Config<64, FDecode>::kBM == 64, "FDecode: 64-row query tiles");
-    if (p.seq_q <= Config<64, FDecode>::kBM && p.head_dim == 64) {
-      return bf16 ? fn(Instance<__nv_bfloat16, 64, FDecode>{})
-                  : fn(Instance<__half, 64, FDecode>{});
-    }
-    if (p.seq_q <= Config<64, FDecode>::kBM && p.head_dim == 128) {
-      return bf16 ? fn(Instance<__nv_bfloat16, 128, FDecode>{})
-                  : fn(Instance<__half, 128, FDecode>{});
-    }
-  }
   if (p.head_dim == 64) {
     if constexpr (F64Short != 0) {
       static_assert(Config<64, F64Short>::kBM == 128, "F64Short: 128-row query tiles");
@@ -198,7 +173,7 @@ auto WithInstance(const AttentionProblem& p, Fn&& fn) {
 // The registry entry of a rung (feature set F; F64 at head dim 64). `required_sass`: the SASS
 // opcodes its technique must compile to (the static audit fails the rung when one is missing).
 template <unsigned F, unsigned F64 = F, unsigned F64Split = F64, unsigned F64Short = 0,
-          unsigned F128 = F, unsigned FDecode = 0>
+          unsigned F128 = F>
 KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   using C = Config<128, F>;
   KernelEntry e;
@@ -210,14 +185,14 @@ KernelEntry MakeEntry(KernelInfo info, std::vector<std::string> required_sass) {
   e.info = std::move(info);
   e.attention_supports = [](const AttentionProblem& p) { return Supports(p, C::kBM); };
   e.attention_launch = [](const AttentionProblem& p, const AttentionArgs& a, cudaStream_t s) {
-    return WithInstance<F, F64, F64Split, F64Short, F128, FDecode>(
+    return WithInstance<F, F64, F64Split, F64Short, F128>(
         p, [&](auto inst) { return inst.Launch(p, a, s); });
   };
   e.device_functions = [](const Problem& pr) {
     std::vector<DeviceFunction> out;
     if (const auto* p = std::get_if<AttentionProblem>(&pr);
         p != nullptr && Supports(*p, C::kBM).empty()) {
-      out = WithInstance<F, F64, F64Split, F64Short, F128, FDecode>(
+      out = WithInstance<F, F64, F64Split, F64Short, F128>(
           *p, [&](auto inst) { return inst.Describe(*p); });
     }
     return out;

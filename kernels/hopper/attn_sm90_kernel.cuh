@@ -199,7 +199,7 @@ __device__ __forceinline__ void RunOneTile(const CUtensorMap* tm_q, const CUtens
 }
 
 template <typename T, int D, unsigned F>
-__global__ void __launch_bounds__(Config<D, F>::kThreads, Config<D, F>::kCtasPerSm)
+__global__ void __launch_bounds__(Config<D, F>::kThreads, 1)
     AttnSm90Kernel(const __grid_constant__ CUtensorMap tm_q,
                    const __grid_constant__ CUtensorMap tm_k,
                    const __grid_constant__ CUtensorMap tm_v, const Params p) {

@@ -30,7 +30,6 @@ enum : unsigned {
   kSplitKV = 1u << 13,          // a query tile's key tiles split over CTAs, then combined (a19)
   kDynamicSchedule = 1u << 14,  // persistent CTAs take query tiles from an atomic counter (a20)
   kTrimWarpgroups = 1u << 15,   // a warpgroup computes only the key tiles its own rows see (a26)
-  kOneWarpgroup = 1u << 16,     // one consumer warpgroup of 64 query rows, two CTAs an SM (a31)
 };
 
 // Tile shape, roles and shared-memory layout of one instantiation.
@@ -55,34 +54,22 @@ struct Config {
   static constexpr bool kTrim = (F & kTrimWarpgroups) != 0;
   static_assert(!kTrim || (kWS && !kBatched),
                 "trimmed warpgroups need a producer warpgroup and the free-running schedule");
-  static_assert(!((F & kThreeWarpgroups) && (F & kOneWarpgroup)), "one or three warpgroups");
-  static constexpr int kConsumerWGs = (F & kThreeWarpgroups) ? 3 : (F & kOneWarpgroup) ? 1 : 2;
+  static constexpr int kConsumerWGs = (F & kThreeWarpgroups) ? 3 : 2;
   static_assert(!kPP || kConsumerWGs == 2, "the ping-pong turns are written for two warpgroups");
   static_assert(kConsumerWGs == 2 || kWS,
-                "one or three consumer warpgroups need the producer warpgroup");
+                "three consumer warpgroups need the producer's registers");
   static constexpr int kBM = 64 * kConsumerWGs;
-  // a31: one consumer warpgroup, and two CTAs resident on an SM, so that one CTA's Q·Kᵀ, softmax
-  // and P·V chain runs while the other's waits (a query side of <= 64 rows is latency-bound: its
-  // key tiles are the whole work). Half the shared memory and registers each: 64-key tiles.
-  static constexpr bool kTwoPerSm = (F & kOneWarpgroup) != 0;
-  static_assert(!kTwoPerSm || D <= 128, "two CTAs an SM leave no room for D = 256's tiles");
-  static constexpr int kCtasPerSm = kTwoPerSm ? 2 : 1;
   // D = 256: O takes 128 registers per thread, so S gets a narrower tile (32 registers).
-  static constexpr int kBN = D <= 128 && !kTwoPerSm ? 128 : 64;
+  static constexpr int kBN = D <= 128 ? 128 : 64;
   // Persistent at D = 128 (a24): two Q buffers and two K/V stages (2 x 32 + 2 x 64 KiB) instead of
   // one Q buffer and three stages, so that the next unit's Q loads under this unit's tiles.
   static constexpr bool kPrefetch128 = kPersist && D == 128;
   // Three K/V stages where shared memory allows (D = 256 fills it with two).
-  // a31 (two CTAs an SM, 64-key tiles): four stages at D = 64, two at D = 128.
-  static constexpr int kStages =
-      kTwoPerSm ? (D == 64 ? 4 : 2) : (D <= 128 && !kPrefetch128 ? 3 : 2);
+  static constexpr int kStages = D <= 128 && !kPrefetch128 ? 3 : 2;
   static constexpr int kConsumerThreads = 128 * kConsumerWGs;
   static constexpr int kThreads = kConsumerThreads + (kWS ? 128 : 0);
   // 128·24 + 256·240 (or 384·160) = 64512 of the 65536 registers: the producer keeps the minimum.
-  // a31's two CTAs of 256 threads share the file: 128·24 + 128·232 = 32768 each.
-  static constexpr int kProducerRegs = 24, kConsumerRegs = kConsumerWGs == 3 ? 160
-                                                           : kTwoPerSm       ? 232
-                                                                             : 240;
+  static constexpr int kProducerRegs = 24, kConsumerRegs = kConsumerWGs == 2 ? 240 : 160;
   static constexpr int kSub = D / 64;  // 128-byte (64-element) column blocks of a row
   static constexpr uint32_t kQBytes = kSub * kBM * 128;
   static constexpr uint32_t kKVBytes = kSub * kBN * 128;  // one stage of K (or of V)
@@ -101,8 +88,6 @@ struct Config {
   // 1 KiB of slack: the swizzle atoms need a 1024-byte aligned base.
   static constexpr size_t kSmemBytes = kOffUnit + (kDyn ? 4 * kQBuffers : 0) + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "shared memory per block on sm_90");
-  // sm_90: 228 KiB an SM, 1 KiB of it reserved per resident block.
-  static_assert(kCtasPerSm * (kSmemBytes + 1024) <= 228 * 1024, "kCtasPerSm blocks must fit an SM");
 };
 
 // Named barriers (0 is __syncthreads): the ping-pong turns, then one per consumer warpgroup.

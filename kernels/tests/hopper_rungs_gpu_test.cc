@@ -24,8 +24,7 @@ using namespace testing;  // the device runs and comparisons (kernel_gpu_run.h)
 // The rungs this test covers; each must be registered (a build without sm_90a has none of them).
 const char* const kRungs[] = {"attn.a19_split_kv",    "attn.a20_dynamic_schedule",
                               "attn.a21_short_tiles", "attn.a22_poly_exp64",
-                              "attn.a24_prefetch128", "attn.a26_trim_warpgroups",
-                              "attn.a31_decode_tiles"};
+                              "attn.a24_prefetch128", "attn.a26_trim_warpgroups"};
 
 // AttentionShape with lse wanted and the given mask.
 AttentionProblem Shape(int64_t b, int64_t h, int64_t sq, int64_t sk, int64_t d, DType t,
@@ -396,51 +395,6 @@ TEST_F(HopperRungsGpu, TrimmedWarpgroupsChangeNoBit) {
       ASSERT_EQ(want.lse.size(), got.lse.size());
       EXPECT_EQ(0, std::memcmp(want.lse.data(), got.lse.data(), want.lse.size() * sizeof(float)))
           << "LSE differs from " << base_id;
-    }
-  }
-}
-
-// a31: a query side of at most 64 rows runs one consumer warpgroup (64-row tiles, two CTAs an SM)
-// at D = 64 and 128, split or not; 65 rows and D = 256 do not. Decode rows, a causal Sq > Sk whose
-// first rows see no key, odd key lengths, many heads with few keys (no split); launched twice on
-// the same buffers.
-TEST_F(HopperRungsGpu, DecodeTilesTakeTheirPathAndMatchTheReference) {
-  const KernelEntry* e = FindKernel("attn.a31_decode_tiles");
-  ASSERT_NE(e, nullptr);
-  uint32_t seed = 3100;
-  int n = 0;
-  for (int64_t d : {64, 128, 256}) {
-    for (const AttentionProblem& base :
-         {Shape(4, 8, 1, 4099, d, DType::kBF16, false), Shape(2, 5, 16, 8191, d, DType::kF16, true),
-          Shape(1, 3, 64, 3000, d, DType::kBF16, true), Shape(1, 2, 40, 30, d, DType::kF16, true),
-          Shape(1, 300, 7, 200, d, DType::kBF16, false),
-          Shape(1, 2, 65, 3000, d, DType::kF16, false)}) {
-      AttentionProblem p = base;
-      if (n++ % 2 == 1) p.dtype = p.dtype == DType::kBF16 ? DType::kF16 : DType::kBF16;
-      const auto fns = e->device_functions(Problem{p});
-      ASSERT_FALSE(fns.empty()) << ProblemKey(p);
-      const bool one_warpgroup = fns[0].name.find(",BM=64,") != std::string::npos;
-      EXPECT_EQ(one_warpgroup, p.seq_q <= 64 && d <= 128)
-          << fns[0].name << " for " << ProblemKey(p);
-      if (one_warpgroup) {  // the point of the path: two of its CTAs resident on an SM
-        const cudaError_t attr =
-            cudaFuncSetAttribute(fns[0].func, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(fns[0].dynamic_smem_bytes));
-        ASSERT_EQ(attr, cudaSuccess) << cudaGetErrorString(attr);
-        int blocks = 0;
-        ASSERT_EQ(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &blocks, fns[0].func, fns[0].block_threads, fns[0].dynamic_smem_bytes),
-                  cudaSuccess);
-        EXPECT_EQ(blocks, 2) << fns[0].name;
-      }
-      const AttentionCase c = MakeAttentionCase(p, seed++);
-      for (int launch = 0; launch < 2; ++launch) {
-        SCOPED_TRACE(ProblemKey(p) + " launch " + std::to_string(launch));
-        AttentionOutput out;
-        RunAttention(*e, c, &out);
-        if (HasFatalFailure()) return;
-        EXPECT_TRUE(CompareAttention(c, out)) << fns[0].name;
-      }
     }
   }
 }

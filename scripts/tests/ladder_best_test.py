@@ -55,6 +55,29 @@ class LadderBest(unittest.TestCase):
         self.assertIn(f"| {A64} | a19_split_kv | 450.0 | cudnn_sdpa | 500.0 | 0.90 |", table)
         self.assertNotIn("M=1,N=1", table)
 
+    def test_profile_lists_each_miss_with_both_kernels_counters(self):
+        def profiled(kernel, key, tensor, active):
+            c = case(kernel, key, 1.0)
+            c["profile"] = {"metrics": [
+                {"name": "tensor_pipe_pct", "value": tensor},
+                {"name": "sm__cycles_active.avg", "value": active},
+                {"name": "sm__cycles_elapsed.avg", "value": 100.0}]}
+            return c
+        runs = [profiled("attn.a19_split_kv", A64, 45.0, 95.0),
+                profiled("peer.cudnn_sdpa", A64, 60.0, 96.0),
+                profiled("attn.a18_persistent", A128, 50.0, 90.0),  # A128 is not a miss
+                profiled("peer.cudnn_sdpa", A128, 40.0, 90.0),
+                # G's best rung (g06) was not profiled: the profiled g12 stands in, named as such
+                profiled("gemm.g12_staged_c", G, 80.0, 94.0),
+                profiled("peer.cublas_gemm", G, 88.0, 98.0)]
+        table = ladder_tables.profile_table(CASES, PEERS, runs).splitlines()
+        unmeasured = "| – / – | – / – | – / – |"
+        self.assertEqual(table[2],
+                         f"| {A64} | a19_split_kv | 0.90 | 0.95 / 0.96 | 45.0 / 60.0 {unmeasured}")
+        self.assertEqual(table[3], f"| {G} | g06_tma_ws (profiled: g12_staged_c) | 0.94 | "
+                                   f"0.94 / 0.98 | 80.0 / 88.0 {unmeasured}")
+        self.assertEqual(len(table), 4)
+
     def test_update_replaces_only_what_stands_between_the_markers(self):
         with tempfile.NamedTemporaryFile("w+", suffix=".md", delete=False) as f:
             f.write("before\n<!-- best table -->\nstale rows\n<!-- /best table -->\nafter\n")
