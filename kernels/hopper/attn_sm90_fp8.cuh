@@ -232,6 +232,19 @@ struct Fp8Consumer {
     return max(0, min(n_tiles, seen));
   }
 
+  // The CTA's key tiles from `first` on, which this warpgroup's rows do not see: wait for each
+  // to land (so that this warp's one arrival counts towards that fill), then release it.
+  __device__ __forceinline__ void PassOverFrom(int first) const {
+    for (int it = first; it < n_tiles; ++it) {
+      const int s = it % C::kStages;
+      const uint32_t ph = (it / C::kStages) & 1;
+      hopper::MbarWait(prod.bars.KFull(s), ph);
+      Release(prod.bars.KEmpty(s));
+      hopper::MbarWait(prod.bars.VFull(s), ph);
+      Release(prod.bars.VEmpty(s));
+    }
+  }
+
   __device__ void Run() {
     if constexpr (kOverlap) {
       RunOverlap();
@@ -264,16 +277,7 @@ struct Fp8Consumer {
       hopper::FenceOperands(attn_sm90::Flat(st.o));
       Release(prod.bars.VEmpty(s));
     }
-    // The CTA's other key tiles: wait for each to land (so that this warp's one arrival counts
-    // towards that fill), then release it.
-    for (int it = own_tiles; it < n_tiles; ++it) {
-      const int s = it % C::kStages;
-      const uint32_t ph = (it / C::kStages) & 1;
-      hopper::MbarWait(prod.bars.KFull(s), ph);
-      Release(prod.bars.KEmpty(s));
-      hopper::MbarWait(prod.bars.VFull(s), ph);
-      Release(prod.bars.VEmpty(s));
-    }
+    PassOverFrom(own_tiles);
   }
 
   // a28: two S accumulators. The step of key tile it (its S in `cur`, landed) first issues the
@@ -376,14 +380,7 @@ struct Fp8Consumer {
       hopper::FenceOperands(attn_sm90::Flat(st.o));
       Release(prod.bars.VEmpty((own_tiles - 1) % C::kStages));
     }
-    for (int it = own_tiles; it < n_tiles; ++it) {
-      const int s = it % C::kStages;
-      const uint32_t ph = (it / C::kStages) & 1;
-      hopper::MbarWait(prod.bars.KFull(s), ph);
-      Release(prod.bars.KEmpty(s));
-      hopper::MbarWait(prod.bars.VFull(s), ph);
-      Release(prod.bars.VEmpty(s));
-    }
+    PassOverFrom(own_tiles);
   }
 
   // O / l as BF16 from the registers (a quad writes 16 contiguous bytes of a row per n8 block);
