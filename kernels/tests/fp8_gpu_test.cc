@@ -164,6 +164,13 @@ class A27Fp8Gpu : public ::testing::Test {
     ASSERT_NE(a29_, nullptr);
     rungs_.push_back(a29_);
   }
+  // Each rung twice on `c`, O within the reference's bound for the case's E4M3 inputs with P
+  // rounded to `p_unit` (1/16: an E4M3 step; 0: integer scores, every P exact).
+  void ExpectEachWithinE4M3Bound(const AttentionCase& c, double p_unit) const {
+    std::vector<double> bound;
+    ReferenceE4M3ErrorBound(c.p, c.q, c.k, c.v, c.softmax_scale, p_unit, &bound);
+    ExpectEachWithinBoundTwice(rungs_, c, bound);
+  }
   const KernelEntry* e_ = nullptr;
   const KernelEntry* a29_ = nullptr;
   std::vector<const KernelEntry*> rungs_;
@@ -181,9 +188,7 @@ TEST_F(A27Fp8Gpu, A27Fp8MatchesTheReference) {
             Fp8Shape(1, 1, 1, 33, d, causal)}) {   // one decode row
         const AttentionCase c = MakeAttentionCase(p, seed++);
         ASSERT_TRUE(FreshE4M3(c));
-        std::vector<double> bound;
-        ReferenceE4M3ErrorBound(p, c.q, c.k, c.v, 0.0, 1.0 / 16, &bound);
-        ExpectEachWithinBoundTwice(rungs_, c, bound);
+        ExpectEachWithinE4M3Bound(c, 1.0 / 16);
         if (HasFatalFailure()) return;
       }
     }
@@ -198,9 +203,7 @@ TEST_F(A27Fp8Gpu, A27Fp8IntegerScoresAreExact) {
     for (bool causal : {false, true}) {
       const AttentionProblem p = Fp8Shape(1, 2, 150, 700, d, causal);
       const AttentionCase c = IntegerScoresCase(p, seed++);
-      std::vector<double> bound;
-      ReferenceE4M3ErrorBound(p, c.q, c.k, c.v, c.softmax_scale, 0.0, &bound);
-      ExpectEachWithinBoundTwice(rungs_, c, bound);
+      ExpectEachWithinE4M3Bound(c, 0.0);
       if (HasFatalFailure()) return;
     }
   }
@@ -211,9 +214,7 @@ TEST_F(A27Fp8Gpu, A27Fp8ManyHeadsPastTheGridYLimit) {
   for (int64_t d : {64, 128, 256}) {
     const AttentionProblem p = Fp8Shape(2, 32769, 17, 33, d, d == 128);
     const AttentionCase c = MakeAttentionCase(p, seed++);
-    std::vector<double> bound;
-    ReferenceE4M3ErrorBound(p, c.q, c.k, c.v, 0.0, 1.0 / 16, &bound);
-    ExpectEachWithinBoundTwice(rungs_, c, bound);
+    ExpectEachWithinE4M3Bound(c, 1.0 / 16);
     if (HasFatalFailure()) return;
   }
 }
@@ -266,9 +267,7 @@ TEST_F(A27Fp8Gpu, A29SplitChunksMatchTheReference) {
       for (const AttentionProblem& p : SplitChunks(d, causal)) {
         const AttentionCase c = MakeAttentionCase(p, seed++);
         ASSERT_TRUE(FreshE4M3(c));
-        std::vector<double> bound;
-        ReferenceE4M3ErrorBound(p, c.q, c.k, c.v, 0.0, 1.0 / 16, &bound);
-        ExpectEachWithinBoundTwice(rungs_, c, bound);
+        ExpectEachWithinE4M3Bound(c, 1.0 / 16);
         if (HasFatalFailure()) return;
       }
     }
@@ -282,9 +281,7 @@ TEST_F(A27Fp8Gpu, A29SplitChunksIntegerScoresAreExact) {
       for (const AttentionProblem& p :
            {Fp8Shape(1, 2, 77, 4099, d, causal), Fp8Shape(1, 1, 1300, 1030, d, causal)}) {
         const AttentionCase c = IntegerScoresCase(p, seed++);
-        std::vector<double> bound;
-        ReferenceE4M3ErrorBound(p, c.q, c.k, c.v, c.softmax_scale, 0.0, &bound);
-        ExpectEachWithinBoundTwice(rungs_, c, bound);
+        ExpectEachWithinE4M3Bound(c, 0.0);
         if (HasFatalFailure()) return;
       }
     }
