@@ -255,8 +255,8 @@ def best_table(cases, peers, summary_only=False, peer_dtype=None):
     return "\n".join(out)
 
 
-# The hardware metrics of the profile table: (column, metric name, format) from a report made with
-# the metrics of suites/shapes_misses.json; "SM active" is sm__cycles_active / sm__cycles_elapsed.
+# The hardware metrics of the profile table: (column, metric name) from a report made with the
+# metrics of suites/shapes_misses.json; "SM active" is sm__cycles_active / sm__cycles_elapsed.
 PROFILE_COLUMNS = (("tensor pipe %", "tensor_pipe_pct"), ("exp unit (XU) %", "xu_pipe_pct"),
                    ("shared %", "shared_pct"), ("DRAM %", "dram_pct"))
 
@@ -277,13 +277,15 @@ def profile_table(cases, peers, profiled_cases):
            " | ".join(name for name, _ in PROFILE_COLUMNS) + " |",
            "|---|---|---:|---:|" + "---:|" * len(PROFILE_COLUMNS)]
     for key, _, k, v, peer, ref in best_rows(cases, peers):
+        if v / ref >= 1.0:
+            continue
         ours, theirs, name = profiled.get((k, key)), profiled.get((peer, key)), k.split(".", 1)[1]
         if ours is None:  # the best rung was not profiled: the fastest one that was stands in
             ran = [c for (kid, pk), c in profiled.items() if pk == key and kid.startswith(OUR_RUNGS)]
             ours = max(ran, key=lambda c: c["throughput"]["tflops"], default=None)
             if ours is not None:
                 name += f" (profiled: {ours['kernel_id'].split('.', 1)[1]})"
-        if v / ref >= 1.0 or ours is None or theirs is None:
+        if ours is None or theirs is None:
             continue
         cells = [f"{fmt(sm_active(ours), '{:.2f}')} / {fmt(sm_active(theirs), '{:.2f}')}"]
         cells += [f"{fmt(metric(ours, m))} / {fmt(metric(theirs, m))}" for _, m in PROFILE_COLUMNS]
